@@ -1,0 +1,57 @@
+// stguard/dtype.h: the 22 element types of the safetensors format.
+#ifndef STGUARD_DTYPE_H_
+#define STGUARD_DTYPE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace stguard {
+
+// Dtype is listed in the reference implementation's enum order. The canonical writer sorts
+// tensors by this order, descending (U64 first, BOOL last), so the order is part of the
+// file format: do not reorder.
+enum class Dtype : uint8_t {
+  kBOOL,
+  kF4,
+  kF6_E2M3,
+  kF6_E3M2,
+  kU8,
+  kI8,
+  kF8_E5M2,
+  kF8_E4M3,
+  kF8_E8M0,
+  kF8_E4M3FNUZ,
+  kF8_E5M2FNUZ,
+  kI16,
+  kU16,
+  kF16,
+  kBF16,
+  kI32,
+  kU32,
+  kF32,
+  kC64,
+  kF64,
+  kI64,
+  kU64,
+};
+
+inline constexpr int kNumDtypes = 22;
+
+// kAllDtypes holds every dtype in enum order.
+extern const std::array<Dtype, kNumDtypes> kAllDtypes;
+
+// DtypeName returns the name used in headers ("F32", "F8_E4M3FNUZ").
+std::string_view DtypeName(Dtype dtype);
+
+// DtypeBits returns the size of one element in bits (4 for F4, 6 for F6_*, 8 for BOOL...).
+uint32_t DtypeBits(Dtype dtype);
+
+// ParseDtype maps a header name to its dtype; names are case-sensitive. Returns nullopt
+// for unknown names.
+std::optional<Dtype> ParseDtype(std::string_view name);
+
+}  // namespace stguard
+
+#endif  // STGUARD_DTYPE_H_

@@ -1,0 +1,116 @@
+// stguard/error.h: error codes, the Error value, and Result<T>.
+//
+// Errors are values. No function of the library throws across its API: each returns either
+// what was asked for or one Error that names the problem (a code), where it was found (an
+// absolute byte offset into the file or buffer), a static sentence, and optional context
+// such as the tensor name. The first error found wins; parsing stops there.
+#ifndef STGUARD_ERROR_H_
+#define STGUARD_ERROR_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace stguard {
+
+// ErrorCode lists every way a file can be rejected. Names follow the reference
+// implementation's error kinds where the meaning is the same. Keep ErrorCodeName() and the
+// table in src/error.cc in sync (tests/error_test.cc checks this).
+enum class ErrorCode : uint8_t {
+  kOk = 0,
+
+  // Stage 1: the length prefix and the file itself.
+  kIoError,              // the file could not be opened, read, mapped or written
+  kNotARegularFile,      // the path names a directory, device or other non-file
+  kHeaderTooSmall,       // fewer than 8 bytes: no room for the length prefix
+  kHeaderTooLarge,       // N exceeds Options::max_header_len (100,000,000 at most)
+  kInvalidHeaderLength,  // 8 + N is larger than the file
+
+  // Stage 2: JSON text (RFC 8259, strict).
+  kInvalidUtf8,             // overlong, surrogate, > U+10FFFF, truncated or stray byte
+  kControlCharacter,        // raw U+0000..U+001F inside a string
+  kInvalidEscape,           // a backslash followed by anything but "\/bfnrtu
+  kInvalidUnicodeEscape,    // \u not followed by four hex digits
+  kLoneSurrogate,           // \uD800..\uDFFF not forming a high-low pair
+  kInvalidNumber,           // number outside the grammar: leading zero, '+', '.5', NaN...
+  kInvalidLiteral,          // a misspelled true/false/null, or any other stray word
+  kUnexpectedToken,         // a token that the grammar does not allow here
+  kUnexpectedEnd,           // the text ended inside a value
+  kTrailingContent,         // something other than whitespace after the top-level value
+  kDepthExceeded,           // nesting deeper than Options::max_depth
+
+  // Stage 3: header schema.
+  kHeaderNotObject,         // the top-level value is not an object
+  kDuplicateKey,            // a key appears twice in one object (after unescaping)
+  kMetadataNotObject,       // __metadata__ is not an object (null included)
+  kMetadataValueNotString,  // a __metadata__ value is not a string
+  kTensorNotObject,         // a tensor entry is not an object
+  kUnknownField,            // a tensor entry has a field other than dtype/shape/data_offsets
+  kMissingField,            // a tensor entry lacks dtype, shape or data_offsets
+  kInvalidDtype,            // dtype is not a string naming a known dtype
+  kInvalidShape,            // shape is not an array of non-negative 64-bit integers
+  kInvalidDataOffsets,      // data_offsets is not an array of two non-negative 64-bit integers
+
+  // Stage 4: sizes.
+  kValidationOverflow,  // the element count or bit count does not fit in 64 bits
+  kMisalignedSlice,     // a sub-byte dtype whose bits do not fill whole bytes
+  kTensorInvalidInfo,   // end - begin differs from the size that dtype and shape imply
+
+  // Stage 5: tiling.
+  kInvalidOffset,             // a tensor does not start where the previous one ended
+  kMetadataIncompleteBuffer,  // the tensors do not end exactly at the end of the file
+
+  // Lookup and writing.
+  kTensorNotFound,      // no tensor of that name
+  kInvalidTensorName,   // the writer was given the reserved name __metadata__
+  kDuplicateName,       // the writer was given two tensors or metadata keys of one name
+  kInvalidArgument,     // the writer was given data that does not match dtype and shape
+
+  kNumErrorCodes  // not an error: the number of codes above
+};
+
+// ErrorCodeName returns the code's name without the leading 'k' ("DuplicateKey").
+std::string_view ErrorCodeName(ErrorCode code);
+
+// Error describes one failure. `message` is a static string; `context` holds dynamic
+// detail (a tensor name, a key) and may be empty.
+struct Error {
+  ErrorCode code = ErrorCode::kOk;
+  uint64_t offset = 0;  // absolute byte offset in the input where the problem was found
+  const char* message = "";
+  std::string context;
+
+  bool ok() const { return code == ErrorCode::kOk; }
+  // ToString renders "<CodeName> at byte <offset>: <message>[ (<context>)]".
+  std::string ToString() const;
+};
+
+// Result holds either a value or the Error that prevented it.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}       // NOLINT: implicit by design
+  Result(Error error) : error_(std::move(error)) {}   // NOLINT: implicit by design
+
+  bool ok() const { return value_.has_value(); }
+  explicit operator bool() const { return ok(); }
+
+  const Error& error() const { return error_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Error error_;
+};
+
+}  // namespace stguard
+
+#endif  // STGUARD_ERROR_H_

@@ -1,0 +1,29 @@
+// stguard/options.h: limits, with strict defaults.
+#ifndef STGUARD_OPTIONS_H_
+#define STGUARD_OPTIONS_H_
+
+#include <cstdint>
+
+namespace stguard {
+
+// kMaxHeaderLen is the format's cap on N, the header length (inclusive). Options can lower
+// it, never raise it: a larger value is treated as this one.
+inline constexpr uint64_t kMaxHeaderLen = 100'000'000;
+
+// kDefaultMaxDepth bounds JSON nesting. A safetensors header needs depth 3; the limit
+// matters for `stguard json` and index files. Nesting is tracked with a counter and a bit
+// stack, never with recursion, so the limit protects memory, not the call stack.
+inline constexpr uint32_t kDefaultMaxDepth = 1024;
+
+// Options tunes the reader. The defaults are the format's rules; every field can only make
+// the reader stricter.
+struct Options {
+  // Largest header length N accepted. Values above kMaxHeaderLen act as kMaxHeaderLen.
+  uint64_t max_header_len = kMaxHeaderLen;
+  // Deepest JSON nesting accepted (objects and arrays count alike).
+  uint32_t max_depth = kDefaultMaxDepth;
+};
+
+}  // namespace stguard
+
+#endif  // STGUARD_OPTIONS_H_

@@ -1,0 +1,131 @@
+// stguard/reader.h: the strict safetensors reader.
+//
+// A safetensors file is: N (u64, little-endian), N bytes of UTF-8 JSON header, then the
+// data buffer. Checkpoint::Open and Checkpoint::FromBytes return either a validated,
+// zero-copy view of every tensor or one Error.
+//
+// STRICTNESS POLICY
+// Never looser than the reference implementation (Hugging Face safetensors): every file it
+// rejects, stguard rejects. stguard is deliberately stricter in these cases, each with its
+// own error code:
+// - Duplicate keys anywhere, compared after unescaping ("w" and "\u0077" are one key):
+//   tensor names, __metadata__ keys, fields of one tensor entry, __metadata__ twice.
+//   -> kDuplicateKey. (The reference keeps the last tensor or metadata key silently.)
+// - __metadata__ that is not an object, null included. -> kMetadataNotObject.
+//   (The reference reads null as "no metadata".)
+// - Unknown fields in a tensor entry. -> kUnknownField. (The reference ignores them.)
+// - A tensor entry that is not an object, such as ["F32",[2,2],[0,16]].
+//   -> kTensorNotObject. (The reference accepts the array form.)
+// - Shape dimensions and offsets must be written as plain non-negative integers: "-0",
+//   "1.0" and "1e2" are kInvalidShape / kInvalidDataOffsets.
+// Reference behaviour kept: N need not be a multiple of 8; whitespace may precede '{' and
+// follow '}'; "{}" with no data is a valid empty checkpoint; zero-element tensors and
+// scalars (shape []) are valid; a zero-size tensor may share its begin offset with the
+// next tensor; the element count is the running product of the dims, left to right, and
+// fails on the first step that overflows 64 bits ([0, 2^40, 2^40] is accepted,
+// [2^40, 2^40, 0] is not).
+//
+// RESOURCE BOUNDS
+// Time is O(N) plus O(T log T) sorting for T tensors. Memory is O(N) whatever N, the
+// shapes or the offsets claim: nothing is allocated from a size read in the file before
+// that size is checked against the real file size. Duplicate detection sorts; it never
+// compares pairwise and uses no hash table. No recursion anywhere. Data pages of a mapped
+// file are never touched by validation.
+#ifndef STGUARD_READER_H_
+#define STGUARD_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stguard/dtype.h"
+#include "stguard/error.h"
+#include "stguard/options.h"
+
+namespace stguard {
+
+// TensorView describes one validated tensor. Its views point into the Checkpoint that
+// produced it and live as long as that Checkpoint.
+struct TensorView {
+  std::string_view name;        // unescaped UTF-8
+  Dtype dtype = Dtype::kBOOL;
+  std::span<const uint64_t> shape;  // outermost first; empty for a scalar
+  uint64_t begin = 0;           // data_offsets[0], relative to the data buffer
+  uint64_t end = 0;             // data_offsets[1], relative to the data buffer
+  std::span<const std::byte> data;  // the tensor's bytes: data buffer [begin, end)
+  uint64_t header_offset = 0;   // absolute file offset of the entry's key (for messages)
+
+  uint64_t byte_size() const { return end - begin; }
+  // num_elements is the product of shape (1 for a scalar); validation proved it fits.
+  uint64_t num_elements() const;
+};
+
+// MetadataEntry is one __metadata__ key and value, both unescaped UTF-8.
+struct MetadataEntry {
+  std::string_view key;
+  std::string_view value;
+};
+
+class MappedFile;
+
+// Checkpoint is a validated safetensors file. It is movable, not copyable.
+class Checkpoint {
+ public:
+  // FromBytes validates `bytes` in place, without copying them; `bytes` must outlive the
+  // Checkpoint.
+  static Result<Checkpoint> FromBytes(std::span<const std::byte> bytes,
+                                      const Options& options = {});
+  static Result<Checkpoint> FromBytes(std::string_view bytes, const Options& options = {});
+
+  // Open maps the file at `path` read-only and validates it. A missing file, a directory
+  // or an unreadable file gives kIoError or kNotARegularFile; an empty file gives
+  // kHeaderTooSmall.
+  static Result<Checkpoint> Open(const std::string& path, const Options& options = {});
+
+  Checkpoint(Checkpoint&&) noexcept;
+  Checkpoint& operator=(Checkpoint&&) noexcept;
+  Checkpoint(const Checkpoint&) = delete;
+  Checkpoint& operator=(const Checkpoint&) = delete;
+  ~Checkpoint();
+
+  size_t num_tensors() const { return tensors_.size(); }
+  // tensors lists the tensors in file order: by (begin, end), ties by name.
+  std::span<const TensorView> tensors() const { return tensors_; }
+  // Find returns the tensor named `name`, or nullptr.
+  const TensorView* Find(std::string_view name) const;
+
+  // metadata lists the __metadata__ entries in ascending byte order of their keys.
+  std::span<const MetadataEntry> metadata() const { return metadata_; }
+  // FindMetadata returns the value of `key`, or nullptr when absent.
+  const std::string_view* FindMetadata(std::string_view key) const;
+  // has_metadata_object says whether the header had a __metadata__ object (maybe empty).
+  bool has_metadata_object() const { return has_metadata_object_; }
+
+  uint64_t header_len() const { return header_len_; }  // N
+  std::span<const std::byte> bytes() const { return bytes_; }  // the whole file
+  std::string_view header_text() const;                 // the N header bytes
+  std::span<const std::byte> data() const { return bytes_.subspan(8 + header_len_); }
+
+ private:
+  Checkpoint();
+  friend class CheckpointBuilder;
+
+  std::unique_ptr<MappedFile> mapping_;  // set when opened from a path
+  std::span<const std::byte> bytes_;
+  uint64_t header_len_ = 0;
+  bool has_metadata_object_ = false;
+  std::vector<TensorView> tensors_;        // file order
+  std::vector<uint32_t> by_name_;          // indexes into tensors_, sorted by name bytes
+  std::vector<MetadataEntry> metadata_;    // sorted by key bytes
+  std::vector<uint64_t> dims_;             // every tensor's shape, back to back
+  std::deque<std::string> owned_strings_;  // unescaped names and values that had escapes
+};
+
+}  // namespace stguard
+
+#endif  // STGUARD_READER_H_
