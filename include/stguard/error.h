@@ -75,17 +75,24 @@ enum class ErrorCode : uint8_t {
 std::string_view ErrorCodeName(ErrorCode code);
 
 // Error describes one failure. `message` is a static string; `context` holds dynamic
-// detail (a tensor name, a key) and may be empty.
+// detail (sizes, a key, a path) and `tensor` the tensor concerned; both may be empty.
 struct Error {
   ErrorCode code = ErrorCode::kOk;
   uint64_t offset = 0;  // absolute byte offset in the input where the problem was found
   const char* message = "";
   std::string context;
+  std::string tensor;
 
   bool ok() const { return code == ErrorCode::kOk; }
-  // ToString renders "<CodeName> at byte <offset>: <message>[ (<context>)]".
+  // ToString renders "<CodeName> at byte <offset>: <message>[: <context>][ (tensor
+  // '<name>')]". Control characters in context and name are shown as \xNN so that a
+  // hostile name cannot drive the terminal.
   std::string ToString() const;
 };
+
+// PrintableText returns `text` with bytes 0x00..0x1F and 0x7F replaced by \xNN, for
+// showing untrusted names on a terminal.
+std::string PrintableText(std::string_view text);
 
 // Result holds either a value or the Error that prevented it.
 template <typename T>

@@ -81,6 +81,8 @@ class Checkpoint {
   static Result<Checkpoint> FromBytes(std::span<const std::byte> bytes,
                                       const Options& options = {});
   static Result<Checkpoint> FromBytes(std::string_view bytes, const Options& options = {});
+  // A temporary string would die before the views into it: refuse it at compile time.
+  static Result<Checkpoint> FromBytes(std::string&& bytes, const Options& options = {}) = delete;
 
   // Open maps the file at `path` read-only and validates it. A missing file, a directory
   // or an unreadable file gives kIoError or kNotARegularFile; an empty file gives

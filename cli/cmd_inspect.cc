@@ -1,0 +1,153 @@
+// stguard inspect [--json] FILE: metadata, the tensors in file order, and totals.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "output.h"
+#include "stguard/json_escape.h"
+#include "stguard/reader.h"
+
+namespace stguard::cli {
+namespace {
+
+std::string ShapeText(std::span<const uint64_t> shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+struct Totals {
+  uint64_t parameters = 0;
+  uint64_t bytes = 0;
+};
+
+Totals ComputeTotals(const Checkpoint& checkpoint) {
+  // Every element takes at least 4 bits and every byte is in the file, so neither sum
+  // can overflow.
+  Totals totals;
+  for (const TensorView& tensor : checkpoint.tensors()) {
+    totals.parameters += tensor.num_elements();
+    totals.bytes += tensor.byte_size();
+  }
+  return totals;
+}
+
+void PrintText(const std::string& path, const Checkpoint& checkpoint) {
+  PrintLine("file: " + PrintableText(path));
+  if (checkpoint.metadata().empty()) {
+    PrintLine("metadata: (none)");
+  } else {
+    PrintLine("metadata:");
+    for (const MetadataEntry& entry : checkpoint.metadata()) {
+      PrintLine("  " + PrintableText(entry.key) + ": " + PrintableText(entry.value));
+    }
+  }
+
+  const std::vector<std::string> headings = {"name", "dtype", "shape", "data_offsets", "bytes"};
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(checkpoint.num_tensors());
+  for (const TensorView& tensor : checkpoint.tensors()) {
+    rows.push_back({PrintableText(tensor.name), std::string(DtypeName(tensor.dtype)),
+                    ShapeText(tensor.shape),
+                    "[" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + "]",
+                    std::to_string(tensor.byte_size())});
+  }
+  std::vector<size_t> widths;
+  for (const std::string& heading : headings) widths.push_back(heading.size());
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  auto format_row = [&widths](const std::vector<std::string>& cells) {
+    std::string line = " ";
+    for (size_t i = 0; i < cells.size(); ++i) {
+      line += " " + cells[i];
+      if (i + 1 < cells.size()) line.append(widths[i] - cells[i].size(), ' ');
+    }
+    return line;
+  };
+  PrintLine("tensors (file order):");
+  PrintLine(format_row(headings));
+  for (const auto& row : rows) PrintLine(format_row(row));
+
+  const Totals totals = ComputeTotals(checkpoint);
+  PrintLine("totals: " + std::to_string(checkpoint.num_tensors()) + " tensors, " +
+            std::to_string(totals.parameters) + " parameters, " + std::to_string(totals.bytes) +
+            " data bytes, " + std::to_string(checkpoint.header_len()) + " header bytes");
+}
+
+void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
+  std::string out = "{\"file\":";
+  AppendJsonString(path, &out);
+  out += ",\"metadata\":{";
+  bool first = true;
+  for (const MetadataEntry& entry : checkpoint.metadata()) {
+    if (!first) out += ",";
+    first = false;
+    AppendJsonString(entry.key, &out);
+    out += ":";
+    AppendJsonString(entry.value, &out);
+  }
+  out += "},\"tensors\":[";
+  first = true;
+  for (const TensorView& tensor : checkpoint.tensors()) {
+    if (!first) out += ",";
+    first = false;
+    out += "{\"name\":";
+    AppendJsonString(tensor.name, &out);
+    out += ",\"dtype\":\"" + std::string(DtypeName(tensor.dtype)) + "\",\"shape\":[";
+    for (size_t i = 0; i < tensor.shape.size(); ++i) {
+      if (i > 0) out += ",";
+      out += std::to_string(tensor.shape[i]);
+    }
+    out += "],\"data_offsets\":[" + std::to_string(tensor.begin) + "," +
+           std::to_string(tensor.end) + "],\"bytes\":" + std::to_string(tensor.byte_size()) + "}";
+  }
+  const Totals totals = ComputeTotals(checkpoint);
+  out += "],\"totals\":{\"tensors\":" + std::to_string(checkpoint.num_tensors()) +
+         ",\"parameters\":" + std::to_string(totals.parameters) +
+         ",\"bytes\":" + std::to_string(totals.bytes) +
+         ",\"header_bytes\":" + std::to_string(checkpoint.header_len()) + "}}";
+  PrintLine(out);
+}
+
+}  // namespace
+
+int RunInspect(Args args) {
+  bool json = false;
+  std::vector<std::string_view> files;
+  for (std::string_view arg : args) {
+    if (arg == "--json") {
+      json = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      std::fprintf(stderr, "stguard inspect: unknown option '%.*s'\n",
+                   static_cast<int>(arg.size()), arg.data());
+      return kExitUsage;
+    } else {
+      files.push_back(arg);
+    }
+  }
+  if (files.size() != 1) {
+    std::fputs("usage: stguard inspect [--json] FILE\n", stderr);
+    return kExitUsage;
+  }
+  const std::string path(files[0]);
+  const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
+  if (!checkpoint.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
+                 checkpoint.error().ToString().c_str());
+    return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
+  }
+  if (json) {
+    PrintJson(path, *checkpoint);
+  } else {
+    PrintText(path, *checkpoint);
+  }
+  return kExitOk;
+}
+
+}  // namespace stguard::cli

@@ -1,0 +1,36 @@
+// stguard json FILE: the tokenizer alone, over a whole file.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "output.h"
+#include "stguard/json_tokenizer.h"
+#include "stguard/mapped_file.h"
+
+namespace stguard::cli {
+
+int RunJson(Args args) {
+  if (args.size() != 1 || (args[0].size() > 1 && args[0][0] == '-')) {
+    std::fputs("usage: stguard json FILE\n", stderr);
+    return kExitUsage;
+  }
+  const std::string path(args[0]);
+  const Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  if (!file.ok()) {
+    PrintLine(PrintableText(path) + ": error: " + file.error().ToString());
+    return kExitUsage;
+  }
+  const std::span<const std::byte> bytes = (*file)->bytes();
+  const Error error =
+      ValidateJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  if (!error.ok()) {
+    PrintLine(PrintableText(path) + ": error: " + error.ToString());
+    return kExitInvalid;
+  }
+  PrintLine(PrintableText(path) + ": ok (valid JSON, " + std::to_string(bytes.size()) +
+            " bytes)");
+  return kExitOk;
+}
+
+}  // namespace stguard::cli

@@ -1,0 +1,23 @@
+// The stguard subcommands. Each takes its own arguments (after the subcommand name) and
+// returns the process exit status: 0 success, 1 invalid input, 2 usage or I/O error.
+#ifndef STGUARD_CLI_COMMANDS_H_
+#define STGUARD_CLI_COMMANDS_H_
+
+#include <span>
+#include <string_view>
+
+namespace stguard::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalid = 1;
+inline constexpr int kExitUsage = 2;
+
+using Args = std::span<const std::string_view>;
+
+int RunCheck(Args args);
+int RunInspect(Args args);
+int RunJson(Args args);
+
+}  // namespace stguard::cli
+
+#endif  // STGUARD_CLI_COMMANDS_H_

@@ -1,0 +1,18 @@
+// stguard/json_escape.h: writing JSON strings the way the reference writer does.
+#ifndef STGUARD_JSON_ESCAPE_H_
+#define STGUARD_JSON_ESCAPE_H_
+
+#include <string>
+#include <string_view>
+
+namespace stguard {
+
+// AppendJsonString appends `utf8` to *out as a quoted JSON string, escaped exactly as
+// serde_json (and so the reference safetensors writer) escapes: \" \\ \b \f \n \r \t,
+// other U+0000..U+001F as \u00xx with lowercase hex, and everything else ('/', DEL,
+// non-ASCII) raw. `utf8` must be valid UTF-8; this function does not check.
+void AppendJsonString(std::string_view utf8, std::string* out);
+
+}  // namespace stguard
+
+#endif  // STGUARD_JSON_ESCAPE_H_

@@ -1,0 +1,331 @@
+// Stage 3: the header schema, read straight from the token stream (no DOM).
+//
+// The parser pulls tokens from JsonTokenizer, which has already checked the JSON grammar
+// of everything it hands out, so this file only has to check shape: which token kinds may
+// appear where. The nesting the schema allows is fixed (top object > entry > array), so
+// the parser is a flat sequence of loops with no recursion and no state stack.
+#include "header_parser.h"
+
+#include <utility>
+
+#include "checked_math.h"
+#include "duplicate_keys.h"
+#include "stguard/json_tokenizer.h"
+#include "tensor_size.h"
+
+namespace stguard {
+namespace {
+
+constexpr std::string_view kMetadataKey = "__metadata__";
+
+// The three fields of a tensor entry, as bits so that repeats and absences are one test.
+enum FieldBit : uint8_t { kDtypeBit = 1, kShapeBit = 2, kOffsetsBit = 4 };
+
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view header, uint64_t base_offset, const Options& options,
+               ParsedHeader* out)
+      : tokens_(header, base_offset, options.max_depth), out_(*out) {}
+
+  Error Parse();
+
+ private:
+  // Fail records the first error and returns false, so checks read as one line:
+  // `if (!ok) return Fail(...)`. Every schema error passes through here.
+  bool Fail(ErrorCode code, uint64_t offset, const char* message,
+            std::string_view tensor = {}, std::string context = {}) {
+    error_ = Error{code, offset, message, std::move(context), std::string(tensor)};
+    return false;
+  }
+  // Next reads one token, turning a tokenizer error into ours.
+  bool Next() {
+    if (tokens_.Next(&token_)) return true;
+    error_ = tokens_.error();
+    return false;
+  }
+  // Text returns a string token's unescaped text. Strings without escapes, by far the
+  // common case, are returned as views into the header with no copy.
+  std::string_view Text(const Token& token, std::string* scratch) {
+    if (!token.has_escapes) return token.text;
+    scratch->clear();
+    UnescapeJsonString(token.text, scratch);
+    return *scratch;
+  }
+  // KeepText is Text for strings that outlive the parse (names, metadata).
+  std::string_view KeepText(const Token& token) {
+    if (!token.has_escapes) return token.text;
+    std::string& owned = out_.owned_strings.emplace_back();
+    UnescapeJsonString(token.text, &owned);
+    return owned;
+  }
+
+  bool ParseMetadata(uint64_t key_offset);
+  bool ParseTensorEntry(std::string_view name, uint64_t key_offset);
+  bool ParseDtype(std::string_view name, Dtype* out_dtype);
+  bool ParseShape(std::string_view name, uint32_t* out_rank);
+  bool ParseDataOffsets(std::string_view name, uint64_t* out_begin, uint64_t* out_end);
+  bool CheckDuplicates();
+
+  JsonTokenizer tokens_;
+  Token token_;
+  ParsedHeader& out_;
+  std::string scratch_;
+  std::vector<uint64_t> metadata_key_offsets_;
+  // Each tensor's first index into out_.dims; spans are made once dims stops growing.
+  std::vector<uint32_t> first_dims_;
+  Error error_;
+};
+
+Error HeaderParser::Parse() {
+  if (!Next()) return error_;
+  if (token_.kind != TokenKind::kBeginObject) {
+    Fail(ErrorCode::kHeaderNotObject, token_.offset, "the header is not a JSON object");
+    return error_;
+  }
+  for (;;) {
+    if (!Next()) return error_;
+    if (token_.kind == TokenKind::kEndObject) break;
+    // The tokenizer guarantees a key here: objects hold only key/value pairs.
+    const uint64_t key_offset = token_.offset;
+    const std::string_view key = KeepText(token_);
+    const bool ok = key == kMetadataKey ? ParseMetadata(key_offset)
+                                        : ParseTensorEntry(key, key_offset);
+    if (!ok) return error_;
+  }
+  // The top-level object is closed; only whitespace may follow.
+  if (!Next()) return error_;
+
+  // Every shape is in dims now, so its address is final.
+  for (size_t i = 0; i < out_.tensors.size(); ++i) {
+    out_.tensors[i].shape = std::span<const uint64_t>(out_.dims.data() + first_dims_[i],
+                                                      out_.tensors[i].shape.size());
+  }
+  CheckDuplicates();
+  return error_;
+}
+
+bool HeaderParser::ParseMetadata(uint64_t key_offset) {
+  if (out_.has_metadata_object) {
+    return Fail(ErrorCode::kDuplicateKey, key_offset, "__metadata__ appears twice");
+  }
+  if (!Next()) return false;
+  if (token_.kind != TokenKind::kBeginObject) {
+    return Fail(ErrorCode::kMetadataNotObject, token_.offset,
+                "__metadata__ is not an object");
+  }
+  out_.has_metadata_object = true;
+  for (;;) {
+    if (!Next()) return false;
+    if (token_.kind == TokenKind::kEndObject) return true;
+    const uint64_t entry_offset = token_.offset;
+    const std::string_view key = KeepText(token_);
+    if (!Next()) return false;
+    if (token_.kind != TokenKind::kString) {
+      return Fail(ErrorCode::kMetadataValueNotString, token_.offset,
+                  "__metadata__ value is not a string", {}, std::string(key));
+    }
+    out_.metadata.push_back(MetadataEntry{key, KeepText(token_)});
+    metadata_key_offsets_.push_back(entry_offset);
+  }
+}
+
+bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) {
+  if (!Next()) return false;
+  if (token_.kind != TokenKind::kBeginObject) {
+    return Fail(ErrorCode::kTensorNotObject, token_.offset, "tensor entry is not an object",
+                name);
+  }
+  TensorView tensor;
+  tensor.name = name;
+  tensor.header_offset = key_offset;
+  uint32_t rank = 0;
+  uint64_t shape_offset = 0;
+  uint64_t offsets_offset = 0;
+  uint8_t seen = 0;
+  for (;;) {
+    if (!Next()) return false;
+    if (token_.kind == TokenKind::kEndObject) break;
+    const uint64_t field_offset = token_.offset;
+    const std::string_view field = Text(token_, &scratch_);
+    uint8_t bit = 0;
+    if (field == "dtype") {
+      bit = kDtypeBit;
+    } else if (field == "shape") {
+      bit = kShapeBit;
+    } else if (field == "data_offsets") {
+      bit = kOffsetsBit;
+    } else {
+      return Fail(ErrorCode::kUnknownField, field_offset,
+                  "tensor entry has a field other than dtype, shape and data_offsets",
+                  name);
+    }
+    if (seen & bit) {
+      return Fail(ErrorCode::kDuplicateKey, field_offset, "tensor entry repeats a field",
+                  name);
+    }
+    seen |= bit;
+    bool ok = false;
+    if (bit == kDtypeBit) {
+      ok = ParseDtype(name, &tensor.dtype);
+    } else if (bit == kShapeBit) {
+      shape_offset = field_offset;
+      ok = ParseShape(name, &rank);
+    } else {
+      offsets_offset = field_offset;
+      ok = ParseDataOffsets(name, &tensor.begin, &tensor.end);
+    }
+    if (!ok) return false;
+  }
+  const uint64_t close_offset = token_.offset;
+  if (!(seen & kDtypeBit)) {
+    return Fail(ErrorCode::kMissingField, close_offset, "tensor entry has no dtype",
+                name);
+  }
+  if (!(seen & kShapeBit)) {
+    return Fail(ErrorCode::kMissingField, close_offset, "tensor entry has no shape",
+                name);
+  }
+  if (!(seen & kOffsetsBit)) {
+    return Fail(ErrorCode::kMissingField, close_offset, "tensor entry has no data_offsets",
+                name);
+  }
+
+  // Stage 4: the byte size implied by dtype and shape must equal end - begin.
+  const std::span<const uint64_t> shape(out_.dims.data() + (out_.dims.size() - rank), rank);
+  uint64_t byte_size = 0;
+  switch (ComputeTensorByteSize(tensor.dtype, shape, &byte_size)) {
+    case ErrorCode::kOk:
+      break;
+    case ErrorCode::kMisalignedSlice:
+      return Fail(ErrorCode::kMisalignedSlice, shape_offset,
+                  "sub-byte dtype: the tensor's bits do not fill whole bytes",
+                  name);
+    default:
+      return Fail(ErrorCode::kValidationOverflow, shape_offset,
+                  "element or bit count overflows 64 bits", name);
+  }
+  if (tensor.end < tensor.begin) {
+    return Fail(ErrorCode::kInvalidOffset, offsets_offset, "data_offsets end before begin",
+                name);
+  }
+  if (tensor.end - tensor.begin != byte_size) {
+    return Fail(ErrorCode::kTensorInvalidInfo, offsets_offset,
+                "data_offsets length differs from the size of dtype and shape",
+                name, "expected " + std::to_string(byte_size) + " bytes, got " +
+                          std::to_string(tensor.end - tensor.begin));
+  }
+  // The span's size carries the rank; its address is fixed in Parse() once dims is final.
+  tensor.shape = std::span<const uint64_t>(static_cast<const uint64_t*>(nullptr), rank);
+  first_dims_.push_back(static_cast<uint32_t>(out_.dims.size() - rank));
+  out_.tensors.push_back(tensor);
+  return true;
+}
+
+bool HeaderParser::ParseDtype(std::string_view name, Dtype* out_dtype) {
+  if (!Next()) return false;
+  if (token_.kind != TokenKind::kString) {
+    return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a string",
+                name);
+  }
+  const std::optional<Dtype> dtype = stguard::ParseDtype(Text(token_, &scratch_));
+  if (!dtype) {
+    return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a known dtype name",
+                name, "\"" + std::string(token_.text) + "\"");
+  }
+  *out_dtype = *dtype;
+  return true;
+}
+
+bool HeaderParser::ParseShape(std::string_view name, uint32_t* out_rank) {
+  if (!Next()) return false;
+  if (token_.kind != TokenKind::kBeginArray) {
+    return Fail(ErrorCode::kInvalidShape, token_.offset, "shape is not an array",
+                name);
+  }
+  uint32_t rank = 0;
+  for (;;) {
+    if (!Next()) return false;
+    if (token_.kind == TokenKind::kEndArray) break;
+    uint64_t dim = 0;
+    if (token_.kind != TokenKind::kNumber) {
+      return Fail(ErrorCode::kInvalidShape, token_.offset, "shape holds a non-number",
+                  name);
+    }
+    if (!ParseUint64(token_.text, &dim)) {
+      return Fail(ErrorCode::kInvalidShape, token_.offset,
+                  "shape dimension is not a non-negative integer that fits in 64 bits",
+                  name);
+    }
+    out_.dims.push_back(dim);
+    ++rank;
+  }
+  *out_rank = rank;
+  return true;
+}
+
+bool HeaderParser::ParseDataOffsets(std::string_view name, uint64_t* out_begin,
+                                    uint64_t* out_end) {
+  if (!Next()) return false;
+  if (token_.kind != TokenKind::kBeginArray) {
+    return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
+                "data_offsets is not an array", name);
+  }
+  uint64_t* const slots[2] = {out_begin, out_end};
+  for (uint64_t* slot : slots) {
+    if (!Next()) return false;
+    if (token_.kind == TokenKind::kEndArray) {
+      return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
+                  "data_offsets has fewer than two entries", name);
+    }
+    if (token_.kind != TokenKind::kNumber || !ParseUint64(token_.text, slot)) {
+      return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
+                  "data_offsets entry is not a non-negative integer that fits in 64 bits",
+                  name);
+    }
+  }
+  if (!Next()) return false;
+  if (token_.kind != TokenKind::kEndArray) {
+    return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
+                "data_offsets has more than two entries", name);
+  }
+  return true;
+}
+
+bool HeaderParser::CheckDuplicates() {
+  std::vector<TensorView>& tensors = out_.tensors;
+  const size_t tensor_repeat = SortKeysFindDuplicate(
+      tensors.size(), [&tensors](size_t i) { return tensors[i].name; },
+      &out_.tensors_by_name);
+  std::vector<uint32_t> metadata_order;
+  std::vector<MetadataEntry>& metadata = out_.metadata;
+  const size_t metadata_repeat = SortKeysFindDuplicate(
+      metadata.size(), [&metadata](size_t i) { return metadata[i].key; }, &metadata_order);
+
+  // Report whichever repeat comes first in the file.
+  const uint64_t tensor_at =
+      tensor_repeat == kNoDuplicate ? UINT64_MAX : tensors[tensor_repeat].header_offset;
+  const uint64_t metadata_at =
+      metadata_repeat == kNoDuplicate ? UINT64_MAX : metadata_key_offsets_[metadata_repeat];
+  if (tensor_at < metadata_at) {
+    return Fail(ErrorCode::kDuplicateKey, tensor_at, "tensor name appears twice",
+                tensors[tensor_repeat].name);
+  }
+  if (metadata_at != UINT64_MAX) {
+    return Fail(ErrorCode::kDuplicateKey, metadata_at, "__metadata__ key appears twice", {},
+                std::string(metadata[metadata_repeat].key));
+  }
+  std::vector<MetadataEntry> sorted_metadata;
+  sorted_metadata.reserve(metadata.size());
+  for (uint32_t i : metadata_order) sorted_metadata.push_back(metadata[i]);
+  metadata = std::move(sorted_metadata);
+  return true;
+}
+
+}  // namespace
+
+Error ParseHeader(std::string_view header, uint64_t base_offset, const Options& options,
+                  ParsedHeader* out) {
+  return HeaderParser(header, base_offset, options, out).Parse();
+}
+
+}  // namespace stguard

@@ -1,0 +1,38 @@
+// Stage 3: the header schema, read straight from the token stream (no DOM).
+#ifndef STGUARD_SRC_HEADER_PARSER_H_
+#define STGUARD_SRC_HEADER_PARSER_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stguard/error.h"
+#include "stguard/options.h"
+#include "stguard/reader.h"
+
+namespace stguard {
+
+// ParsedHeader is what the schema stage hands to the tiling stage. Tensors and metadata
+// are in header order; views point into the header text or into owned_strings.
+struct ParsedHeader {
+  std::vector<TensorView> tensors;  // `data` is left empty; `shape` points into dims
+  std::vector<uint64_t> dims;
+  std::vector<uint32_t> tensors_by_name;  // indexes into tensors, sorted by name bytes
+  std::vector<MetadataEntry> metadata;    // sorted by key bytes
+  bool has_metadata_object = false;
+  std::deque<std::string> owned_strings;  // unescaped strings that had escapes
+};
+
+// ParseHeader checks `header` (the N header bytes, which start at absolute offset
+// `base_offset` in the file) against the schema: a top-level object whose optional
+// __metadata__ is an object of strings and whose other keys name tensor entries with
+// exactly dtype, shape and data_offsets. It also rejects duplicate keys and checks each
+// tensor's byte size against dtype and shape (stage 4). It does not check the tiling.
+Error ParseHeader(std::string_view header, uint64_t base_offset, const Options& options,
+                  ParsedHeader* out);
+
+}  // namespace stguard
+
+#endif  // STGUARD_SRC_HEADER_PARSER_H_

@@ -1,0 +1,23 @@
+// Helpers for tests that build safetensors bytes by hand.
+#ifndef STGUARD_TESTS_SUPPORT_TEST_FILES_H_
+#define STGUARD_TESTS_SUPPORT_TEST_FILES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace stguard::testing {
+
+// FileWithHeader returns the 8-byte little-endian length of `header`, `header`, then
+// `data`: a file whose N is exactly the header's length (no padding added).
+std::string FileWithHeader(std::string_view header, std::string_view data = {});
+
+// FileWithN is FileWithHeader with an arbitrary, possibly lying, N.
+std::string FileWithN(uint64_t n, std::string_view header, std::string_view data = {});
+
+// ReadFileBytes returns a file's whole content, or fails the current test.
+std::string ReadFileBytes(const std::string& path);
+
+}  // namespace stguard::testing
+
+#endif  // STGUARD_TESTS_SUPPORT_TEST_FILES_H_
