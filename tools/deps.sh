@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that stguard builds and tests with, when they are missing.
+# As root it runs apt-get; otherwise it prints the exact command to run and fails.
+#   tools/deps.sh          what the library, the CLI and the tests need
+#   tools/deps.sh --all    also what fuzzing, coverage and the benchmarks need
+set -euo pipefail
+
+packages=(cmake make g++ clang libgtest-dev librapidcheck-dev)
+if [[ "${1:-}" == "--all" ]]; then
+  packages+=(libclang-rt-14-dev llvm zip unzip libbenchmark-dev libsimdjson-dev
+             nlohmann-json3-dev python3)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -eq 0 ]]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "stguard needs these Debian packages; install them with:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
