@@ -67,7 +67,24 @@ class JsonTokenizer {
   uint32_t depth() const { return depth_; }
 
  private:
-  // ... filled in by src/json_tokenizer.cc
+  // The helpers below are the grammar, one production each; src/json_tokenizer.cc
+  // explains the states. Each returns false after calling Fail().
+  bool ReadValue(Token* out);
+  bool ReadKey(Token* out);
+  bool ScanString(Token* out);
+  bool ReadNumber(Token* out);
+  bool ReadLiteral(std::string_view word, TokenKind kind, Token* out);
+  bool OpenContainer(bool is_object, Token* out);
+  bool CloseContainer(Token* out);
+  bool FinishTopLevel(Token* out);
+  bool FailAtUnexpectedValueByte();
+  bool ScanEscape(const char** pos);
+  bool ReadHex4(const char* backslash, uint32_t* out_unit);
+  void SkipWhitespace();
+  bool InObject() const;
+  void Emit(TokenKind kind, const char* start, size_t len, Token* out);
+  // Fail records the first error (code, absolute offset of `at`, static message), makes
+  // every later Next() return false, and returns false. Every error passes through here.
   bool Fail(ErrorCode code, const char* at, const char* message);
 
   const char* begin_;
