@@ -41,23 +41,30 @@ Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> bytes,
     return error;
   }
 
+  // Renumber the name index from header order to file order, then put the tensors
+  // themselves in file order, in place: the vector is the largest allocation of a
+  // validation, so it is never copied.
+  std::vector<uint32_t> file_position(file_order.size());
+  for (uint32_t i = 0; i < file_order.size(); ++i) file_position[file_order[i]] = i;
+  for (uint32_t& index : parsed.tensors_by_name) index = file_position[index];
+  std::vector<TensorView>& tensors = parsed.tensors;
+  for (uint32_t i = 0; i < tensors.size(); ++i) {
+    // Each swap puts one tensor at its final position, so this is O(n) swaps in all.
+    while (file_position[i] != i) {
+      const uint32_t target = file_position[i];
+      std::swap(tensors[i], tensors[target]);
+      std::swap(file_position[i], file_position[target]);
+    }
+    tensors[i].data = data.subspan(tensors[i].begin, tensors[i].end - tensors[i].begin);
+  }
+
   Checkpoint checkpoint;
   checkpoint.mapping_ = std::move(mapping);
   checkpoint.bytes_ = bytes;
   checkpoint.header_len_ = header_len;
   checkpoint.has_metadata_object_ = parsed.has_metadata_object;
-  checkpoint.tensors_.reserve(parsed.tensors.size());
-  for (uint32_t index : file_order) {
-    TensorView& tensor = parsed.tensors[index];
-    tensor.data = data.subspan(tensor.begin, tensor.end - tensor.begin);
-    checkpoint.tensors_.push_back(tensor);
-  }
-  // by_name holds header-order indexes; renumber them to file positions.
-  std::vector<uint32_t> file_position(file_order.size());
-  for (uint32_t i = 0; i < file_order.size(); ++i) file_position[file_order[i]] = i;
+  checkpoint.tensors_ = std::move(parsed.tensors);
   checkpoint.by_name_ = std::move(parsed.tensors_by_name);
-  for (uint32_t& index : checkpoint.by_name_) index = file_position[index];
-
   // Moving the containers keeps their buffers, so the views made above stay valid.
   checkpoint.metadata_ = std::move(parsed.metadata);
   checkpoint.dims_ = std::move(parsed.dims);

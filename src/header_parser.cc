@@ -25,7 +25,9 @@ class HeaderParser {
  public:
   HeaderParser(std::string_view header, uint64_t base_offset, const Options& options,
                ParsedHeader* out)
-      : tokens_(header, base_offset, options.max_depth), out_(*out) {}
+      : tokens_(header, base_offset, options.max_depth),
+        tokens_input_len_(header.size()),
+        out_(*out) {}
 
   Error Parse();
 
@@ -67,6 +69,7 @@ class HeaderParser {
   bool CheckDuplicates();
 
   JsonTokenizer tokens_;
+  size_t tokens_input_len_;
   Token token_;
   ParsedHeader& out_;
   std::string scratch_;
@@ -77,6 +80,13 @@ class HeaderParser {
 };
 
 Error HeaderParser::Parse() {
+  // The smallest tensor entry, `"":{"dtype":"F4","shape":[],"data_offsets":[0,0]},`, takes
+  // 50 bytes, so this bounds the tensor count. Reserving it up front avoids copying the
+  // largest vector as it grows; the pages never written are never touched, so the
+  // reservation costs address space, not memory.
+  const size_t max_tensors = tokens_input_len_ / 50 + 1;
+  out_.tensors.reserve(max_tensors);
+  first_dims_.reserve(max_tensors);
   if (!Next()) return error_;
   if (token_.kind != TokenKind::kBeginObject) {
     Fail(ErrorCode::kHeaderNotObject, token_.offset, "the header is not a JSON object");
