@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
 #include <string_view>
 #include <vector>
+
+#include "sort_indexes.h"
 
 namespace stguard {
 
@@ -21,14 +22,13 @@ inline constexpr size_t kNoDuplicate = static_cast<size_t>(-1);
 template <typename KeyFn>
 size_t SortKeysFindDuplicate(size_t num_keys, const KeyFn& key,
                              std::vector<uint32_t>* out_sorted) {
-  std::vector<uint32_t>& sorted = *out_sorted;
-  sorted.resize(num_keys);
-  std::iota(sorted.begin(), sorted.end(), 0u);
-  // string_view compares bytes as unsigned char, like memcmp: UTF-8 byte order.
-  std::sort(sorted.begin(), sorted.end(), [&key](uint32_t a, uint32_t b) {
-    const int order = std::string_view(key(a)).compare(key(b));
-    return order != 0 ? order < 0 : a < b;
-  });
+  // string_view compares bytes as unsigned char, like memcmp: UTF-8 byte order. The sort
+  // is stable, so equal keys stay in file order.
+  SortIndexesStable(
+      num_keys,
+      [&key](uint32_t a, uint32_t b) { return std::string_view(key(a)) < std::string_view(key(b)); },
+      out_sorted);
+  const std::vector<uint32_t>& sorted = *out_sorted;
   // Within a run of equal keys the indexes ascend, so every element after the first of a
   // run is a repeat; the smallest such index is the first duplicate in file order.
   size_t first_duplicate = kNoDuplicate;

@@ -1,26 +1,25 @@
 // Stage 5: the tensors' byte ranges must tile the data buffer exactly.
 #include "tiling.h"
 
-#include <algorithm>
-#include <numeric>
 #include <string>
+
+#include "sort_indexes.h"
 
 namespace stguard {
 
 Error CheckTiling(std::span<const TensorView> tensors, uint64_t data_start, uint64_t data_len,
                   std::vector<uint32_t>* out_file_order) {
-  std::vector<uint32_t>& order = *out_file_order;
-  order.resize(tensors.size());
-  std::iota(order.begin(), order.end(), 0u);
   // Sorting by (begin, end) puts a zero-size tensor before a tensor that starts at the
-  // same offset, so it may share that offset; the index makes the order total.
-  std::sort(order.begin(), order.end(), [tensors](uint32_t a, uint32_t b) {
-    const TensorView& x = tensors[a];
-    const TensorView& y = tensors[b];
-    if (x.begin != y.begin) return x.begin < y.begin;
-    if (x.end != y.end) return x.end < y.end;
-    return a < b;
-  });
+  // same offset, so it may share that offset; the stable sort keeps ties in header order.
+  SortIndexesStable(
+      tensors.size(),
+      [tensors](uint32_t a, uint32_t b) {
+        const TensorView& x = tensors[a];
+        const TensorView& y = tensors[b];
+        return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
+      },
+      out_file_order);
+  const std::vector<uint32_t>& order = *out_file_order;
 
   uint64_t expected_begin = 0;
   for (uint32_t index : order) {
