@@ -10,13 +10,15 @@ namespace stguard {
 Error CheckTiling(std::span<const TensorView> tensors, uint64_t data_start, uint64_t data_len,
                   std::vector<uint32_t>* out_file_order) {
   // Sorting by (begin, end) puts a zero-size tensor before a tensor that starts at the
-  // same offset, so it may share that offset; the stable sort keeps ties in header order.
+  // same offset, so it may share that offset.
   SortIndexesStable(
       tensors.size(),
       [tensors](uint32_t a, uint32_t b) {
         const TensorView& x = tensors[a];
         const TensorView& y = tensors[b];
-        return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
+        if (x.begin != y.begin) return x.begin < y.begin;
+        if (x.end != y.end) return x.end < y.end;
+        return x.name < y.name;  // only zero-size tensors tie; name order is deterministic
       },
       out_file_order);
   const std::vector<uint32_t>& order = *out_file_order;

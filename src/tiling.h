@@ -11,7 +11,7 @@
 
 namespace stguard {
 
-// CheckTiling sorts the tensors' indexes by (begin, end, index) into *out_file_order and
+// CheckTiling sorts the tensors' indexes by (begin, end, name) into *out_file_order and
 // proves that, in that order, the first tensor begins at 0, each begins where the
 // previous one ended, and the last ends at `data_len`. Every tensor's end >= begin must
 // already hold (the schema stage checks it). `data_start` is the absolute offset of the

@@ -1,0 +1,92 @@
+// Crash-safe file replacement: write a temporary file beside the destination, fsync it,
+// rename it over the destination, fsync the directory.
+#ifndef STGUARD_SRC_ATOMIC_FILE_H_
+#define STGUARD_SRC_ATOMIC_FILE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stguard/error.h"
+#include "stguard/writer.h"
+
+namespace stguard {
+
+// FileOp names each system call that AtomicFile makes and that can fail.
+enum class FileOp : uint8_t {
+  kCreate,   // open(O_CREAT | O_EXCL) of the temporary file
+  kWrite,    // one write(2)
+  kSync,     // fsync of the temporary file
+  kClose,    // close of the temporary file
+  kRename,   // rename over the destination
+  kSyncDir,  // fsync of the directory
+};
+
+// FileFaultHook runs before each FileOp. Returning a nonzero errno value makes that call
+// fail with it, without making the call. The hook may also kill the process, to test what
+// a crash at that point leaves behind. For tests only: one hook for the whole process,
+// not thread-safe. An empty hook (the default) injects nothing.
+using FileFaultHook = std::function<int(FileOp op)>;
+void SetFileFaultHookForTesting(FileFaultHook hook);
+
+// kAtomicFileBufferLen is the size of the write buffer. Writes this long or longer skip
+// the buffer.
+inline constexpr size_t kAtomicFileBufferLen = size_t{1} << 20;
+
+// AtomicFile is a ByteSink that replaces `path` only when Commit succeeds.
+class AtomicFile final : public ByteSink {
+ public:
+  // Create opens a new temporary file in the directory of `path` (after following `path`
+  // if it is a symbolic link). If the destination exists, the temporary file takes its
+  // permission bits. Fails with kIoError when the directory cannot take a new file, and
+  // with kNotARegularFile when the destination exists but is a directory, device or other
+  // non-regular file (renaming over it would replace it).
+  static Result<std::unique_ptr<AtomicFile>> Create(const std::string& path);
+
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  // The destructor aborts unless Commit succeeded.
+  ~AtomicFile() override;
+
+  // Write appends bytes. After the first failure the temporary file is already removed,
+  // and every later Write or Commit returns that failure.
+  Error Write(std::span<const std::byte> bytes) override;
+
+  // Commit flushes, fsyncs and closes the temporary file, renames it over the destination
+  // and fsyncs the directory. If anything before the rename fails, the destination is
+  // untouched and the temporary file removed. A failure to sync the directory after the
+  // rename is reported, but the destination then already holds the complete new file.
+  Error Commit();
+
+  // Abort closes and removes the temporary file; the destination is untouched.
+  void Abort();
+
+  const std::string& temp_path() const { return temp_path_; }
+  const std::string& dest_path() const { return dest_path_; }
+  uint64_t bytes_written() const { return bytes_written_ + buffer_.size(); }
+
+ private:
+  AtomicFile(int fd, std::string dest_path, std::string temp_path, std::string dir_path);
+
+  Error Flush();
+  Error WriteAll(const std::byte* data, size_t len);
+  // Fail records `error` as the sticky failure, aborts, and returns it.
+  Error Fail(Error error);
+
+  int fd_;
+  std::string dest_path_;
+  std::string temp_path_;
+  std::string dir_path_;
+  std::vector<std::byte> buffer_;
+  uint64_t bytes_written_ = 0;  // bytes handed to write(2) successfully
+  bool done_ = false;           // committed or aborted
+  Error failure_;
+};
+
+}  // namespace stguard
+
+#endif  // STGUARD_SRC_ATOMIC_FILE_H_

@@ -1,0 +1,195 @@
+// The canonical layout: order, offsets and header text, as the reference writer makes them.
+#include "canonical_header.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "checked_math.h"
+#include "duplicate_keys.h"
+#include "stguard/json_escape.h"
+#include "stguard/options.h"
+#include "tensor_size.h"
+#include "utf8.h"
+
+namespace stguard {
+namespace {
+
+constexpr std::string_view kMetadataKey = "__metadata__";
+
+// WriterError builds the Error of a refused input. Writer errors have no file offset.
+Error WriterError(ErrorCode code, const char* message, std::string_view tensor,
+                  std::string context = {}) {
+  Error error;
+  error.code = code;
+  error.message = message;
+  error.context = std::move(context);
+  error.tensor = std::string(tensor);
+  return error;
+}
+
+void AppendUint(uint64_t value, std::string* out) {
+  char digits[20];  // UINT64_MAX has 20 digits
+  const auto result = std::to_chars(digits, digits + sizeof(digits), value);
+  out->append(digits, result.ptr);
+}
+
+// AppendTensorEntry appends "name":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}.
+void AppendTensorEntry(const PlanTensor& tensor, uint64_t begin, std::string* out) {
+  AppendJsonString(tensor.name, out);
+  out->append(":{\"dtype\":\"");
+  out->append(DtypeName(tensor.dtype));  // dtype names are plain ASCII: nothing to escape
+  out->append("\",\"shape\":[");
+  for (size_t i = 0; i < tensor.shape.size(); ++i) {
+    if (i != 0) out->push_back(',');
+    AppendUint(tensor.shape[i], out);
+  }
+  out->append("],\"data_offsets\":[");
+  AppendUint(begin, out);
+  out->push_back(',');
+  AppendUint(begin + tensor.byte_len, out);  // the caller proved the sum fits
+  out->append("]}");
+}
+
+}  // namespace
+
+Error CheckTensorEntry(const PlanTensor& tensor) {
+  if (tensor.name == kMetadataKey) {
+    return WriterError(ErrorCode::kInvalidTensorName,
+                       "a tensor cannot be named __metadata__, which names the metadata map",
+                       tensor.name);
+  }
+  size_t bad_index = 0;
+  if (!IsValidUtf8(tensor.name, &bad_index)) {
+    return WriterError(ErrorCode::kInvalidArgument, "tensor name is not valid UTF-8",
+                       tensor.name, "first bad byte at index " + std::to_string(bad_index));
+  }
+  uint64_t expected_len = 0;
+  switch (ComputeTensorByteSize(tensor.dtype, tensor.shape, &expected_len)) {
+    case ErrorCode::kOk:
+      break;
+    case ErrorCode::kMisalignedSlice:
+      return WriterError(ErrorCode::kMisalignedSlice,
+                         "the tensor's bits do not fill whole bytes (sub-byte dtype)",
+                         tensor.name, std::string(DtypeName(tensor.dtype)));
+    default:
+      return WriterError(ErrorCode::kValidationOverflow,
+                         "the tensor's element or bit count overflows 64 bits", tensor.name);
+  }
+  if (expected_len != tensor.byte_len) {
+    return WriterError(ErrorCode::kInvalidArgument,
+                       "byte count differs from what dtype and shape imply", tensor.name,
+                       "expected " + std::to_string(expected_len) + " bytes, got " +
+                           std::to_string(tensor.byte_len));
+  }
+  return Error{};
+}
+
+Error CheckMetadataEntry(const PlanMetadata& entry) {
+  size_t bad_index = 0;
+  if (!IsValidUtf8(entry.key, &bad_index)) {
+    return WriterError(ErrorCode::kInvalidArgument, "metadata key is not valid UTF-8", {},
+                       "key '" + std::string(entry.key) + "', first bad byte at index " +
+                           std::to_string(bad_index));
+  }
+  if (!IsValidUtf8(entry.value, &bad_index)) {
+    return WriterError(ErrorCode::kInvalidArgument, "metadata value is not valid UTF-8", {},
+                       "key '" + std::string(entry.key) + "', first bad byte at index " +
+                           std::to_string(bad_index));
+  }
+  return Error{};
+}
+
+Result<CanonicalPlan> PlanCanonicalFile(std::span<const PlanTensor> tensors,
+                                        std::span<const PlanMetadata> metadata) {
+  // Every entry takes more than one header byte, so counts beyond kMaxHeaderLen cannot
+  // fit; checking first also keeps the 32-bit indexes below exact.
+  if (tensors.size() > kMaxHeaderLen || metadata.size() > kMaxHeaderLen) {
+    return WriterError(ErrorCode::kHeaderTooLarge, "too many entries for one header", {});
+  }
+  for (const PlanTensor& tensor : tensors) {
+    if (Error error = CheckTensorEntry(tensor); !error.ok()) return error;
+  }
+  for (const PlanMetadata& entry : metadata) {
+    if (Error error = CheckMetadataEntry(entry); !error.ok()) return error;
+  }
+
+  CanonicalPlan plan;
+  // Sorting by name finds duplicates; a stable sort by descending dtype then gives the
+  // canonical order (dtype first, name within a dtype).
+  const size_t tensor_dup = SortKeysFindDuplicate(
+      tensors.size(), [&](uint32_t i) { return tensors[i].name; }, &plan.order);
+  if (tensor_dup != kNoDuplicate) {
+    return WriterError(ErrorCode::kDuplicateName, "two tensors have the same name",
+                       tensors[tensor_dup].name);
+  }
+  std::stable_sort(plan.order.begin(), plan.order.end(), [&](uint32_t a, uint32_t b) {
+    return tensors[a].dtype > tensors[b].dtype;
+  });
+  std::vector<uint32_t> metadata_order;
+  const size_t metadata_dup = SortKeysFindDuplicate(
+      metadata.size(), [&](uint32_t i) { return metadata[i].key; }, &metadata_order);
+  if (metadata_dup != kNoDuplicate) {
+    return WriterError(ErrorCode::kDuplicateName, "two metadata entries have the same key",
+                       {}, "key '" + std::string(metadata[metadata_dup].key) + "'");
+  }
+
+  plan.begin.resize(plan.order.size());
+  uint64_t offset = 0;
+  for (size_t i = 0; i < plan.order.size(); ++i) {
+    plan.begin[i] = offset;
+    if (!CheckedAdd(offset, tensors[plan.order[i]].byte_len, &offset)) {
+      return WriterError(ErrorCode::kValidationOverflow,
+                         "the data buffer's size overflows 64 bits",
+                         tensors[plan.order[i]].name);
+    }
+  }
+  plan.data_len = offset;
+
+  // The header grows entry by entry and stops as soon as it is too long, so an oversized
+  // header costs at most one entry beyond the limit.
+  std::string& header = plan.header;
+  const auto too_large = [&header]() {
+    return WriterError(ErrorCode::kHeaderTooLarge,
+                       "the header would exceed 100,000,000 bytes", {},
+                       std::to_string(header.size()) + " bytes and more");
+  };
+  header.push_back('{');
+  if (!metadata_order.empty()) {
+    header.append("\"__metadata__\":{");
+    for (size_t i = 0; i < metadata_order.size(); ++i) {
+      if (i != 0) header.push_back(',');
+      const PlanMetadata& entry = metadata[metadata_order[i]];
+      AppendJsonString(entry.key, &header);
+      header.push_back(':');
+      AppendJsonString(entry.value, &header);
+      if (header.size() > kMaxHeaderLen) return too_large();
+    }
+    header.push_back('}');
+  }
+  for (size_t i = 0; i < plan.order.size(); ++i) {
+    if (i != 0 || !metadata_order.empty()) header.push_back(',');
+    AppendTensorEntry(tensors[plan.order[i]], plan.begin[i], &header);
+    if (header.size() > kMaxHeaderLen) return too_large();
+  }
+  header.push_back('}');
+  plan.text_len = header.size();
+  // kMaxHeaderLen is a multiple of 8, so padding never pushes a fitting text over it.
+  header.append((8 - header.size() % 8) % 8, ' ');
+  if (header.size() > kMaxHeaderLen) return too_large();
+
+  if (!CheckedAdd(8 + header.size(), plan.data_len, &plan.file_size)) {
+    return WriterError(ErrorCode::kValidationOverflow, "the file's size overflows 64 bits",
+                       {});
+  }
+  return plan;
+}
+
+std::string EncodeLengthPrefix(uint64_t header_len) {
+  std::string prefix(8, '\0');
+  for (int i = 0; i < 8; ++i) {
+    prefix[i] = static_cast<char>((header_len >> (8 * i)) & 0xFF);
+  }
+  return prefix;
+}
+
+}  // namespace stguard

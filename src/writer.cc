@@ -1,0 +1,291 @@
+// The canonical writer: collects entries, plans the file, then streams it to a sink.
+#include "stguard/writer.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <new>
+
+#include "atomic_file.h"
+#include "canonical_header.h"
+#include "stguard/reader.h"
+
+namespace stguard {
+namespace {
+
+// StringSink appends to a string.
+class StringSink final : public ByteSink {
+ public:
+  explicit StringSink(std::string* out) : out_(out) {}
+  Error Write(std::span<const std::byte> bytes) override {
+    out_->append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return Error{};
+  }
+
+ private:
+  std::string* out_;
+};
+
+// BoundedSink passes a producer's bytes on and refuses any beyond the declared count.
+class BoundedSink final : public ByteSink {
+ public:
+  BoundedSink(ByteSink* inner, uint64_t byte_len) : inner_(inner), remaining_(byte_len) {}
+  Error Write(std::span<const std::byte> bytes) override {
+    if (bytes.size() > remaining_) {
+      Error error;
+      error.code = ErrorCode::kInvalidArgument;
+      error.message = "the tensor's producer wrote more bytes than declared";
+      return error;
+    }
+    remaining_ -= bytes.size();
+    return inner_->Write(bytes);
+  }
+  uint64_t remaining() const { return remaining_; }
+
+ private:
+  ByteSink* inner_;
+  uint64_t remaining_;
+};
+
+// ReleasePages asks the kernel to reclaim the whole pages inside [data, data + len).
+// MADV_PAGEOUT keeps the contents (file pages are re-read, anonymous ones swapped), so it
+// is safe on any memory; a failure only means the pages stay resident.
+void ReleasePages(const std::byte* data, size_t len) {
+#ifdef MADV_PAGEOUT
+  static const uintptr_t page_len = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data) & ~(page_len - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + len) & ~(page_len - 1);
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
+#else
+  (void)data;
+  (void)len;
+#endif
+}
+
+// CopyReleasing writes `data` to `sink` chunk by chunk, releasing each chunk's source
+// pages once written. A partial page at a chunk's end is released with the next chunk.
+Error CopyReleasing(std::span<const std::byte> data, ByteSink& sink) {
+  for (size_t at = 0; at < data.size(); at += kCanonicalCopyChunkLen) {
+    const std::span<const std::byte> chunk =
+        data.subspan(at, std::min(kCanonicalCopyChunkLen, data.size() - at));
+    if (Error error = sink.Write(chunk); !error.ok()) return error;
+    ReleasePages(chunk.data(), chunk.size());
+  }
+  return Error{};
+}
+
+std::span<const std::byte> AsBytes(std::string_view text) {
+  return std::as_bytes(std::span<const char>(text.data(), text.size()));
+}
+
+}  // namespace
+
+struct Writer::Impl {
+  struct Tensor {
+    std::string name;
+    Dtype dtype;
+    std::vector<uint64_t> shape;
+    uint64_t byte_len;
+    std::span<const std::byte> data;  // used when producer is empty
+    TensorProducer producer;
+  };
+  struct Metadata {
+    std::string key;
+    std::string value;
+  };
+
+  std::vector<Tensor> tensors;
+  std::vector<Metadata> metadata;
+  Error first_error;  // the first Add* failure; sticks
+
+  Error Remember(Error error) {
+    if (!error.ok() && first_error.ok()) first_error = error;
+    return error;
+  }
+
+  Error Add(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
+            uint64_t byte_len, std::span<const std::byte> data, TensorProducer producer) {
+    PlanTensor entry{name, dtype, shape, byte_len};
+    if (Error error = CheckTensorEntry(entry); !error.ok()) return Remember(error);
+    tensors.push_back(Tensor{std::string(name), dtype,
+                             std::vector<uint64_t>(shape.begin(), shape.end()), byte_len, data,
+                             std::move(producer)});
+    return Error{};
+  }
+
+  Result<CanonicalPlan> Plan() const {
+    if (!first_error.ok()) return first_error;
+    std::vector<PlanTensor> plan_tensors;
+    plan_tensors.reserve(tensors.size());
+    for (const Tensor& tensor : tensors) {
+      plan_tensors.push_back(PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.byte_len});
+    }
+    std::vector<PlanMetadata> plan_metadata;
+    plan_metadata.reserve(metadata.size());
+    for (const Metadata& entry : metadata) {
+      plan_metadata.push_back(PlanMetadata{entry.key, entry.value});
+    }
+    return PlanCanonicalFile(plan_tensors, plan_metadata);
+  }
+
+  // WritePlanned writes a file that Plan() laid out.
+  Error WritePlanned(const CanonicalPlan& plan, ByteSink& sink) const {
+    if (Error error = sink.Write(AsBytes(EncodeLengthPrefix(plan.header.size())));
+        !error.ok()) {
+      return error;
+    }
+    if (Error error = sink.Write(AsBytes(plan.header)); !error.ok()) return error;
+    for (uint32_t index : plan.order) {
+      const Tensor& tensor = tensors[index];
+      Error error;
+      if (!tensor.producer) {
+        error = sink.Write(tensor.data);
+      } else {
+        BoundedSink bounded(&sink, tensor.byte_len);
+        error = tensor.producer(bounded);
+        if (error.ok() && bounded.remaining() != 0) {
+          error.code = ErrorCode::kInvalidArgument;
+          error.message = "the tensor's producer wrote fewer bytes than declared";
+          error.context = std::to_string(bounded.remaining()) + " bytes missing";
+        }
+      }
+      if (!error.ok()) {
+        if (error.tensor.empty()) error.tensor = tensor.name;
+        return error;
+      }
+    }
+    return Error{};
+  }
+};
+
+Writer::Writer() : impl_(std::make_unique<Impl>()) {}
+Writer::~Writer() = default;
+Writer::Writer(Writer&&) noexcept = default;
+Writer& Writer::operator=(Writer&&) noexcept = default;
+
+Error Writer::AddTensor(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
+                        std::span<const std::byte> data) {
+  return impl_->Add(name, dtype, shape, data.size(), data, nullptr);
+}
+
+Error Writer::AddTensor(std::string_view name, Dtype dtype,
+                        std::initializer_list<uint64_t> shape,
+                        std::span<const std::byte> data) {
+  return AddTensor(name, dtype, std::span<const uint64_t>(shape.begin(), shape.size()), data);
+}
+
+Error Writer::AddTensor(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
+                        uint64_t byte_len, TensorProducer producer) {
+  if (!producer) {
+    Error error;
+    error.code = ErrorCode::kInvalidArgument;
+    error.message = "the tensor's producer is empty";
+    error.tensor = std::string(name);
+    return impl_->Remember(error);
+  }
+  return impl_->Add(name, dtype, shape, byte_len, {}, std::move(producer));
+}
+
+Error Writer::AddMetadata(std::string_view key, std::string_view value) {
+  if (Error error = CheckMetadataEntry(PlanMetadata{key, value}); !error.ok()) {
+    return impl_->Remember(error);
+  }
+  impl_->metadata.push_back(Impl::Metadata{std::string(key), std::string(value)});
+  return Error{};
+}
+
+Error Writer::AddCheckpoint(const Checkpoint& checkpoint) {
+  for (const TensorView& tensor : checkpoint.tensors()) {
+    if (Error error = AddTensor(tensor.name, tensor.dtype, tensor.shape, tensor.data);
+        !error.ok()) {
+      return error;
+    }
+  }
+  for (const MetadataEntry& entry : checkpoint.metadata()) {
+    if (Error error = AddMetadata(entry.key, entry.value); !error.ok()) return error;
+  }
+  return Error{};
+}
+
+size_t Writer::num_tensors() const { return impl_->tensors.size(); }
+size_t Writer::num_metadata() const { return impl_->metadata.size(); }
+
+Result<std::string> Writer::CanonicalHeader() const {
+  Result<CanonicalPlan> plan = impl_->Plan();
+  if (!plan.ok()) return plan.error();
+  return std::move(plan->header);
+}
+
+Result<uint64_t> Writer::FileSize() const {
+  Result<CanonicalPlan> plan = impl_->Plan();
+  if (!plan.ok()) return plan.error();
+  return plan->file_size;
+}
+
+Error Writer::WriteTo(ByteSink& sink) const {
+  Result<CanonicalPlan> plan = impl_->Plan();
+  if (!plan.ok()) return plan.error();
+  return impl_->WritePlanned(*plan, sink);
+}
+
+Result<std::string> Writer::WriteToString() const {
+  Result<CanonicalPlan> plan = impl_->Plan();
+  if (!plan.ok()) return plan.error();
+  std::string out;
+  try {
+    if (plan->file_size > out.max_size()) throw std::bad_alloc();
+    out.reserve(static_cast<size_t>(plan->file_size));
+  } catch (const std::bad_alloc&) {
+    Error error;
+    error.code = ErrorCode::kIoError;
+    error.message = "the file does not fit in memory";
+    error.context = std::to_string(plan->file_size) + " bytes";
+    return error;
+  }
+  StringSink sink(&out);
+  if (Error error = impl_->WritePlanned(*plan, sink); !error.ok()) return error;
+  return out;
+}
+
+Error Writer::WriteToFile(const std::string& path) const {
+  // Validate before creating anything: a refused input leaves no file, not even a
+  // temporary one.
+  Result<CanonicalPlan> plan = impl_->Plan();
+  if (!plan.ok()) return plan.error();
+  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+  if (!file.ok()) return file.error();
+  if (Error error = impl_->WritePlanned(*plan, **file); !error.ok()) {
+    (*file)->Abort();
+    return error;
+  }
+  return (*file)->Commit();
+}
+
+Result<std::string> CanonicalBytes(const Checkpoint& checkpoint) {
+  Writer writer;
+  if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
+  return writer.WriteToString();
+}
+
+Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
+                         const CanonicalWriteOptions& options) {
+  Writer writer;
+  if (!options.release_source_pages) {
+    if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
+    return writer.WriteToFile(path);
+  }
+  for (const TensorView& tensor : checkpoint.tensors()) {
+    const std::span<const std::byte> data = tensor.data;
+    Error error = writer.AddTensor(tensor.name, tensor.dtype, tensor.shape, data.size(),
+                                   [data](ByteSink& sink) { return CopyReleasing(data, sink); });
+    if (!error.ok()) return error;
+  }
+  for (const MetadataEntry& entry : checkpoint.metadata()) {
+    if (Error error = writer.AddMetadata(entry.key, entry.value); !error.ok()) return error;
+  }
+  return writer.WriteToFile(path);
+}
+
+}  // namespace stguard
