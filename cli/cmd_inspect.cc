@@ -118,6 +118,9 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
 }  // namespace
 
 int RunInspect(Args args) {
+  if (std::find(args.begin(), args.end(), "--stats") != args.end()) {
+    return RunInspectStats(args);  // cmd_stats.cc
+  }
   bool json = false;
   std::vector<std::string_view> files;
   for (std::string_view arg : args) {
@@ -132,7 +135,9 @@ int RunInspect(Args args) {
     }
   }
   if (files.size() != 1) {
-    std::fputs("usage: stguard inspect [--json] FILE\n", stderr);
+    std::fputs("usage: stguard inspect [--json] FILE\n"
+               "       stguard inspect --stats [--json] FILE|DIR\n",
+               stderr);
     return kExitUsage;
   }
   const std::string path(files[0]);

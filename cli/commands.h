@@ -4,6 +4,7 @@
 #define STGUARD_CLI_COMMANDS_H_
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace stguard::cli {
@@ -17,6 +18,23 @@ using Args = std::span<const std::string_view>;
 int RunCheck(Args args);
 int RunInspect(Args args);
 int RunJson(Args args);
+int RunCanon(Args args);  // cmd_canon.cc
+int RunConvert(Args args);  // cmd_convert.cc
+
+// cmd_check_dir.cc: `check` on a checkpoint folder or a sharded index.
+struct CheckDirFlags {
+  bool quiet = false;
+  bool json = false;
+  bool allow_external_symlinks = false;
+};
+// IsCheckpointDirPath says whether `path` is a folder or a regular file ending in ".json".
+bool IsCheckpointDirPath(const std::string& path);
+// CheckCheckpointDir validates the logical checkpoint at `path` and its model folder,
+// prints one result line (and warning lines), and returns the exit status.
+int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags);
+
+// cmd_stats.cc: `inspect --stats [--json] FILE|DIR`, dispatched from RunInspect.
+int RunInspectStats(Args args);
 
 }  // namespace stguard::cli
 

@@ -12,9 +12,19 @@ constexpr char kUsage[] =
     "usage: stguard <command> [options] FILE...\n"
     "\n"
     "commands:\n"
-    "  check [-q] [--json] FILE...   validate safetensors files strictly\n"
+    "  check [-q] [--json] [--canonical] FILE...\n"
+    "                                validate safetensors files strictly; --canonical\n"
+    "                                also requires each to be byte-identical to canon\n"
+    "  check [-q] [--json] [--allow-external-symlinks] DIR|INDEX.json\n"
+    "                                validate a checkpoint folder or sharded index: shards,\n"
+    "                                cross-checks, config.json, pickle files\n"
     "  inspect [--json] FILE         show metadata, tensors and totals\n"
+    "  inspect --stats [--json] FILE|DIR\n"
+    "                                scan the data: min, max, mean, NaN/+inf/-inf counts\n"
     "  json FILE                     check that FILE is exactly one valid JSON text\n"
+    "  canon IN OUT                  rewrite IN in canonical form to OUT (may be IN)\n"
+    "  convert IN OUT --dtype BF16|F16|F32\n"
+    "                                convert F64/F32/F16/BF16 tensors, write canonically\n"
     "\n"
     "exit status: 0 valid, 1 invalid, 2 usage or I/O error\n";
 
@@ -27,6 +37,8 @@ constexpr Command kCommands[] = {
     {"check", stguard::cli::RunCheck},
     {"inspect", stguard::cli::RunInspect},
     {"json", stguard::cli::RunJson},
+    {"canon", stguard::cli::RunCanon},
+    {"convert", stguard::cli::RunConvert},
 };
 
 }  // namespace

@@ -46,6 +46,12 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "InvalidTensorName",
         "DuplicateName",
         "InvalidArgument",
+        "InvalidIndex",
+        "UnsafeShardName",
+        "MissingShard",
+        "ShardMismatch",
+        "TensorInTwoShards",
+        "InvalidConfig",
 };
 
 }  // namespace

@@ -68,6 +68,15 @@ enum class ErrorCode : uint8_t {
   kDuplicateName,       // the writer was given two tensors or metadata keys of one name
   kInvalidArgument,     // the writer was given data that does not match dtype and shape
 
+  // Checkpoint directories and sharded indexes (stguard/checkpoint_dir.h).
+  kInvalidIndex,        // the index JSON is not {"metadata": {...}, "weight_map": {...}}
+  kUnsafeShardName,     // a shard name that is not a plain file name in the index's folder,
+                        // or a shard or index that is a symbolic link out of the folder
+  kMissingShard,        // a shard named by the index (or the folder's checkpoint) is absent
+  kShardMismatch,       // the index and the shards disagree about which tensor is where
+  kTensorInTwoShards,   // one tensor name in two shard files
+  kInvalidConfig,       // the folder's config.json is not one JSON object
+
   kNumErrorCodes  // not an error: the number of codes above
 };
 

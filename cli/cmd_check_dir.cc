@@ -1,0 +1,106 @@
+// `stguard check` on a checkpoint folder or an index file: the logical checkpoint
+// (CheckpointDir::Open), then the model-folder checks around it. Called from cmd_check.cc.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "output.h"
+#include "stguard/checkpoint_dir.h"
+#include "stguard/json_escape.h"
+
+namespace stguard::cli {
+namespace {
+
+void AppendWarningsJson(std::span<const Warning> warnings, std::string* out) {
+  *out += "\"warnings\":[";
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (i > 0) *out += ",";
+    *out += "{\"kind\":";
+    AppendJsonString(WarningKindName(warnings[i].kind), out);
+    *out += ",\"file\":";
+    AppendJsonString(warnings[i].file, out);
+    *out += ",\"tensor\":";
+    AppendJsonString(warnings[i].tensor, out);
+    *out += ",\"message\":";
+    AppendJsonString(warnings[i].message, out);
+    *out += "}";
+  }
+  *out += "]";
+}
+
+std::string WarningLine(const std::string& path, const Warning& warning) {
+  std::string line = PrintableText(path) + ": warning: " + std::string(WarningKindName(warning.kind)) +
+                     ": " + PrintableText(warning.file);
+  if (!warning.tensor.empty()) line += " (tensor '" + PrintableText(warning.tensor) + "')";
+  return line + ": " + PrintableText(warning.message);
+}
+
+}  // namespace
+
+bool IsCheckpointDirPath(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) return false;  // the file path reports the error
+  if (S_ISDIR(info.st_mode)) return true;
+  return S_ISREG(info.st_mode) && path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
+  DirOptions options;
+  options.allow_external_symlinks = flags.allow_external_symlinks;
+  const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
+  Error error = checkpoint.ok() ? Error{} : checkpoint.error();
+  std::vector<Warning> warnings;
+  if (checkpoint.ok()) {
+    warnings.assign(checkpoint->warnings().begin(), checkpoint->warnings().end());
+    ModelFolderReport folder = CheckModelFolder(checkpoint->folder(), &*checkpoint);
+    error = folder.error;
+    warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
+  }
+  const int status =
+      error.ok() ? kExitOk : (IsIoError(error) ? kExitUsage : kExitInvalid);
+  if (flags.quiet && error.ok()) return status;
+
+  if (flags.json) {
+    std::string line = "{\"file\":";
+    AppendJsonString(path, &line);
+    if (error.ok()) {
+      line += ",\"ok\":true,\"tensors\":" + std::to_string(checkpoint->num_tensors()) +
+              ",\"shards\":" + std::to_string(checkpoint->shards().size()) +
+              ",\"data_bytes\":" + std::to_string(checkpoint->total_bytes()) + ",\"index\":";
+      if (checkpoint->has_index()) {
+        AppendJsonString(checkpoint->index_path(), &line);
+      } else {
+        line += "null";
+      }
+    } else {
+      line += ",\"ok\":false,\"error\":";
+      AppendErrorJson(error, &line);
+    }
+    line += ",";
+    AppendWarningsJson(warnings, &line);
+    PrintLine(line + "}");
+    return status;
+  }
+
+  std::string line = PrintableText(path) + ": ";
+  if (error.ok()) {
+    const size_t num_shards = checkpoint->shards().size();
+    line += "ok (" + std::to_string(checkpoint->num_tensors()) + " tensors in " +
+            std::to_string(num_shards) + (num_shards == 1 ? " shard, " : " shards, ") +
+            std::to_string(checkpoint->total_bytes()) + " data bytes";
+    if (checkpoint->has_index()) line += ", index " + PrintableText(checkpoint->index_path());
+    line += ")";
+  } else {
+    line += "error: " + error.ToString();
+  }
+  PrintLine(line);
+  if (!flags.quiet) {
+    for (const Warning& warning : warnings) PrintLine(WarningLine(path, warning));
+  }
+  return status;
+}
+
+}  // namespace stguard::cli

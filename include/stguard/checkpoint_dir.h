@@ -1,0 +1,176 @@
+// stguard/checkpoint_dir.h: a checkpoint folder or a sharded index as one logical
+// checkpoint, and the model-folder checks around it.
+//
+// A real checkpoint is a folder: config.json, then either model.safetensors or shards
+// model-00001-of-0000N.safetensors and model.safetensors.index.json, which maps every
+// tensor name to its shard file. CheckpointDir::Open takes any of:
+// - a folder. It uses, in this order: model.safetensors.index.json; else the folder's
+//   only *.safetensors.index.json (several are an error: name one); else
+//   model.safetensors; else every *.safetensors file in the folder, as shards without an
+//   index (none at all is kMissingShard). An index found this way must be a regular file
+//   (kInvalidIndex) that does not link out of the folder (kUnsafeShardName), as shards.
+// - an index file (a path ending in ".json"); the shards are beside it.
+// - a single .safetensors file (one shard, no index).
+//
+// INDEX POLICY (see src/index_file.h for the JSON rules): one JSON text, no repeated key
+// in any object, top level {"metadata": {...}, "weight_map": {...}} with nothing else,
+// weight_map of string -> string, metadata.total_size a non-negative integer if present.
+// SHARD NAMES must be plain file names in the index's folder: not empty, not "." , no '/'
+// or '\', no "..", no NUL or other control character -> kUnsafeShardName. A shard whose
+// real path (symbolic links resolved) is not directly in the folder's real path is
+// refused too (kUnsafeShardName), unless DirOptions::allow_external_symlinks: otherwise
+// a downloaded folder could make stguard read any file on the machine. (The Hugging
+// Face cache links snapshots/<rev>/<file> to ../../blobs/<hash>: pass the option there.)
+// A shard that does not exist is kMissingShard. Every shard must be a valid checkpoint
+// under the reader's strict rules; its error is passed on with the shard named.
+// CROSS-CHECKS, in this order, first failure wins:
+//   1. no tensor name is in two shard files                   -> kTensorInTwoShards
+//   2. every weight_map tensor is in the shard it names        -> kShardMismatch
+//   3. every tensor of every shard is listed in weight_map     -> kShardMismatch
+// WARNINGS (the checkpoint is still valid): metadata.total_size differs from the sum of
+// the tensors' byte sizes (writers in the wild differ: some count padding, some count
+// another dtype); a *.safetensors file in the folder that the index does not name.
+//
+// ERRORS name the file their offset refers to in Error::context ("file 'x.json'" or
+// "shard 'model-00002-of-00003.safetensors'"), and the tensor in Error::tensor. Offsets are
+// byte offsets in that file.
+//
+// RESOURCES: the index is read once (capped at Options::max_header_len bytes); each shard
+// is mapped and validated as Checkpoint::Open does, touching only header pages. Memory is
+// O(index size + headers). Lookups are binary searches over all tensor names. The folder
+// must not change while it is being opened: the symbolic-link check and the open are
+// separate steps.
+#ifndef STGUARD_CHECKPOINT_DIR_H_
+#define STGUARD_CHECKPOINT_DIR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stguard/error.h"
+#include "stguard/options.h"
+#include "stguard/reader.h"
+
+namespace stguard {
+
+// DirOptions tunes CheckpointDir::Open. The defaults are the strict rules.
+struct DirOptions {
+  // Limits for every shard's header, for the index and for config.json.
+  Options reader;
+  // Accept shards that are symbolic links resolving outside the folder.
+  bool allow_external_symlinks = false;
+};
+
+// WarningKind names each thing worth reporting that does not make the checkpoint invalid.
+enum class WarningKind : uint8_t {
+  kTotalSizeMismatch,          // metadata.total_size != the sum of tensor byte sizes
+  kUnlistedSafetensors,        // a *.safetensors file that the index does not name
+  kPickleFile,                 // *.bin, *.pt, *.pth, *.ckpt, *.pkl: pickle runs code on load
+  kConfigDuplicateKey,         // config.json repeats a key (Python keeps the last)
+  kTieWordEmbeddingsNotBool,   // config.json's tie_word_embeddings is not true or false
+  kLmHeadMissing,              // tie_word_embeddings is false, yet no lm_head.weight
+};
+
+// WarningKindName returns "total-size-mismatch", "unlisted-safetensors", "pickle-file",
+// "config-duplicate-key", "tie-word-embeddings-not-bool" or "lm-head-missing".
+std::string_view WarningKindName(WarningKind kind);
+
+// Warning is one finding. `file` is a name inside the folder; `tensor` may be empty.
+struct Warning {
+  WarningKind kind = WarningKind::kTotalSizeMismatch;
+  std::string file;
+  std::string tensor;
+  std::string message;
+};
+
+// ShardFile is one validated shard.
+struct ShardFile {
+  std::string name;  // the file name inside the folder
+  std::string path;  // folder + "/" + name (as opened)
+  Checkpoint checkpoint;
+};
+
+// CheckpointDir is a validated logical checkpoint made of one or more shard files. It is
+// movable, not copyable; TensorView pointers stay valid across moves.
+class CheckpointDir {
+ public:
+  // Open validates the folder, index or file at `path` (see the top of this file) and
+  // returns the logical checkpoint or the first error. A path that cannot be reached is
+  // kIoError or kNotARegularFile, as for Checkpoint::Open.
+  static Result<CheckpointDir> Open(const std::string& path, const DirOptions& options = {});
+
+  CheckpointDir(CheckpointDir&&) noexcept;
+  CheckpointDir& operator=(CheckpointDir&&) noexcept;
+  CheckpointDir(const CheckpointDir&) = delete;
+  CheckpointDir& operator=(const CheckpointDir&) = delete;
+  ~CheckpointDir();
+
+  // folder is the directory holding the shards ("." for a bare file name).
+  const std::string& folder() const { return folder_; }
+  // index_path is the index file that was read, or empty when there is none.
+  const std::string& index_path() const { return index_path_; }
+  bool has_index() const { return !index_path_.empty(); }
+  // index_total_size is metadata.total_size from the index, when it has one.
+  std::optional<uint64_t> index_total_size() const { return index_total_size_; }
+
+  // shards lists the shard files in ascending byte order of their names.
+  std::span<const ShardFile> shards() const { return shards_; }
+  size_t num_tensors() const { return by_name_.size(); }
+  // total_bytes is the sum of every tensor's byte size.
+  uint64_t total_bytes() const { return total_bytes_; }
+
+  // Find returns the tensor named `name` in whichever shard holds it, or nullptr; when
+  // found and `out_shard` is not null, *out_shard is the shard's index in shards().
+  const TensorView* Find(std::string_view name, size_t* out_shard = nullptr) const;
+
+  // warnings lists what is worth reporting but does not make the checkpoint invalid.
+  std::span<const Warning> warnings() const { return warnings_; }
+
+ private:
+  CheckpointDir();
+  friend class CheckpointDirBuilder;
+
+  struct NamedTensor {
+    std::string_view name;
+    uint32_t shard;
+    const TensorView* tensor;
+  };
+
+  std::string folder_;
+  std::string index_path_;
+  std::optional<uint64_t> index_total_size_;
+  std::vector<ShardFile> shards_;
+  std::vector<NamedTensor> by_name_;  // sorted by name bytes
+  uint64_t total_bytes_ = 0;
+  std::vector<Warning> warnings_;
+};
+
+// ModelFolderReport is what CheckModelFolder found.
+struct ModelFolderReport {
+  // error is kInvalidConfig when config.json exists but is not one JSON object (the
+  // offset is in config.json), kIoError when it cannot be read; ok otherwise.
+  Error error;
+  std::vector<Warning> warnings;
+};
+
+// CheckModelFolder looks at the files around the weights in `folder`:
+// - config.json, when present, must be one valid JSON text holding an object (else an
+//   error); a key repeated in any object of it is a warning.
+// - When config.json says "tie_word_embeddings": false, `weights` (if given) should have
+//   a tensor named lm_head.weight (else a warning). When it says true, or does not say,
+//   lm_head.weight may be absent: the output layer reuses the input embeddings.
+// - Files named *.bin, *.pt, *.pth, *.ckpt, *.pkl or *.pickle (any case) are flagged:
+//   these are pickle-based formats, and loading them with torch.load or pickle can run
+//   arbitrary code.
+// Only `folder` itself is listed, not its subfolders. Warnings come in a fixed order:
+// config findings, then files by name.
+ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDir* weights,
+                                   const Options& options = {});
+
+}  // namespace stguard
+
+#endif  // STGUARD_CHECKPOINT_DIR_H_

@@ -1,0 +1,76 @@
+// Small POSIX helpers for checkpoint folders: joining and splitting paths, listing a
+// folder, resolving symbolic links. Shared by checkpoint_dir.cc and model_folder.cc.
+#ifndef STGUARD_SRC_FOLDER_UTIL_H_
+#define STGUARD_SRC_FOLDER_UTIL_H_
+
+#include <dirent.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stguard/error.h"
+
+namespace stguard::folder {
+
+inline bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// JoinPath returns folder + "/" + name, without doubling a trailing slash.
+inline std::string JoinPath(const std::string& folder, std::string_view name) {
+  std::string path = folder;
+  if (path.empty() || path.back() != '/') path += '/';
+  path += name;
+  return path;
+}
+
+// SplitPath splits a file path into its folder ("." when there is none, "/" for the
+// root) and its file name.
+inline void SplitPath(const std::string& path, std::string* out_folder, std::string* out_name) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    *out_folder = ".";
+    *out_name = path;
+  } else {
+    *out_folder = slash == 0 ? "/" : path.substr(0, slash);
+    *out_name = path.substr(slash + 1);
+  }
+}
+
+inline Error FolderIoError(const char* message, const std::string& path, int err) {
+  return Error{ErrorCode::kIoError, 0, message, path + ": " + std::strerror(err)};
+}
+
+// ListFolder returns the names in `folder`, sorted by bytes, without "." and "..".
+inline Result<std::vector<std::string>> ListFolder(const std::string& folder) {
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(folder.c_str()), ::closedir);
+  if (dir == nullptr) return FolderIoError("cannot list folder", folder, errno);
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  if (errno != 0) return FolderIoError("cannot list folder", folder, errno);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// RealPath resolves every symbolic link, "." and ".." in `path`. Returns false (errno
+// set) when it cannot, e.g. for a dangling link.
+inline bool RealPath(const std::string& path, std::string* out) {
+  std::unique_ptr<char, void (*)(void*)> resolved(::realpath(path.c_str(), nullptr), ::free);
+  if (resolved == nullptr) return false;
+  *out = resolved.get();
+  return true;
+}
+
+}  // namespace stguard::folder
+
+#endif  // STGUARD_SRC_FOLDER_UTIL_H_
