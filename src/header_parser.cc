@@ -8,9 +8,13 @@
 
 #include <utility>
 
+#include <algorithm>
+#include <cstring>
+
 #include "checked_math.h"
 #include "duplicate_keys.h"
 #include "stguard/json_tokenizer.h"
+#include "string_scan.h"
 #include "tensor_size.h"
 
 namespace stguard {
@@ -24,9 +28,13 @@ enum FieldBit : uint8_t { kDtypeBit = 1, kShapeBit = 2, kOffsetsBit = 4 };
 class HeaderParser {
  public:
   HeaderParser(std::string_view header, uint64_t base_offset, const Options& options,
-               ParsedHeader* out)
+               bool compact_fast_path, ParsedHeader* out)
       : tokens_(header, base_offset, options.max_depth),
-        tokens_input_len_(header.size()),
+        header_(header),
+        base_offset_(base_offset),
+        // The compact form nests three deep; below that the tokenizer must see every byte
+        // so that it reports kDepthExceeded.
+        compact_entries_allowed_(compact_fast_path && options.max_depth >= 3),
         out_(*out) {}
 
   Error Parse();
@@ -61,15 +69,19 @@ class HeaderParser {
     return owned;
   }
 
+  bool TryCompactEntry(bool first_member, size_t* out_end);
   bool ParseMetadata(uint64_t key_offset);
   bool ParseTensorEntry(std::string_view name, uint64_t key_offset);
   bool ParseDtype(std::string_view name, Dtype* out_dtype);
   bool ParseShape(std::string_view name, uint32_t* out_rank);
   bool ParseDataOffsets(std::string_view name, uint64_t* out_begin, uint64_t* out_end);
   bool CheckDuplicates();
+  void AddTensor(const TensorView& tensor, size_t first_dim);
 
   JsonTokenizer tokens_;
-  size_t tokens_input_len_;
+  std::string_view header_;
+  uint64_t base_offset_;
+  bool compact_entries_allowed_;
   Token token_;
   ParsedHeader& out_;
   std::string scratch_;
@@ -84,7 +96,7 @@ Error HeaderParser::Parse() {
   // 50 bytes, so this bounds the tensor count. Reserving it up front avoids copying the
   // largest vector as it grows; the pages never written are never touched, so the
   // reservation costs address space, not memory.
-  const size_t max_tensors = tokens_input_len_ / 50 + 1;
+  const size_t max_tensors = header_.size() / 50 + 1;
   out_.tensors.reserve(max_tensors);
   first_dims_.reserve(max_tensors);
   if (!Next()) return error_;
@@ -92,7 +104,14 @@ Error HeaderParser::Parse() {
     Fail(ErrorCode::kHeaderNotObject, token_.offset, "the header is not a JSON object");
     return error_;
   }
-  for (;;) {
+  for (bool first_member = true;; first_member = false) {
+    // Most entries take the compact fast path; whatever it declines, the general path
+    // below reads token by token and reports any error.
+    size_t entry_end = 0;
+    while (compact_entries_allowed_ && TryCompactEntry(first_member, &entry_end)) {
+      tokens_.ResumeAfterValue(entry_end);
+      first_member = false;
+    }
     if (!Next()) return error_;
     if (token_.kind == TokenKind::kEndObject) break;
     // The tokenizer guarantees a key here: objects hold only key/value pairs.
@@ -224,10 +243,121 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
                 name, "expected " + std::to_string(byte_size) + " bytes, got " +
                           std::to_string(tensor.end - tensor.begin));
   }
+  tensor.shape = shape;
+  AddTensor(tensor, out_.dims.size() - rank);
+  return true;
+}
+
+void HeaderParser::AddTensor(const TensorView& tensor, size_t first_dim) {
   // The span's size carries the rank; its address is fixed in Parse() once dims is final.
-  tensor.shape = std::span<const uint64_t>(static_cast<const uint64_t*>(nullptr), rank);
-  first_dims_.push_back(static_cast<uint32_t>(out_.dims.size() - rank));
+  first_dims_.push_back(static_cast<uint32_t>(first_dim));
   out_.tensors.push_back(tensor);
+  out_.tensors.back().shape =
+      std::span<const uint64_t>(static_cast<const uint64_t*>(nullptr), tensor.shape.size());
+}
+
+namespace {
+
+// ConsumeLiteral moves *p past `literal` if the input continues with it.
+bool ConsumeLiteral(const char** p, const char* end, std::string_view literal) {
+  if (static_cast<size_t>(end - *p) < literal.size() ||
+      std::memcmp(*p, literal.data(), literal.size()) != 0) {
+    return false;
+  }
+  *p += literal.size();
+  return true;
+}
+
+// ConsumeCompactUint reads a plain decimal integer of 1 to 19 digits, without a leading
+// zero, so it fits in 64 bits with no overflow check. Longer or odd numbers are left to
+// the general path, which reports any error.
+bool ConsumeCompactUint(const char** p, const char* end, uint64_t* out) {
+  const char* const start = *p;
+  const char* q = start;
+  uint64_t value = 0;
+  while (q != end && q - start < 19 && static_cast<unsigned char>(*q - '0') < 10) {
+    value = value * 10 + static_cast<uint64_t>(*q - '0');
+    ++q;
+  }
+  const size_t len = static_cast<size_t>(q - start);
+  if (len == 0 || (len > 1 && *start == '0')) return false;
+  if (q != end && static_cast<unsigned char>(*q - '0') < 10) return false;  // 20+ digits
+  *p = q;
+  *out = value;
+  return true;
+}
+
+}  // namespace
+
+// TryCompactEntry is the fast path for the form every mainstream writer produces:
+//   [,]"name":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}
+// with no whitespace, no escapes and plain ASCII in the name. If the entry at the
+// tokenizer's position has exactly that form and is valid, it is added and the index just
+// past its '}' goes to *out_end. Otherwise nothing is added and it returns false, so the
+// general path reads the same bytes and reports any error: the fast path only ever
+// accepts what the general path accepts, with the same result.
+bool HeaderParser::TryCompactEntry(bool first_member, size_t* out_end) {
+  const char* const begin = header_.data();
+  const char* const end = begin + header_.size();
+  const char* p = begin + tokens_.position();
+  if (!first_member && !ConsumeLiteral(&p, end, ",")) return false;
+  if (p == end || *p != '"') return false;
+  const char* const quote = p;
+  const char* const close = FindStringSpecialByte(quote + 1, end);
+  if (close == end || *close != '"') return false;  // escape, control byte, non-ASCII
+  const std::string_view name(quote + 1, static_cast<size_t>(close - quote - 1));
+  if (name == kMetadataKey) return false;
+  p = close + 1;
+
+  if (!ConsumeLiteral(&p, end, ":{\"dtype\":\"")) return false;
+  const char* const dtype_begin = p;
+  const char* const dtype_end = static_cast<const char*>(
+      std::memchr(p, '"', std::min<size_t>(static_cast<size_t>(end - p), 16)));
+  if (dtype_end == nullptr) return false;
+  const std::optional<Dtype> dtype =
+      stguard::ParseDtype(std::string_view(dtype_begin, static_cast<size_t>(dtype_end - dtype_begin)));
+  if (!dtype) return false;
+  p = dtype_end;
+
+  if (!ConsumeLiteral(&p, end, "\",\"shape\":[")) return false;
+  const size_t first_dim = out_.dims.size();
+  auto decline = [this, first_dim] {
+    out_.dims.resize(first_dim);
+    return false;
+  };
+  if (!ConsumeLiteral(&p, end, "]")) {
+    for (;;) {
+      uint64_t dim = 0;
+      if (!ConsumeCompactUint(&p, end, &dim)) return decline();
+      out_.dims.push_back(dim);
+      if (ConsumeLiteral(&p, end, "]")) break;
+      if (!ConsumeLiteral(&p, end, ",")) return decline();
+    }
+  }
+  uint64_t begin_offset = 0;
+  uint64_t end_offset = 0;
+  if (!ConsumeLiteral(&p, end, ",\"data_offsets\":[") ||
+      !ConsumeCompactUint(&p, end, &begin_offset) || !ConsumeLiteral(&p, end, ",") ||
+      !ConsumeCompactUint(&p, end, &end_offset) || !ConsumeLiteral(&p, end, "]}")) {
+    return decline();
+  }
+
+  const std::span<const uint64_t> shape(out_.dims.data() + first_dim,
+                                        out_.dims.size() - first_dim);
+  uint64_t byte_size = 0;
+  if (ComputeTensorByteSize(*dtype, shape, &byte_size) != ErrorCode::kOk ||
+      end_offset < begin_offset || end_offset - begin_offset != byte_size) {
+    return decline();
+  }
+  TensorView tensor;
+  tensor.name = name;
+  tensor.dtype = *dtype;
+  tensor.shape = shape;
+  tensor.begin = begin_offset;
+  tensor.end = end_offset;
+  tensor.header_offset = base_offset_ + static_cast<uint64_t>(quote - begin);
+  AddTensor(tensor, first_dim);
+  *out_end = static_cast<size_t>(p - begin);
   return true;
 }
 
@@ -334,8 +464,8 @@ bool HeaderParser::CheckDuplicates() {
 }  // namespace
 
 Error ParseHeader(std::string_view header, uint64_t base_offset, const Options& options,
-                  ParsedHeader* out) {
-  return HeaderParser(header, base_offset, options, out).Parse();
+                  ParsedHeader* out, bool compact_fast_path) {
+  return HeaderParser(header, base_offset, options, compact_fast_path, out).Parse();
 }
 
 }  // namespace stguard

@@ -30,8 +30,11 @@ struct ParsedHeader {
 // __metadata__ is an object of strings and whose other keys name tensor entries with
 // exactly dtype, shape and data_offsets. It also rejects duplicate keys and checks each
 // tensor's byte size against dtype and shape (stage 4). It does not check the tiling.
+//
+// `compact_fast_path` exists for tests, which check that turning the fast path for
+// compact entries off changes nothing but speed.
 Error ParseHeader(std::string_view header, uint64_t base_offset, const Options& options,
-                  ParsedHeader* out);
+                  ParsedHeader* out, bool compact_fast_path = true);
 
 }  // namespace stguard
 

@@ -23,6 +23,7 @@
 #include <bit>
 #include <cstring>
 
+#include "string_scan.h"
 #include "utf8.h"
 
 namespace stguard {
@@ -59,44 +60,6 @@ constexpr int HexDigitValue(char c) {
   const char lower = static_cast<char>(c | 0x20);  // 'A'..'F' -> 'a'..'f'
   if (lower >= 'a' && lower <= 'f') return lower - 'a' + 10;
   return -1;
-}
-
-// SkipPlainStringBytes returns the first byte at or after `p` that a string scanner must
-// look at individually: '"', '\\', a control byte < 0x20, or a non-ASCII byte >= 0x80. It
-// steps 8 bytes at a time and stops early, returning a pointer with fewer than 8 bytes left,
-// so the caller must still check the tail byte by byte. Never reads at or past `end`.
-//
-// The 8-byte test (SWAR: SIMD within a register) works on each byte b of the word at once.
-// For b < 0x80, and with no borrow coming in from the byte below:
-//   (b ^ '"') - 1   has its high bit set  iff  b == '"'
-//   (b ^ '\\') - 1  has its high bit set  iff  b == '\\'
-//   b - 0x20        has its high bit set  iff  b < 0x20
-// and b itself has its high bit set iff b >= 0x80. A subtraction borrows out of a byte only
-// when that byte is itself flagged, so the lowest flagged byte is always a true one (bytes
-// above it may be false alarms, which do not matter: we stop at the lowest).
-inline const char* SkipPlainStringBytes(const char* p, const char* end) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHighBits = 0x8080808080808080;
-  constexpr uint64_t kQuotes = kOnes * '"';
-  constexpr uint64_t kBackslashes = kOnes * '\\';
-  constexpr uint64_t kSpaces = kOnes * 0x20;
-  while (end - p >= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, sizeof(word));
-    const uint64_t flagged =
-        (((word ^ kQuotes) - kOnes) | ((word ^ kBackslashes) - kOnes) | (word - kSpaces) | word) &
-        kHighBits;
-    if (flagged != 0) {
-      if constexpr (std::endian::native == std::endian::little) {
-        // Byte i of the word is p[i] and owns bit 8*i+7.
-        return p + std::countr_zero(flagged) / 8;
-      } else {
-        return p;  // the caller's byte-wise loop finds the byte
-      }
-    }
-    p += 8;
-  }
-  return p;
 }
 
 }  // namespace
@@ -155,6 +118,11 @@ void JsonTokenizer::SkipWhitespace() {
   // and no byte above ' ' is whitespace.
   if (pos_ != end_ && static_cast<unsigned char>(*pos_) > ' ') return;
   while (pos_ != end_ && IsJsonWhitespace(*pos_)) ++pos_;
+}
+
+void JsonTokenizer::ResumeAfterValue(size_t position) {
+  pos_ = begin_ + position;
+  state_ = kAfterValue;
 }
 
 bool JsonTokenizer::InObject() const {
@@ -253,7 +221,7 @@ bool JsonTokenizer::ScanString(Token* out) {
   const char* p = quote + 1;
   bool has_escapes = false;
   for (;;) {
-    p = SkipPlainStringBytes(p, end_);
+    p = FindStringSpecialByte(p, end_);
     if (p == end_) return Fail(ErrorCode::kUnexpectedEnd, end_, "input ended inside a string");
     const unsigned char c = static_cast<unsigned char>(*p);
     if (c == '"') break;
@@ -273,8 +241,6 @@ bool JsonTokenizer::ScanString(Token* out) {
       if (status == Utf8Status::kTruncated) {
         return Fail(ErrorCode::kUnexpectedEnd, end_, "input ended inside a string");
       }
-    } else {
-      ++p;  // a plain byte among the last 7, which SkipPlainStringBytes leaves to us
     }
   }
   Emit(TokenKind::kString, quote, 0, out);

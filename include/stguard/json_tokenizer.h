@@ -63,6 +63,16 @@ class JsonTokenizer {
   bool Next(Token* out);
 
   const Error& error() const { return error_; }
+
+  // position is the index in the input of the next byte the tokenizer will read.
+  size_t position() const { return static_cast<size_t>(pos_ - begin_); }
+
+  // ResumeAfterValue is for schema-specific fast paths that read some input themselves.
+  // The caller promises that the bytes from position() up to `position` are exactly what
+  // Next() would have consumed to return one or more complete values (with their keys,
+  // separators and whitespace) at the current depth, ending after a value. The tokenizer
+  // continues from there as if it had read them.
+  void ResumeAfterValue(size_t position);
   // depth is the number of containers currently open.
   uint32_t depth() const { return depth_; }
 

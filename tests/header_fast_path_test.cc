@@ -1,0 +1,104 @@
+// The compact-entry fast path of the header parser must change nothing but speed: on every
+// input, parsing with it and without it gives the same tensors or the same error.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "header_parser.h"
+
+namespace stguard {
+namespace {
+
+// Describe renders everything ParseHeader produces, so that two results compare as text.
+std::string Describe(std::string_view header, bool fast) {
+  ParsedHeader parsed;
+  const Error error = ParseHeader(header, 8, Options{}, &parsed, fast);
+  if (!error.ok()) {
+    return "error " + error.ToString();
+  }
+  std::string out = "ok";
+  for (const TensorView& tensor : parsed.tensors) {
+    out += "|" + std::string(tensor.name) + "," + std::string(DtypeName(tensor.dtype)) + ",[";
+    for (uint64_t dim : tensor.shape) out += std::to_string(dim) + " ";
+    out += "]," + std::to_string(tensor.begin) + "," + std::to_string(tensor.end) + "@" +
+           std::to_string(tensor.header_offset);
+  }
+  for (uint32_t index : parsed.tensors_by_name) out += "#" + std::to_string(index);
+  for (const MetadataEntry& entry : parsed.metadata) {
+    out += "|m:" + std::string(entry.key) + "=" + std::string(entry.value);
+  }
+  return out;
+}
+
+void ExpectSameBothWays(std::string_view header) {
+  ASSERT_EQ(Describe(header, true), Describe(header, false)) << header;
+}
+
+const char kCompact[] =
+    R"({"__metadata__":{"format":"pt"},"a.weight":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+    R"("b":{"dtype":"BF16","shape":[],"data_offsets":[24,26]},"c":{"dtype":"F4","shape":[4],"data_offsets":[26,28]},)"
+    R"("":{"dtype":"U8","shape":[0,18446744073709551615],"data_offsets":[28,28]},)"
+    R"("d":{"dtype":"I64","shape":[10],"data_offsets":[28,108]}})";
+
+TEST(HeaderFastPathTest, CompactHeaderTakesTheFastPathWithTheSameResult) {
+  ExpectSameBothWays(kCompact);
+  EXPECT_EQ(Describe(kCompact, true).substr(0, 2), "ok");
+}
+
+TEST(HeaderFastPathTest, EveryNearMissFallsBackToTheSameError) {
+  for (std::string_view header : {
+           R"({"a":{"dtype":"F32","shape":[01],"data_offsets":[0,4]}})",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,5]}})",
+           R"({"a":{"dtype":"F32","shape":[1.0],"data_offsets":[0,4]}})",
+           R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4,8]}})",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":1}})",
+           R"({"a":{"dtype":"F32","shape":[18446744073709551616],"data_offsets":[0,4]}})",
+           R"({"a":{"dtype":"F32","shape":[10000000000000000000],"data_offsets":[0,4]}})",
+           R"({"a":{"dtype":"F4","shape":[3],"data_offsets":[0,1]}})",
+           R"({"a":{"dtype":"f32","shape":[1],"data_offsets":[0,4]}})",
+           R"({"a":{"dtype":"F32","shape":[1099511627776,1099511627776,0],"data_offsets":[0,0]}})",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+           R"({"__metadata__":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+           R"({"a\u0062":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+           "{\"a\xC3\xA9\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]} })",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},})",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]})",
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}x)",
+       }) {
+    ExpectSameBothWays(header);
+  }
+}
+
+TEST(HeaderFastPathTest, RandomMutationsGiveTheSameResultBothWays) {
+  // Mutations are biased towards the bytes the compact grammar cares about, so that many
+  // of them are near misses of the fast path rather than plain JSON errors.
+  const std::string alphabet = "{}[]\":,0123456789 \\u.-eFU8IB_adtypshe\x01\xC3\xA9";
+  std::mt19937 random(20261129);
+  const std::string base = kCompact;
+  for (int trial = 0; trial < 30000; ++trial) {
+    std::string header = base;
+    const int num_edits = 1 + static_cast<int>(random() % 3);
+    for (int edit = 0; edit < num_edits; ++edit) {
+      const size_t at = random() % (header.size() + 1);
+      const char c = alphabet[random() % alphabet.size()];
+      switch (random() % 3) {
+        case 0:
+          if (at < header.size()) header[at] = c;
+          break;
+        case 1:
+          header.insert(header.begin() + static_cast<std::ptrdiff_t>(at), c);
+          break;
+        default:
+          if (at < header.size()) header.erase(at, 1);
+      }
+    }
+    ExpectSameBothWays(header);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace stguard
