@@ -1,6 +1,10 @@
 // The dtype table: names and element sizes in bits, in the reference's enum order.
 #include "stguard/dtype.h"
 
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
 namespace stguard {
 namespace {
 
@@ -35,10 +39,52 @@ std::string_view DtypeName(Dtype dtype) {
 
 uint32_t DtypeBits(Dtype dtype) { return kDtypeTable[static_cast<size_t>(dtype)].bits; }
 
+namespace {
+
+// PackedName holds a name of up to 16 bytes as two zero-padded words, so that matching a
+// header's dtype against the table is integer comparisons rather than 22 memcmp calls
+// (this runs once per tensor; near the header cap that is 800,000 times). The length is
+// part of the key, so a name with NUL bytes cannot match through the zero padding.
+struct PackedName {
+  uint64_t low = 0;
+  uint64_t high = 0;
+  uint64_t size = 0;
+  bool operator==(const PackedName&) const = default;
+};
+
+constexpr PackedName Pack(std::string_view name) {
+  PackedName packed;
+  packed.size = name.size();
+  for (size_t i = 0; i < name.size() && i < 16; ++i) {
+    const uint64_t byte = static_cast<unsigned char>(name[i]);
+    if (i < 8) {
+      packed.low |= byte << (8 * i);
+    } else {
+      packed.high |= byte << (8 * (i - 8));
+    }
+  }
+  return packed;
+}
+
+constexpr std::array<PackedName, kNumDtypes> MakePackedNames() {
+  std::array<PackedName, kNumDtypes> packed{};
+  for (int i = 0; i < kNumDtypes; ++i) packed[i] = Pack(kDtypeTable[i].name);
+  return packed;
+}
+
+constexpr std::array<PackedName, kNumDtypes> kPackedNames = MakePackedNames();
+
+}  // namespace
+
 std::optional<Dtype> ParseDtype(std::string_view name) {
-  // 22 short names: a linear scan beats anything cleverer and is obviously correct.
-  for (size_t i = 0; i < kDtypeTable.size(); ++i) {
-    if (kDtypeTable[i].name == name) return static_cast<Dtype>(i);
+  if (name.empty() || name.size() > 16) return std::nullopt;
+  PackedName packed;
+  packed.size = name.size();
+  std::memcpy(&packed.low, name.data(), std::min<size_t>(name.size(), 8));
+  if (name.size() > 8) std::memcpy(&packed.high, name.data() + 8, name.size() - 8);
+  if constexpr (std::endian::native == std::endian::big) packed = Pack(name);
+  for (size_t i = 0; i < kPackedNames.size(); ++i) {
+    if (kPackedNames[i] == packed) return static_cast<Dtype>(i);
   }
   return std::nullopt;
 }

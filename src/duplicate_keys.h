@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,18 @@ inline constexpr size_t kNoDuplicate = static_cast<size_t>(-1);
 template <typename KeyFn>
 size_t SortKeysFindDuplicate(size_t num_keys, const KeyFn& key,
                              std::vector<uint32_t>* out_sorted) {
+  // Fast exit for the common case, keys already strictly ascending (a canonical file with
+  // one dtype): one comparison per key proves both the order and the absence of repeats.
+  bool strictly_ascending = true;
+  for (size_t i = 1; i < num_keys && strictly_ascending; ++i) {
+    strictly_ascending = std::string_view(key(i - 1)) < std::string_view(key(i));
+  }
+  if (strictly_ascending) {
+    out_sorted->resize(num_keys);
+    std::iota(out_sorted->begin(), out_sorted->end(), 0u);
+    return kNoDuplicate;
+  }
+
   // string_view compares bytes as unsigned char, like memcmp: UTF-8 byte order. The sort
   // is stable, so equal keys stay in file order.
   SortIndexesStable(

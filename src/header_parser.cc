@@ -310,10 +310,12 @@ bool HeaderParser::TryCompactEntry(bool first_member, size_t* out_end) {
   p = close + 1;
 
   if (!ConsumeLiteral(&p, end, ":{\"dtype\":\"")) return false;
+  // Dtype names are at most 11 bytes: look no further than that for the closing quote.
   const char* const dtype_begin = p;
-  const char* const dtype_end = static_cast<const char*>(
-      std::memchr(p, '"', std::min<size_t>(static_cast<size_t>(end - p), 16)));
-  if (dtype_end == nullptr) return false;
+  const char* const dtype_limit = dtype_begin + std::min<size_t>(static_cast<size_t>(end - p), 12);
+  const char* dtype_end = dtype_begin;
+  while (dtype_end != dtype_limit && *dtype_end != '"') ++dtype_end;
+  if (dtype_end == dtype_limit) return false;
   const std::optional<Dtype> dtype =
       stguard::ParseDtype(std::string_view(dtype_begin, static_cast<size_t>(dtype_end - dtype_begin)));
   if (!dtype) return false;

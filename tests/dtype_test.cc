@@ -1,0 +1,38 @@
+// The dtype table: names, sizes, and exact, case-sensitive parsing.
+#include <gtest/gtest.h>
+
+#include "stguard/dtype.h"
+
+namespace stguard {
+namespace {
+
+TEST(DtypeTest, EveryNameParsesBackToItsDtype) {
+  for (Dtype dtype : kAllDtypes) {
+    EXPECT_EQ(ParseDtype(DtypeName(dtype)), dtype) << DtypeName(dtype);
+  }
+}
+
+TEST(DtypeTest, SizesInBits) {
+  EXPECT_EQ(DtypeBits(Dtype::kF4), 4u);
+  EXPECT_EQ(DtypeBits(Dtype::kF6_E2M3), 6u);
+  EXPECT_EQ(DtypeBits(Dtype::kBOOL), 8u);
+  EXPECT_EQ(DtypeBits(Dtype::kF8_E5M2FNUZ), 8u);
+  EXPECT_EQ(DtypeBits(Dtype::kBF16), 16u);
+  EXPECT_EQ(DtypeBits(Dtype::kC64), 64u);
+  EXPECT_EQ(DtypeBits(Dtype::kU64), 64u);
+}
+
+TEST(DtypeTest, NearMissesAreUnknown) {
+  for (std::string_view name :
+       {"", "f32", "F32 ", " F32", "F3", "F322", "F8_E4M3FNUZZ", "F8_E4M3FN",
+        "F8_E4M3FNUZ_LONGER_THAN_16", "bf16", "Bool"}) {
+    EXPECT_FALSE(ParseDtype(name).has_value()) << name;
+  }
+  // Zero padding inside the parser must not let a NUL-extended name match.
+  EXPECT_FALSE(ParseDtype(std::string_view("F32\0", 4)).has_value());
+  EXPECT_FALSE(ParseDtype(std::string_view("BOOL\0", 5)).has_value());
+  EXPECT_FALSE(ParseDtype(std::string_view("U8\0\0\0\0\0\0\0", 9)).has_value());
+}
+
+}  // namespace
+}  // namespace stguard
