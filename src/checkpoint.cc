@@ -1,6 +1,7 @@
 // Checkpoint: runs the stages in order (length prefix, header schema with sizes, tiling)
 // and assembles the validated view.
 #include <algorithm>
+#include <new>
 
 #include "header_parser.h"
 #include "length_prefix.h"
@@ -19,6 +20,19 @@ uint64_t TensorView::num_elements() const {
 // CheckpointBuilder is the one place that may fill a Checkpoint's private fields.
 class CheckpointBuilder {
  public:
+  // BuildNoThrow is Build with allocation failure turned into an Error, so that no
+  // exception leaves the library.
+  static Result<Checkpoint> BuildNoThrow(std::span<const std::byte> bytes,
+                                         const Options& options,
+                                         std::unique_ptr<MappedFile> mapping) {
+    try {
+      return Build(bytes, options, std::move(mapping));
+    } catch (const std::bad_alloc&) {
+      return Error{ErrorCode::kOutOfMemory, 0, "out of memory while validating the header"};
+    }
+  }
+
+ private:
   static Result<Checkpoint> Build(std::span<const std::byte> bytes, const Options& options,
                                   std::unique_ptr<MappedFile> mapping);
 };
@@ -79,7 +93,7 @@ Checkpoint::~Checkpoint() = default;
 
 Result<Checkpoint> Checkpoint::FromBytes(std::span<const std::byte> bytes,
                                          const Options& options) {
-  return CheckpointBuilder::Build(bytes, options, nullptr);
+  return CheckpointBuilder::BuildNoThrow(bytes, options, nullptr);
 }
 
 Result<Checkpoint> Checkpoint::FromBytes(std::string_view bytes, const Options& options) {
@@ -90,7 +104,7 @@ Result<Checkpoint> Checkpoint::Open(const std::string& path, const Options& opti
   Result<std::unique_ptr<MappedFile>> mapping = MappedFile::Open(path);
   if (!mapping.ok()) return mapping.error();
   const std::span<const std::byte> bytes = (*mapping)->bytes();
-  return CheckpointBuilder::Build(bytes, options, std::move(*mapping));
+  return CheckpointBuilder::BuildNoThrow(bytes, options, std::move(*mapping));
 }
 
 const TensorView* Checkpoint::Find(std::string_view name) const {

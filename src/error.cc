@@ -52,6 +52,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "ShardMismatch",
         "TensorInTwoShards",
         "InvalidConfig",
+        "OutOfMemory",
 };
 
 }  // namespace

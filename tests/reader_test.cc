@@ -2,6 +2,8 @@
 // every rejection checks the error code and the absolute byte offset.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -483,6 +485,38 @@ TEST_F(ReaderFileTest, DirectoryIsNotARegularFile) {
 
 TEST_F(ReaderFileTest, EmptyFileIsTooSmall) {
   EXPECT_EQ(Checkpoint::Open(Write("empty", "")).error().code, ErrorCode::kHeaderTooSmall);
+}
+
+// ---- Resources ----
+
+TEST(ReaderResourceTest, AllocationFailureIsAnErrorNotACrash) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves address space, so RLIMIT_AS cannot be used";
+#else
+  // A 20 MB header whose tensor list needs more memory than the child is allowed.
+  std::string header = "{";
+  for (int i = 0; i < 200000; ++i) {
+    if (i > 0) header += ",";
+    header += "\"t" + std::to_string(i) + R"(":{"dtype":"U8","shape":[0],"data_offsets":[0,0]})";
+  }
+  header += "}";
+  const std::string file = FileWithHeader(header);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    long vm_pages = 0;
+    std::ifstream("/proc/self/statm") >> vm_pages;
+    const rlim_t limit = static_cast<rlim_t>(vm_pages) * ::sysconf(_SC_PAGESIZE) + (8 << 20);
+    const rlimit rl{limit, limit};
+    ::setrlimit(RLIMIT_AS, &rl);
+    Result<Checkpoint> result = Checkpoint::FromBytes(file);
+    ::_exit(result.ok() ? 1 : result.error().code == ErrorCode::kOutOfMemory ? 0 : 2);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child crashed instead of reporting OutOfMemory";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+#endif
 }
 
 // ---- Corpus replay: the expected error code is each invalid file's name prefix ----

@@ -77,6 +77,9 @@ enum class ErrorCode : uint8_t {
   kTensorInTwoShards,   // one tensor name in two shard files
   kInvalidConfig,       // the folder's config.json is not one JSON object
 
+  // Resources.
+  kOutOfMemory,  // an allocation failed (the process's memory limit is below O(header))
+
   kNumErrorCodes  // not an error: the number of codes above
 };
 
