@@ -17,11 +17,6 @@ namespace {
 
 constexpr char kCanonUsage[] = "usage: stguard canon IN OUT\n";
 
-void PrintFileError(std::string_view path, const Error& error) {
-  const std::string line =
-      "stguard canon: " + PrintableText(path) + ": error: " + error.ToString() + "\n";
-  std::fputs(line.c_str(), stderr);
-}
 
 }  // namespace
 
@@ -48,13 +43,13 @@ int RunCanon(Args args) {
 
   const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
   if (!checkpoint.ok()) {
-    PrintFileError(in, checkpoint.error());
+    PrintFileError("canon", in, checkpoint.error());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
   CanonicalWriteOptions options;
   options.release_source_pages = true;  // the checkpoint is a file mapping
   if (Error error = WriteCanonicalFile(*checkpoint, out, options); !error.ok()) {
-    PrintFileError(out, error);
+    PrintFileError("canon", out, error);
     // A valid checkpoint always has a canonical form, so any failure here is about
     // writing: the output is untouched.
     return kExitUsage;

@@ -21,11 +21,6 @@ namespace {
 
 constexpr char kConvertUsage[] = "usage: stguard convert IN OUT --dtype BF16|F16|F32\n";
 
-void PrintFileError(std::string_view path, const Error& error) {
-  const std::string line =
-      "stguard convert: " + PrintableText(path) + ": error: " + error.ToString() + "\n";
-  std::fputs(line.c_str(), stderr);
-}
 
 }  // namespace
 
@@ -65,18 +60,18 @@ int RunConvert(Args args) {
 
   const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
   if (!checkpoint.ok()) {
-    PrintFileError(in, checkpoint.error());
+    PrintFileError("convert", in, checkpoint.error());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
   Writer writer;
   size_t num_converted = 0;
   if (Error error = AddConvertedCheckpoint(*checkpoint, *target, &writer, &num_converted);
       !error.ok()) {
-    PrintFileError(in, error);
+    PrintFileError("convert", in, error);
     return kExitInvalid;
   }
   if (Error error = writer.WriteToFile(out); !error.ok()) {
-    PrintFileError(out, error);
+    PrintFileError("convert", out, error);
     // A valid checkpoint always converts, so any failure here is about writing: the
     // output is untouched.
     return kExitUsage;

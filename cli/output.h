@@ -20,6 +20,13 @@ inline bool IsIoError(const Error& error) {
 // "tensor":...} to *out.
 void AppendErrorJson(const Error& error, std::string* out);
 
+// PrintFileError prints "stguard COMMAND: PATH: error: ..." to stderr.
+inline void PrintFileError(std::string_view command, std::string_view path, const Error& error) {
+  const std::string line = "stguard " + std::string(command) + ": " + PrintableText(path) +
+                           ": error: " + error.ToString() + "\n";
+  std::fputs(line.c_str(), stderr);
+}
+
 inline void PrintLine(const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fputc('\n', stdout);

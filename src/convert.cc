@@ -15,8 +15,10 @@
 #include <limits>
 #include <vector>
 
+#include "little_endian.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
+
 
 namespace stguard {
 namespace {
@@ -26,33 +28,6 @@ constexpr size_t kChunk = 4096; // elements per staging buffer in ConvertElement
 
 Error InvalidArgument(const char* message, std::string context = {}) {
   return Error{ErrorCode::kInvalidArgument, 0, message, std::move(context)};
-}
-
-// Load and Store move little-endian values through memcpy: no alignment needed, and on a
-// little-endian host they compile to plain (vector) loads and stores.
-template <typename T>
-inline T Load(const std::byte* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  if constexpr (std::endian::native == std::endian::big) {
-    T swapped = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      swapped = static_cast<T>((swapped << 8) | ((value >> (8 * i)) & 0xFF));
-    }
-    value = swapped;
-  }
-  return value;
-}
-
-template <typename T>
-inline void Store(std::byte* p, T value) {
-  if constexpr (std::endian::native == std::endian::big) {
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      p[i] = static_cast<std::byte>((value >> (8 * i)) & 0xFF);
-    }
-  } else {
-    std::memcpy(p, &value, sizeof(T));
-  }
 }
 
 // ---- Single elements, as bit patterns ----
@@ -233,9 +208,9 @@ template <typename Src, typename Fn>
 void DecodeLoop(const std::byte* __restrict src, float* __restrict dst, size_t n, Fn fn) {
   size_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
-    for (size_t j = 0; j < kBlock; ++j) dst[i + j] = fn(Load<Src>(src + (i + j) * sizeof(Src)));
+    for (size_t j = 0; j < kBlock; ++j) dst[i + j] = fn(LoadLittleEndian<Src>(src + (i + j) * sizeof(Src)));
   }
-  for (; i < n; ++i) dst[i] = fn(Load<Src>(src + i * sizeof(Src)));
+  for (; i < n; ++i) dst[i] = fn(LoadLittleEndian<Src>(src + i * sizeof(Src)));
 }
 
 void DecodeTable(const std::byte* __restrict src, float* __restrict dst, size_t n,
@@ -254,14 +229,14 @@ void EncodeLoop16(const std::byte* __restrict src, std::byte* __restrict dst, si
       std::memcpy(&bits, src + i * 4, 4);
       return bits;
     } else {
-      return Load<uint32_t>(src + i * 4);
+      return LoadLittleEndian<uint32_t>(src + i * 4);
     }
   };
   size_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
-    for (size_t j = 0; j < kBlock; ++j) Store<uint16_t>(dst + (i + j) * 2, fn(load(i + j)));
+    for (size_t j = 0; j < kBlock; ++j) StoreLittleEndian<uint16_t>(dst + (i + j) * 2, fn(load(i + j)));
   }
-  for (; i < n; ++i) Store<uint16_t>(dst + i * 2, fn(load(i)));
+  for (; i < n; ++i) StoreLittleEndian<uint16_t>(dst + i * 2, fn(load(i)));
 }
 
 // DecodeToF32 decodes n elements. With round_to_odd, sources wider than F32 are rounded
@@ -379,7 +354,7 @@ void EncodeFromF32(const std::byte* src, Dtype dtype, std::byte* dst, size_t n) 
       for (size_t i = 0; i < n; ++i) {
         uint32_t bits;
         std::memcpy(&bits, src + i * 4, 4);
-        Store<uint32_t>(dst + i * 4, kFromNative ? bits : Load<uint32_t>(src + i * 4));
+        StoreLittleEndian<uint32_t>(dst + i * 4, kFromNative ? bits : LoadLittleEndian<uint32_t>(src + i * 4));
       }
       return;
   }

@@ -10,7 +10,9 @@
 #include <cstring>
 #include <type_traits>
 
+#include "little_endian.h"
 #include "stguard/convert.h"
+
 
 namespace stguard {
 namespace {
@@ -21,19 +23,6 @@ constexpr uint64_t kReleaseInterval = uint64_t{32} << 20;  // bytes between madv
 
 __extension__ typedef __int128 Int128;
 
-template <typename T>
-T LoadLittleEndian(const std::byte* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  if constexpr (std::endian::native == std::endian::big) {
-    T swapped = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      swapped = static_cast<T>((swapped << 8) | ((value >> (8 * i)) & 0xFF));
-    }
-    value = swapped;
-  }
-  return value;
-}
 
 // NeumaierSum adds doubles with a running compensation term, so that adding many chunk
 // sums of different magnitudes loses (almost) nothing.
