@@ -83,6 +83,8 @@ class HeaderParser {
   std::string_view header_;
   uint64_t base_offset_;
   bool compact_entries_allowed_;
+  std::string_view last_dtype_text_;  // the compact path's last dtype as written; empty: none
+  Dtype last_dtype_ = Dtype::kBOOL;
   Token token_;
   ParsedHeader& out_;
   std::string scratch_;
@@ -272,6 +274,16 @@ bool ConsumeLiteral(const char** p, const char* end, std::string_view literal) {
   return true;
 }
 
+// SameShortText compares two strings of a few bytes (dtype names) inline, where a call to
+// memcmp would cost more than the comparison.
+bool SameShortText(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // ConsumeCompactUint reads a plain decimal integer of 1 to 19 digits, without a leading
 // zero, so it fits in 64 bits with no overflow check. Longer or odd numbers are left to
 // the general path, which reports any error.
@@ -320,9 +332,15 @@ bool HeaderParser::TryCompactEntry(bool first_member, size_t* out_end) {
   const char* dtype_end = dtype_begin;
   while (dtype_end != dtype_limit && *dtype_end != '"') ++dtype_end;
   if (dtype_end == dtype_limit) return false;
-  const std::optional<Dtype> dtype =
-      stguard::ParseDtype(std::string_view(dtype_begin, static_cast<size_t>(dtype_end - dtype_begin)));
-  if (!dtype) return false;
+  const std::string_view dtype_text(dtype_begin, static_cast<size_t>(dtype_end - dtype_begin));
+  // Writers group tensors by dtype, so the previous entry's dtype nearly always matches.
+  if (last_dtype_text_.empty() || !SameShortText(dtype_text, last_dtype_text_)) {
+    const std::optional<Dtype> parsed = stguard::ParseDtype(dtype_text);
+    if (!parsed) return false;
+    last_dtype_text_ = dtype_text;
+    last_dtype_ = *parsed;
+  }
+  const std::optional<Dtype> dtype = last_dtype_;
   p = dtype_end;
 
   if (!ConsumeLiteral(&p, end, "\",\"shape\":[")) return false;
