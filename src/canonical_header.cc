@@ -2,6 +2,7 @@
 #include "canonical_header.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 #include "checked_math.h"
@@ -48,6 +49,37 @@ void AppendTensorEntry(const PlanTensor& tensor, uint64_t begin, std::string* ou
   out->push_back(',');
   AppendUint(begin + tensor.byte_len, out);  // the caller proved the sum fits
   out->append("]}");
+}
+
+// StableOrderByDescendingDtype reorders `by_name` (tensor indexes sorted by name) so that
+// dtypes come in descending enum order, names ascending within each: the canonical order.
+// A counting sort over the 22 dtypes is linear and stable, unlike a comparison sort.
+std::vector<uint32_t> StableOrderByDescendingDtype(std::span<const PlanTensor> tensors,
+                                                   const std::vector<uint32_t>& by_name) {
+  std::array<size_t, kNumDtypes + 1> starts{};  // starts[k]: first slot of the k-th dtype
+  const auto rank = [&tensors](uint32_t index) {  // 0 for U64 (first), 21 for BOOL (last)
+    return kNumDtypes - 1 - static_cast<int>(tensors[index].dtype);
+  };
+  for (uint32_t index : by_name) ++starts[rank(index) + 1];
+  for (int k = 0; k < kNumDtypes; ++k) starts[k + 1] += starts[k];
+  std::vector<uint32_t> order(by_name.size());
+  for (uint32_t index : by_name) order[starts[rank(index)]++] = index;
+  return order;
+}
+
+// ReserveHeader reserves about what the header text will need, so that building it does
+// not copy what it has written so far as the string grows. Each tensor entry is its name
+// (names rarely need escapes, which would make them longer) plus at most 80 bytes of
+// keys, punctuation, dtype and offsets, and 21 per dimension. The estimate is capped at
+// the header limit, past which writing stops anyway.
+void ReserveHeader(std::span<const PlanTensor> tensors, std::span<const PlanMetadata> metadata,
+                   std::string* header) {
+  uint64_t estimate = 64;
+  for (const PlanTensor& tensor : tensors) {
+    estimate += tensor.name.size() + 80 + 21 * tensor.shape.size();
+  }
+  for (const PlanMetadata& entry : metadata) estimate += entry.key.size() + entry.value.size() + 8;
+  header->reserve(std::min<uint64_t>(estimate, kMaxHeaderLen + 8));
 }
 
 }  // namespace
@@ -122,9 +154,7 @@ Result<CanonicalPlan> PlanCanonicalFile(std::span<const PlanTensor> tensors,
     return WriterError(ErrorCode::kDuplicateName, "two tensors have the same name",
                        tensors[tensor_dup].name);
   }
-  std::stable_sort(plan.order.begin(), plan.order.end(), [&](uint32_t a, uint32_t b) {
-    return tensors[a].dtype > tensors[b].dtype;
-  });
+  plan.order = StableOrderByDescendingDtype(tensors, plan.order);
   std::vector<uint32_t> metadata_order;
   const size_t metadata_dup = SortKeysFindDuplicate(
       metadata.size(), [&](uint32_t i) { return metadata[i].key; }, &metadata_order);
@@ -148,6 +178,7 @@ Result<CanonicalPlan> PlanCanonicalFile(std::span<const PlanTensor> tensors,
   // The header grows entry by entry and stops as soon as it is too long, so an oversized
   // header costs at most one entry beyond the limit.
   std::string& header = plan.header;
+  ReserveHeader(tensors, metadata, &header);
   const auto too_large = [&header]() {
     return WriterError(ErrorCode::kHeaderTooLarge,
                        "the header would exceed 100,000,000 bytes", {},
