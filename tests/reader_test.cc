@@ -406,6 +406,17 @@ TEST(TilingTest, ZeroSizeTensorMayShareItsBeginWithTheNext) {
   EXPECT_EQ(checkpoint->tensors()[2].name, "c");
 }
 
+TEST(TilingTest, ZeroSizeTensorsAtOneOffsetAreInNameOrder) {
+  // Found by fuzz_header's order check: ties used to keep header order.
+  const std::string header =
+      R"({"b":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},"a":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})";
+  const std::string file = FileWithHeader(header);
+  Result<Checkpoint> checkpoint = Checkpoint::FromBytes(file);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.error().ToString();
+  EXPECT_EQ(checkpoint->tensors()[0].name, "a");
+  EXPECT_EQ(checkpoint->tensors()[1].name, "b");
+}
+
 TEST(TilingTest, TrailingBytesAreNotAllowed) {
   const std::string header = "{\"a\":" + kOneByte + "}";
   const std::string file = FileWithHeader(header, "xy");
