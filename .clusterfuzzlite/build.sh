@@ -1,0 +1,4 @@
+#!/bin/bash -eu
+# ClusterFuzzLite build: the same build as OSS-Fuzz, from the project root.
+cd "$SRC/stguard"
+exec oss-fuzz/build.sh

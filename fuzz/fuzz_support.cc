@@ -1,0 +1,37 @@
+// fuzz_support.cc: the shared helpers of the fuzz targets.
+#include "fuzz_support.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace stguard_fuzz {
+
+void CheckFailed(const char* file, int line, const char* condition, const std::string& detail) {
+  std::fprintf(stderr, "fuzz check failed at %s:%d: %s%s%s\n", file, line, condition,
+               detail.empty() ? "" : "\n  ", detail.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+bool Ignored(std::string_view name) {
+  static const std::string list = [] {
+    const char* value = std::getenv("STGUARD_FUZZ_IGNORE");
+    return "," + std::string(value == nullptr ? "" : value) + ",";
+  }();
+  return list.find("," + std::string(name) + ",") != std::string::npos;
+}
+
+std::string Hex(std::string_view bytes, size_t limit) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes.size() && i < limit; ++i) {
+    if (i != 0) out.push_back(' ');
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    out.push_back(kDigits[byte >> 4]);
+    out.push_back(kDigits[byte & 0xF]);
+  }
+  if (bytes.size() > limit) out.append(" ...");
+  return out;
+}
+
+}  // namespace stguard_fuzz

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# fuzz/run.sh TARGET SECONDS [LIBFUZZER_FLAG...]: fuzz one target for SECONDS seconds.
+#
+# Builds the libFuzzer binaries first if needed (clang, -DSTGUARD_FUZZ=ON, ASan + UBSan)
+# in $STGUARD_FUZZ_BUILD (default: build-fuzz in the checkout), then runs TARGET in one
+# process with fuzz/safetensors.dict, the max_len of fuzz/TARGET.options, and the seeds of
+# corpus/TARGET/ (plus the conformance folders that suit the target), read-only.
+#
+# New inputs go to fuzz/findings/TARGET/corpus/, and crashes, leaks, timeouts and
+# out-of-memory inputs to fuzz/findings/TARGET/ (crash-<sha1> ...); that folder is
+# git-ignored. Exit status: 0 when the run ended with no finding; nonzero on any crash,
+# leak, timeout, OOM or sanitizer report (which aborts: -fno-sanitize-recover=all), or
+# when a finding file appeared.
+#
+# Environment: STGUARD_FUZZ_BUILD (build folder), STGUARD_FUZZ_JOBS (build parallelism,
+# default 2), STGUARD_FUZZ_IGNORE (known issues the checks look past; see fuzz_support.h).
+# Triage a finding:  build-fuzz/fuzz/TARGET fuzz/findings/TARGET/crash-...   (reproduces)
+#                    build-fuzz/fuzz/TARGET -minimize_crash=1 -runs=100000 crash-...
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index)
+if [[ $# -lt 2 || ! " ${targets[*]} " =~ " $1 " || ! $2 =~ ^[0-9]+$ ]]; then
+  echo "usage: fuzz/run.sh TARGET SECONDS [LIBFUZZER_FLAG...]" >&2
+  echo "targets: ${targets[*]}" >&2
+  exit 2
+fi
+target=$1
+seconds=$2
+shift 2
+
+build=${STGUARD_FUZZ_BUILD:-$root/build-fuzz}
+[[ $build == /* ]] || build=$root/$build
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DSTGUARD_FUZZ=ON \
+    -DSTGUARD_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -j"${STGUARD_FUZZ_JOBS:-2}" --target "$target" >/dev/null
+binary=$build/fuzz/$target
+
+findings=$root/fuzz/findings/$target
+mkdir -p "$findings/corpus"
+seeds=("$root/corpus/$target")
+case $target in
+  fuzz_json_tokenizer) seeds+=("$root/corpus/json") ;;
+  fuzz_header) seeds+=("$root/corpus/valid" "$root/corpus/invalid") ;;
+  fuzz_roundtrip) seeds+=("$root/corpus/valid") ;;
+  fuzz_index) seeds+=("$root/corpus/json") ;;
+esac
+max_len=$(sed -n 's/^max_len *= *//p' "$root/fuzz/$target.options")
+
+# Findings already in the folder are old ones; only new files count against this run.
+count_findings() {
+  find "$findings" -maxdepth 1 -type f \
+    \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l
+}
+before=$(count_findings)
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+echo "=== $target: ${seconds}s, seeds: ${seeds[*]#"$root/"}"
+set +e
+"$binary" -max_total_time="$seconds" -dict="$root/fuzz/safetensors.dict" \
+  -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="$findings/" "$@" "$findings/corpus" "${seeds[@]}" \
+  2>&1 | tee "$findings/last_run.log" |
+  grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|Done |stat::|==[0-9]+==|SUMMARY|fuzz check failed|Test unit written)'
+status=${PIPESTATUS[0]}
+set -e
+after=$(count_findings)
+if [[ $status -ne 0 || $after -gt $before ]]; then
+  echo "=== $target: FAILED (exit $status); see $findings/last_run.log and the files in $findings/" >&2
+  exit 1
+fi
+echo "=== $target: no findings"
