@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   stguard_bench::RegisterHeaderBenchmarks();
   stguard_bench::RegisterWriterBenchmarks();
+  stguard_bench::RegisterConvertBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -193,6 +193,23 @@ def main():
         if not gen.get("header_matches_generator", 1):
             out.append("WARNING: the writer's header differs from bench/generators.cc's.")
 
+    conversions = sorted(name for name in m if name.startswith("convert/"))
+    if conversions:
+        out.append("")
+        out.append("Dtype conversion on one core, output bytes per second "
+                   "(target ≥ 1 GB/s for BF16/F16 → F32).")
+        out.append("")
+        out.append("| conversion | time for 16M elements | output GB/s |")
+        out.append("| --- | ---: | ---: |")
+        for name in conversions:
+            run = m[name]
+            gbps = run["bytes_per_second"] / 1e9
+            label = name.split("/")[1].replace("_to_", " → ").upper()
+            target = ""
+            if name.split("/")[1] in ("bf16_to_f32", "f16_to_f32"):
+                target = f" ({verdict(gbps >= 1.0)})"
+            out.append(f"| {label} | {fmt_time(seconds(run, 'cpu_time'))} | {gbps:.2f}{target} |")
+
     if rss_path:
         with open(rss_path) as f:
             rss = json.loads(f.read().strip().splitlines()[-1])

@@ -8,6 +8,7 @@
 //   write/{stguard_file_vs_plain_fsync,stguard_sink_vs_plain}/writer_1gb
 //                                                   paired runs; throughput_ratio counter
 //   generate/{stguard_header,stguard_add_and_header}/gen_800k   header bytes/s
+//   convert/<from>_to_<to>/16M                      dtype conversion, output bytes/s
 #ifndef STGUARD_BENCH_BENCHMARKS_H_
 #define STGUARD_BENCH_BENCHMARKS_H_
 
@@ -16,6 +17,7 @@ namespace stguard_bench {
 void RegisterHeaderBenchmarks();
 // RegisterWriterBenchmarks registers nothing when stguard/writer.h is absent.
 void RegisterWriterBenchmarks();
+void RegisterConvertBenchmarks();
 
 }  // namespace stguard_bench
 
