@@ -4,12 +4,16 @@
 // of everything it hands out, so this file only has to check shape: which token kinds may
 // appear where. The nesting the schema allows is fixed (top object > entry > array), so
 // the parser is a flat sequence of loops with no recursion and no state stack.
+//
+// Speed: entries in the compact form that writers produce are matched byte for byte by
+// TryCompactEntry, skipping the per-token work; anything it does not recognise is left to
+// the token-by-token path, which is the one that reports errors. The two must agree on
+// every input (tests/header_fast_path_test.cc).
 #include "header_parser.h"
-
-#include <utility>
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "checked_math.h"
 #include "duplicate_keys.h"
