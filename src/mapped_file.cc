@@ -27,7 +27,9 @@ struct FileDescriptor {
 }  // namespace
 
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
-  FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever. The fstat below
+  // refuses anything but a regular file, for which the flag changes nothing.
+  FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (file.fd < 0) return IoError("cannot open file", path, errno);
   struct stat info;
   if (::fstat(file.fd, &info) != 0) return IoError("cannot stat file", path, errno);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -492,6 +493,12 @@ TEST_F(ReaderFileTest, MissingFileIsAnIoError) {
 
 TEST_F(ReaderFileTest, DirectoryIsNotARegularFile) {
   EXPECT_EQ(Checkpoint::Open(dir_.string()).error().code, ErrorCode::kNotARegularFile);
+}
+
+TEST_F(ReaderFileTest, FifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string path = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_EQ(Checkpoint::Open(path).error().code, ErrorCode::kNotARegularFile);
 }
 
 TEST_F(ReaderFileTest, EmptyFileIsTooSmall) {
