@@ -42,7 +42,6 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "TensorInvalidInfo",
         "InvalidOffset",
         "MetadataIncompleteBuffer",
-        "TensorNotFound",
         "InvalidTensorName",
         "DuplicateName",
         "InvalidArgument",

@@ -62,8 +62,7 @@ enum class ErrorCode : uint8_t {
   kInvalidOffset,             // a tensor does not start where the previous one ended
   kMetadataIncompleteBuffer,  // the tensors do not end exactly at the end of the file
 
-  // Lookup and writing.
-  kTensorNotFound,      // no tensor of that name
+  // Writing.
   kInvalidTensorName,   // the writer was given the reserved name __metadata__
   kDuplicateName,       // the writer was given two tensors or metadata keys of one name
   kInvalidArgument,     // the writer was given data that does not match dtype and shape
