@@ -70,13 +70,6 @@ StructureScan ScanStructure(std::string_view text) {
   return scan;
 }
 
-std::string_view Unescaped(const Token& token, std::string* buffer) {
-  if (!token.has_escapes) return token.text;
-  buffer->clear();
-  UnescapeJsonString(token.text, buffer);
-  return *buffer;
-}
-
 struct TokenMismatch {
   bool found = false;
   uint64_t offset = 0;  // absolute offset of the actual token
@@ -103,7 +96,7 @@ Result<TokenMismatch> FindTokenMismatch(std::string_view actual, std::string_vie
     const uint32_t depth = actual_tokens.depth();
     if (a.kind == c.kind && a.text == c.text) {
       if (a.kind == TokenKind::kKey && depth == 2) {
-        last_field = std::string(Unescaped(a, &actual_buffer));
+        last_field = std::string(TokenText(a, &actual_buffer));
       }
       continue;
     }
@@ -112,10 +105,10 @@ Result<TokenMismatch> FindTokenMismatch(std::string_view actual, std::string_vie
     mismatch.reason = CanonicalDiffReason::kOrder;
     const bool both_strings = a.kind == c.kind && (a.kind == TokenKind::kKey ||
                                                    a.kind == TokenKind::kString);
-    if (both_strings && Unescaped(a, &actual_buffer) == Unescaped(c, &canonical_buffer)) {
+    if (both_strings && TokenText(a, &actual_buffer) == TokenText(c, &canonical_buffer)) {
       mismatch.reason = CanonicalDiffReason::kEscapes;
     } else if (a.kind == TokenKind::kKey && depth == 1 && metadata_empty &&
-               Unescaped(a, &actual_buffer) == "__metadata__") {
+               TokenText(a, &actual_buffer) == "__metadata__") {
       mismatch.reason = CanonicalDiffReason::kEmptyMetadata;
     } else if (a.kind == TokenKind::kNumber && c.kind == TokenKind::kNumber &&
                last_field == "data_offsets") {

@@ -58,15 +58,8 @@ class HeaderParser {
     error_ = tokens_.error();
     return false;
   }
-  // Text returns a string token's unescaped text. Strings without escapes, by far the
-  // common case, are returned as views into the header with no copy.
-  std::string_view Text(const Token& token, std::string* scratch) {
-    if (!token.has_escapes) return token.text;
-    scratch->clear();
-    UnescapeJsonString(token.text, scratch);
-    return *scratch;
-  }
-  // KeepText is Text for strings that outlive the parse (names, metadata).
+  // KeepText is TokenText for strings that outlive the parse (names, metadata): strings
+  // without escapes stay views into the header, the others are kept in owned_strings.
   std::string_view KeepText(const Token& token) {
     if (!token.has_escapes) return token.text;
     std::string& owned = out_.owned_strings.emplace_back();
@@ -185,7 +178,7 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
     if (!Next()) return false;
     if (token_.kind == TokenKind::kEndObject) break;
     const uint64_t field_offset = token_.offset;
-    const std::string_view field = Text(token_, &scratch_);
+    const std::string_view field = TokenText(token_, &scratch_);
     uint8_t bit = 0;
     if (field == "dtype") {
       bit = kDtypeBit;
@@ -395,7 +388,7 @@ bool HeaderParser::ParseDtype(std::string_view name, Dtype* out_dtype) {
     return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a string",
                 name);
   }
-  const std::optional<Dtype> dtype = stguard::ParseDtype(Text(token_, &scratch_));
+  const std::optional<Dtype> dtype = stguard::ParseDtype(TokenText(token_, &scratch_));
   if (!dtype) {
     return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a known dtype name",
                 name, "\"" + std::string(token_.text) + "\"");

@@ -79,11 +79,7 @@ Error IndexParser::Parse() {
     if (token_.kind == TokenKind::kEndObject) break;
     std::string scratch;
     const uint64_t key_offset = token_.offset;
-    std::string_view key = token_.text;
-    if (token_.has_escapes) {
-      UnescapeJsonString(token_.text, &scratch);
-      key = scratch;
-    }
+    const std::string_view key = TokenText(token_, &scratch);
     bool ok = false;
     if (key == "metadata") {
       ok = ParseMetadata();
@@ -125,11 +121,7 @@ bool IndexParser::ParseMetadata() {
     if (!Next()) return false;
     if (token_.kind == TokenKind::kEndObject) return true;
     std::string scratch;
-    std::string_view key = token_.text;
-    if (token_.has_escapes) {
-      UnescapeJsonString(token_.text, &scratch);
-      key = scratch;
-    }
+    const std::string_view key = TokenText(token_, &scratch);
     if (key != "total_size") {
       if (!SkipValue()) return false;
       continue;

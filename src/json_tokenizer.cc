@@ -525,6 +525,13 @@ void UnescapeJsonString(std::string_view text, std::string* out) {
   }
 }
 
+std::string_view TokenText(const Token& token, std::string* scratch) {
+  if (!token.has_escapes) return token.text;
+  scratch->clear();
+  UnescapeJsonString(token.text, scratch);
+  return *scratch;
+}
+
 Error ValidateJson(std::string_view input, uint32_t max_depth) {
   JsonTokenizer tokenizer(input, /*base_offset=*/0, max_depth);
   Token token;

@@ -74,9 +74,8 @@ Error CheckConfig(std::string_view text, const Options& options, TieSetting* out
       continue;
     }
     if (token.kind == TokenKind::kKey && tokens.depth() == 1) {
-      std::string key;
-      UnescapeJsonString(token.text, &key);
-      next_is_tie = key == "tie_word_embeddings";
+      std::string scratch;
+      next_is_tie = TokenText(token, &scratch) == "tie_word_embeddings";
     }
   }
   return tokens.error();

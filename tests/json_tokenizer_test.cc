@@ -793,3 +793,23 @@ TEST(UnescapeJsonStringTest, GarbageIsMemorySafe) {
 
 }  // namespace
 }  // namespace stguard
+
+namespace stguard {
+namespace {
+
+TEST(TokenTextTest, ViewWithoutEscapesDecodedCopyWithThem) {
+  JsonTokenizer tokens(R"({"plain":"a\u0062"})");
+  Token token;
+  std::string scratch = "untouched";
+  ASSERT_TRUE(tokens.Next(&token));  // {
+  ASSERT_TRUE(tokens.Next(&token));  // "plain"
+  EXPECT_EQ(TokenText(token, &scratch), "plain");
+  EXPECT_EQ(TokenText(token, &scratch).data(), token.text.data());  // no copy
+  EXPECT_EQ(scratch, "untouched");
+  ASSERT_TRUE(tokens.Next(&token));  // "a\u0062"
+  EXPECT_EQ(TokenText(token, &scratch), "ab");
+  EXPECT_EQ(scratch, "ab");
+}
+
+}  // namespace
+}  // namespace stguard

@@ -113,6 +113,11 @@ class JsonTokenizer {
 // unspecified but memory-safe.
 void UnescapeJsonString(std::string_view text, std::string* out);
 
+// TokenText returns the unescaped text of a string or key token: a view of the input when
+// the token has no escapes (the common case, no copy), else the decoded text, placed in
+// *scratch and valid until *scratch changes.
+std::string_view TokenText(const Token& token, std::string* scratch);
+
 // ValidateJson tokenizes all of `input` as one JSON text. Returns an Error whose code is
 // kOk when the input is valid.
 Error ValidateJson(std::string_view input, uint32_t max_depth = kDefaultMaxDepth);
