@@ -12,15 +12,6 @@
 namespace stguard::cli {
 namespace {
 
-std::string ShapeText(std::span<const uint64_t> shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(shape[i]);
-  }
-  return out + "]";
-}
-
 struct Totals {
   uint64_t parameters = 0;
   uint64_t bytes = 0;
@@ -57,22 +48,10 @@ void PrintText(const std::string& path, const Checkpoint& checkpoint) {
                     "[" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + "]",
                     std::to_string(tensor.byte_size())});
   }
-  std::vector<size_t> widths;
-  for (const std::string& heading : headings) widths.push_back(heading.size());
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  auto format_row = [&widths](const std::vector<std::string>& cells) {
-    std::string line = " ";
-    for (size_t i = 0; i < cells.size(); ++i) {
-      line += " " + cells[i];
-      if (i + 1 < cells.size()) line.append(widths[i] - cells[i].size(), ' ');
-    }
-    return line;
-  };
+  const std::vector<size_t> widths = ColumnWidths(headings, rows);
   PrintLine("tensors (file order):");
-  PrintLine(format_row(headings));
-  for (const auto& row : rows) PrintLine(format_row(row));
+  PrintLine(FormatRow(headings, widths));
+  for (const auto& row : rows) PrintLine(FormatRow(row, widths));
 
   const Totals totals = ComputeTotals(checkpoint);
   PrintLine("totals: " + std::to_string(checkpoint.num_tensors()) + " tensors, " +

@@ -106,15 +106,6 @@ std::string Number(double value, bool from_f32, bool json) {
   return std::string(text, result.ptr);
 }
 
-std::string ShapeText(std::span<const uint64_t> shape, const char* separator) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) out += separator;
-    out += std::to_string(shape[i]);
-  }
-  return out + "]";
-}
-
 struct Row {
   const ShardFile* shard;
   const TensorView* tensor;
@@ -187,28 +178,15 @@ void PrintText(const std::string& path, const CheckpointDir& checkpoint,
     }
     cells.push_back(std::move(line));
   }
-  std::vector<size_t> widths;
-  for (const std::string& heading : headings) widths.push_back(heading.size());
-  for (const auto& line : cells) {
-    for (size_t i = 0; i < line.size(); ++i) widths[i] = std::max(widths[i], line[i].size());
-  }
-  auto format = [&widths](const std::vector<std::string>& line) {
-    std::string text = " ";
-    for (size_t i = 0; i < line.size(); ++i) {
-      text += " " + line[i];
-      if (i + 1 < line.size()) text.append(widths[i] - line[i].size(), ' ');
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    return text;
-  };
-  PrintLine(format(headings));
+  const std::vector<size_t> widths = ColumnWidths(headings, cells);
+  PrintLine(FormatRow(headings, widths));
   const ShardFile* shard = nullptr;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (num_shards > 1 && rows[i].shard != shard) {
       shard = rows[i].shard;
       PrintLine("shard " + PrintableText(shard->name) + ":");
     }
-    PrintLine(format(cells[i]));
+    PrintLine(FormatRow(cells[i], widths));
   }
   char summary[96];
   std::snprintf(summary, sizeof(summary), "scanned %s in %.2f s",

@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <string>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "stguard/error.h"
 
@@ -26,6 +28,17 @@ inline void PrintFileError(std::string_view command, std::string_view path, cons
                            ": error: " + error.ToString() + "\n";
   std::fputs(line.c_str(), stderr);
 }
+
+// ShapeText renders a shape as "[2, 3]" (or with another separator, "[2,3]").
+std::string ShapeText(std::span<const uint64_t> shape, const char* separator = ", ");
+
+// ColumnWidths returns each column's width: the widest of its heading and its cells.
+std::vector<size_t> ColumnWidths(const std::vector<std::string>& headings,
+                                 const std::vector<std::vector<std::string>>& rows);
+
+// FormatRow lays out one table row, indented two spaces, each cell padded to its column's
+// width except the last; trailing spaces are dropped.
+std::string FormatRow(const std::vector<std::string>& cells, const std::vector<size_t>& widths);
 
 inline void PrintLine(const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), stdout);
