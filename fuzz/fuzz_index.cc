@@ -12,7 +12,7 @@
 
 #include "checkpoint_checks.h"
 #include "fuzz_support.h"
-#include "index_file.h"
+#include "folder/index_file.h"
 #include "reference_checker.h"
 #include "stguard/json_tokenizer.h"
 

@@ -28,7 +28,7 @@ compile() {  # compile SOURCE OBJECT
 }
 
 # The library and the shared fuzz support code, once.
-for source in src/*.cc fuzz/fuzz_support.cc fuzz/reference_checker.cc fuzz/checkpoint_checks.cc; do
+for source in src/*/*.cc fuzz/fuzz_support.cc fuzz/reference_checker.cc fuzz/checkpoint_checks.cc; do
   name=${source//\//_}
   compile "$source" "$objects/lib/${name%.cc}.o"
 done

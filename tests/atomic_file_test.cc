@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.h"
+#include "write/atomic_file.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
 #include "support/temp_dir.h"

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "header_parser.h"
+#include "format/header_parser.h"
 
 namespace stguard {
 namespace {

@@ -2,7 +2,7 @@
 // and a reject case; rejections check the code and the byte offset.
 #include <gtest/gtest.h>
 
-#include "index_file.h"
+#include "folder/index_file.h"
 
 namespace stguard {
 namespace {

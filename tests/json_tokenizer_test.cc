@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "stguard/error.h"
-#include "utf8.h"
+#include "json/utf8.h"
 
 namespace stguard {
 namespace {

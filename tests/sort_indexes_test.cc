@@ -1,5 +1,5 @@
 // SortIndexesStable against std::stable_sort on inputs with few and many runs.
-#include "sort_indexes.h"
+#include "base/sort_indexes.h"
 
 #include <gtest/gtest.h>
 

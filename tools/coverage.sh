@@ -18,7 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-cov}
 [[ $build == /* ]] || build=$(pwd)/$build
 jobs=${STGUARD_COV_JOBS:-2}
-target_files=(json_tokenizer.cc header_parser.cc tiling.cc)
+target_files=(json/json_tokenizer.cc format/header_parser.cc format/tiling.cc)
 target_percent=95
 
 find_tool() {
@@ -69,7 +69,7 @@ rest=("${objects[@]:2}")
 
 echo "=== Line coverage of src/ (unit tests + corpus replays)"
 "$llvm_cov" report "$first" "${rest[@]}" -instr-profile="$build/coverage.profdata" \
-  "$root"/src/*.cc "$root"/src/*.h | tee "$build/coverage.txt"
+  "$root"/src/*/*.cc "$root"/src/*/*.h | tee "$build/coverage.txt"
 
 status=0
 echo

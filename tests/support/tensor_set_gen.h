@@ -16,8 +16,8 @@
 
 #include "stguard/dtype.h"
 #include "support/tensor_set.h"
-#include "tensor_size.h"
-#include "utf8.h"
+#include "format/tensor_size.h"
+#include "json/utf8.h"
 
 namespace stguard::testing {
 

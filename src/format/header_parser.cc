@@ -9,18 +9,18 @@
 // TryCompactEntry, skipping the per-token work; anything it does not recognise is left to
 // the token-by-token path, which is the one that reports errors. The two must agree on
 // every input (tests/header_fast_path_test.cc).
-#include "header_parser.h"
+#include "format/header_parser.h"
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-#include "checked_math.h"
-#include "duplicate_keys.h"
-#include "huge_pages.h"
+#include "base/checked_math.h"
+#include "base/duplicate_keys.h"
+#include "base/huge_pages.h"
 #include "stguard/json_tokenizer.h"
-#include "string_scan.h"
-#include "tensor_size.h"
+#include "json/string_scan.h"
+#include "format/tensor_size.h"
 
 namespace stguard {
 namespace {

@@ -1,7 +1,7 @@
 // Stage 4: the byte size that a dtype and a shape imply.
-#include "tensor_size.h"
+#include "format/tensor_size.h"
 
-#include "checked_math.h"
+#include "base/checked_math.h"
 
 namespace stguard {
 

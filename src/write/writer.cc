@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <new>
 
-#include "atomic_file.h"
-#include "canonical_header.h"
+#include "write/atomic_file.h"
+#include "write/canonical_header.h"
 #include "stguard/reader.h"
 
 namespace stguard {

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <new>
 
-#include "header_parser.h"
-#include "length_prefix.h"
+#include "format/header_parser.h"
+#include "format/length_prefix.h"
 #include "stguard/mapped_file.h"
 #include "stguard/reader.h"
-#include "tiling.h"
+#include "format/tiling.h"
 
 namespace stguard {
 

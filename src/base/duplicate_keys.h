@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sort_indexes.h"
+#include "base/sort_indexes.h"
 
 namespace stguard {
 

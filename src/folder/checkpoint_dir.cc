@@ -10,9 +10,9 @@
 #include <memory>
 #include <utility>
 
-#include "duplicate_keys.h"
-#include "folder_util.h"
-#include "index_file.h"
+#include "base/duplicate_keys.h"
+#include "folder/folder_util.h"
+#include "folder/index_file.h"
 #include "stguard/mapped_file.h"
 
 namespace stguard {

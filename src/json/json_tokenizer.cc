@@ -23,8 +23,8 @@
 #include <bit>
 #include <cstring>
 
-#include "string_scan.h"
-#include "utf8.h"
+#include "json/string_scan.h"
+#include "json/utf8.h"
 
 namespace stguard {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "canonical_header.h"
+#include "write/canonical_header.h"
 #include "stguard/json_tokenizer.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"

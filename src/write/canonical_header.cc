@@ -1,16 +1,16 @@
 // The canonical layout: order, offsets and header text, as the reference writer makes them.
-#include "canonical_header.h"
+#include "write/canonical_header.h"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 
-#include "checked_math.h"
-#include "duplicate_keys.h"
+#include "base/checked_math.h"
+#include "base/duplicate_keys.h"
 #include "stguard/json_escape.h"
 #include "stguard/options.h"
-#include "tensor_size.h"
-#include "utf8.h"
+#include "format/tensor_size.h"
+#include "json/utf8.h"
 
 namespace stguard {
 namespace {

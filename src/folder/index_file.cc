@@ -1,12 +1,12 @@
 // Index files: a pass that validates the JSON and rejects duplicate keys in every object,
 // then a schema pass over a fresh token stream. Two passes keep each simple; both are
 // linear apart from the sorts.
-#include "index_file.h"
+#include "folder/index_file.h"
 
 #include <utility>
 
-#include "checked_math.h"
-#include "duplicate_keys.h"
+#include "base/checked_math.h"
+#include "base/duplicate_keys.h"
 #include "stguard/json_tokenizer.h"
 
 namespace stguard {

@@ -1,6 +1,6 @@
 // Crash-safe file replacement. The destination changes only through rename(2), which
 // POSIX makes atomic: any reader, and any reboot, sees the old file or the new one.
-#include "atomic_file.h"
+#include "write/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // Stage 1: the 8-byte length prefix.
-#include "length_prefix.h"
+#include "format/length_prefix.h"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
 // Stage 5: the tensors' byte ranges must tile the data buffer exactly.
-#include "tiling.h"
+#include "format/tiling.h"
 
 #include <string>
 
-#include "sort_indexes.h"
+#include "base/sort_indexes.h"
 
 namespace stguard {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "little_endian.h"
+#include "base/little_endian.h"
 #include "stguard/convert.h"
 
 

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <memory>
 
-#include "folder_util.h"
-#include "index_file.h"
+#include "folder/folder_util.h"
+#include "folder/index_file.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/json_tokenizer.h"
 #include "stguard/mapped_file.h"

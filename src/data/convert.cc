@@ -15,7 +15,7 @@
 #include <limits>
 #include <vector>
 
-#include "little_endian.h"
+#include "base/little_endian.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
 
