@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/bench_main.cc: registers every benchmark group in a fixed order and runs them
 // with Google Benchmark's usual flags (--benchmark_filter, --benchmark_format=json, ...).
 #include <benchmark/benchmark.h>

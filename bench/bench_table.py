@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints the issue-5 table from Google Benchmark JSON and rss_probe output.
 
 usage: bench_table.py [--rss RSS_JSON_LINE_FILE] BENCH_JSON...

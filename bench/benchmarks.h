@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/benchmarks.h: the benchmark groups, registered in a fixed order by bench_main.cc.
 //
 // Names are "<group>/<implementation>/<input>", which bench/bench_table.py splits to build

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/fixtures.cc: the process-wide store of generated checkpoints.
 #include "fixtures.h"
 

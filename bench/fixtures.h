@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/fixtures.h: generated checkpoints on disk, made once per process and shared by
 // every benchmark that needs them.
 #ifndef STGUARD_BENCH_FIXTURES_H_

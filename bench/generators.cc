@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/generators.cc: the benchmark checkpoints. Shapes and names follow the public
 // configurations of the models named below; only the header matters for validation, so
 // the data is a hole in a sparse file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/generators.h: realistic safetensors headers and sparse checkpoint files for the
 // benchmarks.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/header_bench.cc: header validation throughput, stguard against two JSON parsers
 // that only parse (simdjson's DOM, nlohmann::json), on the same header bytes; and
 // Checkpoint::Open of a 16 GB sparse checkpoint against the same header with no data.

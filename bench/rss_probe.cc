@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/rss_probe.cc: peak memory of validating one checkpoint, in a fresh process.
 //
 //   rss_probe --write LAYOUT PATH [DIVISOR]

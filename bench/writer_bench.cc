@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/writer_bench.cc: the canonical writer's throughput against a plain write() loop of
 // the same bytes to the same filesystem, and the time to generate an 800,000-tensor
 // header against the time to validate it.

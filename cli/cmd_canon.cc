@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard canon IN OUT: validate IN strictly, then write its canonical form to OUT.
 //
 // The data is streamed from IN's mapping into a temporary file beside OUT, which replaces

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard check [-q] [--json] [--canonical] FILE|DIR...
 #include <algorithm>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `stguard check` on a checkpoint folder or an index file: the logical checkpoint
 // (CheckpointDir::Open), then the model-folder checks around it. Called from cmd_check.cc.
 #include <sys/stat.h>

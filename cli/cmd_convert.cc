@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard convert IN OUT --dtype BF16|F16|F32: rewrite the floating tensors of IN (F64,
 // F32, F16, BF16) to the given dtype, round to nearest even, and write OUT canonically.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard inspect [--json] FILE: metadata, the tensors in file order, and totals.
 #include <algorithm>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard json FILE: the tokenizer alone, over a whole file.
 #include <cstdio>
 #include <memory>

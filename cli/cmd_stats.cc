@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard inspect --stats [--json] [--allow-external-symlinks] FILE|DIR: scan every
 // tensor's data and print min, max, mean and (for floating dtypes) NaN/+inf/-inf counts.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stguard subcommands. Each takes its own arguments (after the subcommand name) and
 // returns the process exit status: 0 success, 1 invalid input, 2 usage or I/O error.
 #ifndef STGUARD_CLI_COMMANDS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard: validate, inspect and rewrite safetensors files. All logic lives in the
 // library; this file only picks the subcommand.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers shared by the subcommands for printing results.
 #ifndef STGUARD_CLI_OUTPUT_H_
 #define STGUARD_CLI_OUTPUT_H_

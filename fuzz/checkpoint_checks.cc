@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // checkpoint_checks.cc: see checkpoint_checks.h.
 #include "checkpoint_checks.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // checkpoint_checks.h: properties that every Checkpoint the reader accepts must have,
 // shared by the header, round-trip and writer targets. Each function aborts through
 // FUZZ_CHECK on the first violation.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fuzz/ci.sh: the fuzzing stage of CI (.ci/run calls it after the unit and sanitizer
 # stages, which already replay every corpus through the replay_* tests).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_header: arbitrary bytes as a whole safetensors file.
 //
 // Every rejection is a well-formed Error with an offset inside the input. Every accepted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_index: arbitrary bytes as a sharded checkpoint's index file
 // (model.safetensors.index.json), through ParseIndexFile and ValidateJsonUniqueKeys.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_json_tokenizer: arbitrary bytes through JsonTokenizer.
 //
 // Checked for every input:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_roundtrip: for any file the reader accepts, the canonical writer's output
 // (CanonicalBytes, what `stguard canon` writes) is accepted, holds the same tensors,
 // metadata and bytes, is its own canonical form (a fixed point), and is laid out as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_support.cc: the shared helpers of the fuzz targets.
 #include "fuzz_support.h"
 

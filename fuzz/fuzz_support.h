@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_support.h: what every fuzz target shares: checks that survive NDEBUG, the
 // exact-size input copy, and small plain helpers.
 //

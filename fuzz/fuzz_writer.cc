@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_writer: random tensor sets through the canonical Writer and back through the reader.
 //
 // FuzzedDataProvider turns the input into at most 16 tensors (rank <= 5, <= 64 KiB of data

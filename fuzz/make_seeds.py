@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the hand-made seed files of the fuzz targets into corpus/fuzz_<target>/.
 
     fuzz/make_seeds.py            (re)writes every seed this script owns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reference_checker.cc: the plain, slow, independent checker. See reference_checker.h.
 //
 // Style: every function reads as the rule it implements. Speed does not matter; fuzz

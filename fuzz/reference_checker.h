@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reference_checker.h: a second, independent implementation of stguard's acceptance rules,
 // written to be obviously correct rather than fast, for differential fuzzing.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // replay_main.cc: a main() for fuzz targets built without libFuzzer (gcc, or clang without
 // STGUARD_FUZZ). It runs LLVMFuzzerTestOneInput once on every file named on the command
 // line and on every regular file inside every directory named (not recursively), in

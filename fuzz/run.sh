@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fuzz/run.sh TARGET SECONDS [LIBFUZZER_FLAG...]: fuzz one target for SECONDS seconds.
 #
 # Builds the libFuzzer binaries first if needed (clang, -DSTGUARD_FUZZ=ON, ASan + UBSan)

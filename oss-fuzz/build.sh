@@ -1,4 +1,5 @@
 #!/bin/bash -eu
+# SPDX-License-Identifier: Apache-2.0
 # oss-fuzz/build.sh: builds stguard's fuzz targets for OSS-Fuzz (and ClusterFuzzLite,
 # whose .clusterfuzzlite/build.sh runs this script).
 #

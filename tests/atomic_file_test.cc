@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Nothing lost on write: whatever fails or dies while the writer runs, the destination
 // holds the old file or the complete new one, and failures leave no temporary file.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checkpoint folders and sharded indexes: folders of 2-4 shards written by the canonical
 // writer, one failing case per rule (shard names, symbolic links, missing shards, each
 // cross-check), the model-folder warnings, and `stguard check DIR`.

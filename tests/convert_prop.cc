@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties of F32 -> BF16 -> F32 (and F32 -> F16 -> F32) over arbitrary bit patterns:
 // the result is the nearest representable value, ties to even, NaN stays NaN, and the
 // round trip is idempotent, odd-symmetric and monotone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dtype conversions: every 8- and 16-bit input against a plainly written reference
 // (std::ldexp on the format's fields), every rounding boundary of F32 -> BF16 and
 // F32 -> F16, and the double-rounding cases that ConvertElements must get right.

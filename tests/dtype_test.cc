@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dtype table: names, sizes, and exact, case-sensitive parsing.
 #include <gtest/gtest.h>
 

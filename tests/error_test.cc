@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The error code table stays in sync with the enum.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compact-entry fast path of the header parser must change nothing but speed: on every
 // input, parsing with it and without it gives the same tensors or the same error.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The index parser (model.safetensors.index.json): every schema rule has an accept case
 // and a reject case; rejections check the code and the byte offset.
 #include <gtest/gtest.h>

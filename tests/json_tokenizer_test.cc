@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // json_tokenizer_test.cc: every rule of the strict tokenizer, each with an accepted and a
 // rejected case; rejections assert the error code and the exact absolute offset.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jsontestsuite_test.cc: JSONTestSuite (nst/JSONTestSuite, "Parsing JSON is a Minefield")
 // against ValidateJson, with the expected verdict taken from each file's name.
 //

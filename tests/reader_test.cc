@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The strict reader, rule by rule: every rule has an accept case and a reject case, and
 // every rejection checks the error code and the absolute byte offset.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SortIndexesStable against std::stable_sort on inputs with few and many runs.
 #include "base/sort_indexes.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tensor statistics on known data: every dtype family, non-finite values, chunk
 // boundaries, exact integer sums, progress reporting and page release.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties of the canonical writer against the strict reader. CI runs each with
 // RC_PARAMS=max_success=1000 (tests/CMakeLists.txt).
 //

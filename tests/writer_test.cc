@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The canonical writer: goldens derived by hand from the rules in stguard/writer.h, every
 // refusal with its code (and no output), streaming producers, and check --canonical.
 //

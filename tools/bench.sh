@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds and runs every stguard benchmark, then prints the table of ratios (issue 5).
 #   tools/bench.sh [BUILD_DIR]     default: build-bench beside this script's checkout
 # Environment:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/coverage.sh [BUILD_DIR]: line coverage of src/ from the unit tests and every
 # corpus replay, with clang source-based coverage.
 #

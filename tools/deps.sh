@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages that stguard builds and tests with, when they are missing.
 # As root it runs apt-get; otherwise it prints the exact command to run and fails.
 #   tools/deps.sh          what the library, the CLI and the tests need

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the hand-made files in corpus/: the sample checkpoint, valid edge cases, and
 invalid files named <ExpectedErrorCode>__<what>.safetensors.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/checkpoint_dir.h: a checkpoint folder or a sharded index as one logical
 // checkpoint, and the model-folder checks around it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/convert.h: element conversions between dtypes.
 //
 // DEFINITIONS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/dtype.h: the 22 element types of the safetensors format.
 #ifndef STGUARD_DTYPE_H_
 #define STGUARD_DTYPE_H_

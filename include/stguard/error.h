@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/error.h: error codes, the Error value, and Result<T>.
 //
 // Errors are values. No function of the library throws across its API: each returns either

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/json_escape.h: writing JSON strings the way the reference writer does.
 #ifndef STGUARD_JSON_ESCAPE_H_
 #define STGUARD_JSON_ESCAPE_H_

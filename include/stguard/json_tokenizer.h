@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/json_tokenizer.h: a strict, streaming, non-recursive JSON tokenizer (RFC 8259).
 //
 // Policy, for every choice the RFC leaves open:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/mapped_file.h: a read-only memory mapping of a whole file.
 #ifndef STGUARD_MAPPED_FILE_H_
 #define STGUARD_MAPPED_FILE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/options.h: limits, with strict defaults.
 #ifndef STGUARD_OPTIONS_H_
 #define STGUARD_OPTIONS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/reader.h: the strict safetensors reader.
 //
 // A safetensors file is: N (u64, little-endian), N bytes of UTF-8 JSON header, then the

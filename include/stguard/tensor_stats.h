@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/tensor_stats.h: a streaming scan of tensor data: min, max, mean and the counts
 // of NaN, +inf and -inf.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stguard/writer.h: the canonical safetensors writer and the canonical-form check.
 //
 // CANONICAL FORM

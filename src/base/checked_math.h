@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Overflow-checked unsigned arithmetic. Every size read from a file goes through these
 // before it is used, so no product or sum can wrap.
 #ifndef STGUARD_SRC_CHECKED_MATH_H_

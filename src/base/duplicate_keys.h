@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Duplicate-key detection by sorting: O(n log n) whatever the keys, with no hash table
 // that colliding keys could flood and no pairwise comparison.
 #ifndef STGUARD_SRC_DUPLICATE_KEYS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error code names and Error::ToString.
 #include "stguard/error.h"
 

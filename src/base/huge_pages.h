@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Asking the kernel for transparent huge pages on a large, fresh allocation.
 #ifndef STGUARD_SRC_HUGE_PAGES_H_
 #define STGUARD_SRC_HUGE_PAGES_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading and writing little-endian values at any alignment.
 #ifndef STGUARD_SRC_LITTLE_ENDIAN_H_
 #define STGUARD_SRC_LITTLE_ENDIAN_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A read-only memory mapping of a whole file.
 #include "stguard/mapped_file.h"
 

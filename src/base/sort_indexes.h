@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting index arrays quickly when the input is already (mostly) in order.
 #ifndef STGUARD_SRC_SORT_INDEXES_H_
 #define STGUARD_SRC_SORT_INDEXES_H_

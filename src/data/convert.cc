@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element conversions: decoders to F32, encoders from F32 with round-to-nearest-even.
 //
 // The hot loops (BF16/F16 -> F32, F32 -> BF16/F16) are branch-free per element and run in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streaming tensor statistics (see stguard/tensor_stats.h).
 #include "stguard/tensor_stats.h"
 

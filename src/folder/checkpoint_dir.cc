@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CheckpointDir: finds the index or the shards of a folder, validates each shard strictly,
 // and cross-checks the index against the shards (see stguard/checkpoint_dir.h).
 #include "stguard/checkpoint_dir.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small POSIX helpers for checkpoint folders: joining and splitting paths, listing a
 // folder, resolving symbolic links. Shared by checkpoint_dir.cc and model_folder.cc.
 #ifndef STGUARD_SRC_FOLDER_UTIL_H_

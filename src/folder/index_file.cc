@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Index files: a pass that validates the JSON and rejects duplicate keys in every object,
 // then a schema pass over a fresh token stream. Two passes keep each simple; both are
 // linear apart from the sorts.

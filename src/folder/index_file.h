@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sharded-checkpoint index files (model.safetensors.index.json), parsed strictly with the
 // project's own tokenizer, and a JSON validator that also rejects duplicate keys.
 //

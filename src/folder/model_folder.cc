@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CheckModelFolder: config.json, tie_word_embeddings against lm_head.weight, and pickle
 // files beside the weights (see stguard/checkpoint_dir.h).
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checkpoint: runs the stages in order (length prefix, header schema with sizes, tiling)
 // and assembles the validated view.
 #include <algorithm>

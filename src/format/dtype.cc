@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dtype table: names and element sizes in bits, in the reference's enum order.
 #include "stguard/dtype.h"
 

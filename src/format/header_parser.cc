@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 3: the header schema, read straight from the token stream (no DOM).
 //
 // The parser pulls tokens from JsonTokenizer, which has already checked the JSON grammar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 3: the header schema, read straight from the token stream (no DOM).
 #ifndef STGUARD_SRC_HEADER_PARSER_H_
 #define STGUARD_SRC_HEADER_PARSER_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 1: the 8-byte length prefix.
 #include "format/length_prefix.h"
 

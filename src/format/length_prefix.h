@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 1: the 8-byte length prefix.
 #ifndef STGUARD_SRC_LENGTH_PREFIX_H_
 #define STGUARD_SRC_LENGTH_PREFIX_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 4: the byte size that a dtype and a shape imply.
 #include "format/tensor_size.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 4: the byte size that a dtype and a shape imply.
 #ifndef STGUARD_SRC_TENSOR_SIZE_H_
 #define STGUARD_SRC_TENSOR_SIZE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 5: the tensors' byte ranges must tile the data buffer exactly.
 #include "format/tiling.h"
 

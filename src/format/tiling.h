@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 5: the tensors' byte ranges must tile the data buffer exactly.
 #ifndef STGUARD_SRC_TILING_H_
 #define STGUARD_SRC_TILING_H_

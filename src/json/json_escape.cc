@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing JSON strings the way the reference writer (serde_json) does.
 #include "stguard/json_escape.h"
 

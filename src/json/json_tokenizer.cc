@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // json_tokenizer.cc: the strict streaming JSON tokenizer. See the policy block in
 // include/stguard/json_tokenizer.h for what is accepted; this file is how.
 //

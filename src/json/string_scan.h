@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding the end of the plain part of a JSON string, 16 bytes at a time.
 #ifndef STGUARD_SRC_STRING_SCAN_H_
 #define STGUARD_SRC_STRING_SCAN_H_

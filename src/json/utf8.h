@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // utf8.h: UTF-8 validation and encoding, exactly per Unicode Table 3-7.
 //
 // Well-formed UTF-8 byte sequences (Unicode 15, Table 3-7):

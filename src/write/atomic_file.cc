@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash-safe file replacement. The destination changes only through rename(2), which
 // POSIX makes atomic: any reader, and any reboot, sees the old file or the new one.
 #include "write/atomic_file.h"

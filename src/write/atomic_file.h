@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash-safe file replacement: write a temporary file beside the destination, fsync it,
 // rename it over the destination, fsync the directory.
 #ifndef STGUARD_SRC_ATOMIC_FILE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // check --canonical: is a valid file byte-identical to its canonical form, and if not, why.
 //
 // Only headers are compared. The canonical header fixes every data offset, so a file whose

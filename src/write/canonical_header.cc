@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The canonical layout: order, offsets and header text, as the reference writer makes them.
 #include "write/canonical_header.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The canonical layout of a safetensors file: tensor order, data offsets and header text.
 // One plan serves the writer (which then streams the data) and the canonical check (which
 // only compares the header).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The canonical writer: collects entries, plans the file, then streams it to a sink.
 #include "stguard/writer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A temporary directory removed with its contents at the end of a test, and small file
 // helpers for tests of the crash-safe writer.
 #ifndef STGUARD_TESTS_SUPPORT_TEMP_DIR_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plain, owning description of a set of tensors and metadata, for round-trip tests of the
 // writer against the reader.
 #ifndef STGUARD_TESTS_SUPPORT_TENSOR_SET_H_

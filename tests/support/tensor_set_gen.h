@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RapidCheck generators of tensor sets. Header-only: only the *_prop.cc binaries link
 // RapidCheck, while tests/support/*.cc goes into both test binaries.
 #ifndef STGUARD_TESTS_SUPPORT_TENSOR_SET_GEN_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for tests that build safetensors bytes by hand.
 #ifndef STGUARD_TESTS_SUPPORT_TEST_FILES_H_
 #define STGUARD_TESTS_SUPPORT_TEST_FILES_H_
