@@ -235,13 +235,20 @@ int RunInspectStats(Args args) {
   ProgressBar progress(total);
   ScanOptions scan;
   scan.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
-  scan.release_scanned_pages = true;  // these are file mappings
   const Clock::time_point start = Clock::now();
   std::vector<Row> rows;
   rows.reserve(checkpoint->num_tensors());
   for (const ShardFile& shard : checkpoint->shards()) {
     for (const TensorView& tensor : shard.checkpoint.tensors()) {
-      rows.push_back(Row{&shard, &tensor, ComputeTensorStats(tensor, scan)});
+      // Copied with pread, not read through the mapping: a file truncated meanwhile is an
+      // I/O error naming it, not a SIGBUS.
+      Result<TensorStats> stats = ComputeTensorStats(shard.checkpoint, tensor, scan);
+      if (!stats.ok()) {
+        progress.Clear();
+        PrintFileError("inspect", path, stats.error());
+        return IsIoError(stats.error()) ? kExitUsage : kExitInvalid;
+      }
+      rows.push_back(Row{&shard, &tensor, *stats});
     }
   }
   progress.Clear();

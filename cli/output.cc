@@ -1,11 +1,51 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "output.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "stguard/json_escape.h"
 
 namespace stguard::cli {
+
+void PrintUnknownOption(std::string_view command, std::string_view arg, const char* usage) {
+  const std::string line = "stguard " + std::string(command) + ": unknown option '" +
+                           PrintableText(arg) + "'\n" + usage;
+  std::fputs(line.c_str(), stderr);
+}
+
+Error StdoutSink::Write(std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t written = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      return Error{ErrorCode::kIoError, 0, "could not write to standard output",
+                   written < 0 ? std::strerror(errno) : "no progress"};
+    }
+    bytes = bytes.subspan(static_cast<size_t>(written));
+  }
+  return Error{};
+}
+
+std::string StdoutRefusal() {
+  if (::isatty(STDOUT_FILENO)) {
+    return "standard output is a terminal; redirect it to a file or a pipe";
+  }
+  return {};
+}
+
+void PrintLeftoverNotes(std::string_view command, const std::string& out) {
+  for (const std::string& leftover : FindLeftoverTemporaryFiles(out)) {
+    const std::string line = "stguard " + std::string(command) + ": note: " +
+                             PrintableText(leftover) +
+                             " is left from an interrupted write whose process is gone; "
+                             "it is safe to delete\n";
+    std::fputs(line.c_str(), stderr);
+  }
+}
 
 void AppendErrorJson(const Error& error, std::string* out) {
   *out += "{\"code\":";

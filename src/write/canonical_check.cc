@@ -151,13 +151,14 @@ Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint) {
   CanonicalDiff diff;
   diff.canonical_header_len = plan->header.size();
   const std::string prefix = EncodeLengthPrefix(plan->header.size());
-  const std::span<const std::byte> bytes = checkpoint.bytes();
+  // The file's own prefix is N encoded: compare it from N, not from the file's bytes.
+  const std::string actual_prefix = EncodeLengthPrefix(checkpoint.header_len());
   const std::string_view actual = checkpoint.header_text();
 
   // The first differing byte: in the length prefix, else (N equal) in the header.
   uint64_t first = UINT64_MAX;
   for (size_t i = 0; i < 8; ++i) {
-    if (static_cast<char>(bytes[i]) != prefix[i]) {
+    if (actual_prefix[i] != prefix[i]) {
       first = i;
       break;
     }
