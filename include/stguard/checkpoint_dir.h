@@ -64,6 +64,11 @@ struct DirOptions {
   Options reader;
   // Accept shards that are symbolic links resolving outside the folder.
   bool allow_external_symlinks = false;
+  // Validate the shards with Checkpoint::OpenHeader: no shard stays mapped, so a folder
+  // of any number of shards can be checked (one mapping each would run into the
+  // per-process limit, vm.max_map_count, at about 65,000), but every TensorView::data is
+  // empty; read data by opening ShardFile::path.
+  bool headers_only = false;
 };
 
 // WarningKind names each thing worth reporting that does not make the checkpoint invalid.
@@ -153,7 +158,10 @@ class CheckpointDir {
 // ModelFolderReport is what CheckModelFolder found.
 struct ModelFolderReport {
   // error is kInvalidConfig when config.json exists but is not one JSON object (the
-  // offset is in config.json), kIoError when it cannot be read; ok otherwise.
+  // offset is in config.json), kUnsafeShardName when config.json or a *.safetensors file
+  // is a symbolic link out of the folder, the file's own error (with "file 'NAME'" in
+  // the context) when a *.safetensors file is invalid, kIoError when a file cannot be
+  // read; ok otherwise.
   Error error;
   std::vector<Warning> warnings;
 };
@@ -167,10 +175,21 @@ struct ModelFolderReport {
 // - Files named *.bin, *.pt, *.pth, *.ckpt, *.pkl or *.pickle (any case) are flagged:
 //   these are pickle-based formats, and loading them with torch.load or pickle can run
 //   arbitrary code.
+// - Every *.safetensors file in the folder must be a valid checkpoint under the strict
+//   rules, whether or not `weights` uses it: loaders look for model.safetensors before
+//   an index, so a folder with both loads a file the index never names. Files that
+//   `weights` already validated (its shards, in this folder) are not read again; the
+//   others are opened one at a time with Checkpoint::OpenHeader.
+// - Containment: config.json and every *.safetensors file read here must not be a
+//   symbolic link that resolves out of the folder (kUnsafeShardName), unless
+//   `allow_external_symlinks`, as for shards; a link loop or a name the file system
+//   refuses is kUnsafeShardName too. What the folder's author controls is a verdict on
+//   the folder, never an I/O error.
 // Only `folder` itself is listed, not its subfolders. Warnings come in a fixed order:
 // config findings, then files by name.
 ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDir* weights,
-                                   const Options& options = {});
+                                   const Options& options = {},
+                                   bool allow_external_symlinks = false);
 
 }  // namespace stguard
 

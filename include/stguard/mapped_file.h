@@ -31,6 +31,9 @@ class STGUARD_API MappedFile {
   // (files in /proc and /sys report size 0 but have content), up to kMaxUnsizedFileLen
   // bytes (more is kIoError).
   static Result<std::unique_ptr<MappedFile>> Open(const std::string& path);
+  // OpenUnmapped opens `path` as Open does but maps nothing: bytes() is empty and only
+  // ReadAt reads (up to size()). For reading a file's header without a mapping.
+  static Result<std::unique_ptr<MappedFile>> OpenUnmapped(const std::string& path);
   // kMaxUnsizedFileLen caps what Open reads from a file that reports size 0.
   static constexpr size_t kMaxUnsizedFileLen = size_t{1} << 30;
 
@@ -38,7 +41,10 @@ class STGUARD_API MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile();
 
-  std::span<const std::byte> bytes() const { return {data_, size_}; }
+  std::span<const std::byte> bytes() const {
+    return data_ == nullptr ? std::span<const std::byte>() : std::span(data_, size_);
+  }
+  uint64_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
   // ReadAt copies out.size() bytes from file offset `offset` with pread(2), never through
@@ -47,6 +53,7 @@ class STGUARD_API MappedFile {
   [[nodiscard]] Error ReadAt(uint64_t offset, std::span<std::byte> out) const;
 
  private:
+  static Result<std::unique_ptr<MappedFile>> OpenFile(const std::string& path, bool map);
   MappedFile(int fd, std::string path, const std::byte* data, size_t size, bool mapped)
       : fd_(fd), path_(std::move(path)), data_(data), size_(size), mapped_(mapped) {}
 

@@ -54,6 +54,14 @@ Error ReadToEnd(int fd, const std::string& path, std::vector<std::byte>* out) {
 }  // namespace
 
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
+  return OpenFile(path, /*map=*/true);
+}
+
+Result<std::unique_ptr<MappedFile>> MappedFile::OpenUnmapped(const std::string& path) {
+  return OpenFile(path, /*map=*/false);
+}
+
+Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path, bool map) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever. The fstat below
   // refuses anything but a regular file, for which the flag changes nothing.
   FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
@@ -75,6 +83,9 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
     read->size_ = read->read_.size();
     return read;  // no descriptor kept: ReadAt copies from memory
   }
+  if (!map) {
+    return std::unique_ptr<MappedFile>(new MappedFile(file.Release(), path, nullptr, size, false));
+  }
   void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
   if (data == MAP_FAILED) return IoError("cannot map file", path, errno);
   return std::unique_ptr<MappedFile>(
@@ -87,7 +98,7 @@ MappedFile::~MappedFile() {
 }
 
 Error MappedFile::ReadAt(uint64_t offset, std::span<std::byte> out) const {
-  if (!mapped_) {  // content already in memory
+  if (fd_ < 0) {  // content already in memory
     if (offset > size_ || out.size() > size_ - offset) {
       return Error{ErrorCode::kIoError, offset, "read past the end of the file", path_};
     }

@@ -48,6 +48,10 @@ struct FloatAccumulator {
   T min = std::numeric_limits<T>::infinity();
   T max = -std::numeric_limits<T>::infinity();
   NeumaierSum sum;
+  // F64 values near the top of the range overflow a double sum ([1.7e308, 1.7e308] sums
+  // to inf); the same sum of the values times 2^-512 cannot, and gives the mean when the
+  // plain sum overflowed. Unused (and optimised away) for F32, whose sums stay far below.
+  NeumaierSum scaled_sum;
   uint64_t num_finite = 0;
   uint64_t num_nan = 0;
   uint64_t num_pos_inf = 0;
@@ -92,6 +96,33 @@ struct FloatAccumulator {
     num_pos_inf += pos_inf_count;
     num_neg_inf += n - finite_count - nan_count - pos_inf_count;
     sum.Add(chunk_sum);
+    if constexpr (kMayOverflow) {
+      if (std::isfinite(chunk_sum)) {
+        scaled_sum.Add(chunk_sum * kDownScale);
+      } else {  // sum the finite values again, scaled
+        double scaled = 0;
+        for (size_t k = 0; k < n; ++k) {
+          scaled += values[k] - values[k] == 0 ? static_cast<double>(values[k]) * kDownScale : 0.0;
+        }
+        scaled_sum.Add(scaled);
+      }
+    }
+  }
+
+  static constexpr bool kMayOverflow = std::is_same_v<T, double>;
+  static constexpr double kDownScale = 0x1p-512;
+  static constexpr double kUpScale = 0x1p512;
+
+  // AddScaled adds a finite chunk to scaled_sum, exactly rescaled when its plain sum was
+  // finite, else summed again from the scaled values.
+  void AddScaled(const T* values, size_t n, double chunk_sum) {
+    if (std::isfinite(chunk_sum)) {
+      scaled_sum.Add(chunk_sum * kDownScale);
+      return;
+    }
+    double scaled = 0;
+    for (size_t k = 0; k < n; ++k) scaled += static_cast<double>(values[k]) * kDownScale;
+    scaled_sum.Add(scaled);
   }
 
   void AddFinite(const T* values, size_t n) {
@@ -125,6 +156,7 @@ struct FloatAccumulator {
       chunk_sum += lane_sum[j];
     }
     sum.Add(chunk_sum);
+    if constexpr (kMayOverflow) AddScaled(values, n, chunk_sum);
     num_finite += n;
   }
 
@@ -138,6 +170,10 @@ struct FloatAccumulator {
       out->min = static_cast<double>(min);
       out->max = static_cast<double>(max);
       out->mean = sum.Value() / static_cast<double>(num_finite);
+      if (kMayOverflow && !std::isfinite(out->mean)) {
+        // The mean lies between min and max, so scaling back up cannot overflow.
+        out->mean = scaled_sum.Value() / static_cast<double>(num_finite) * kUpScale;
+      }
     }
   }
 };

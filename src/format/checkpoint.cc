@@ -72,9 +72,10 @@ class CheckpointBuilder {
 Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Options& options,
                                                bool map_data) {
   Sources sources;
-  Result<std::unique_ptr<MappedFile>> mapping = MappedFile::Open(path);
+  Result<std::unique_ptr<MappedFile>> mapping =
+      map_data ? MappedFile::Open(path) : MappedFile::OpenUnmapped(path);
   if (!mapping.ok()) return mapping.error();
-  const uint64_t file_size = (*mapping)->bytes().size();
+  const uint64_t file_size = (*mapping)->size();
   PauseForTestingAt("header");
   // The header is copied with pread, never read through the mapping: a file truncated by
   // another process then gives a short read (kIoError) instead of SIGBUS, and the
@@ -98,7 +99,7 @@ Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Op
   }
   const std::span<const std::byte> head(sources.head_copy.get(), head_len);
   if (map_data) sources.mapping = std::move(*mapping);
-  // Without map_data the mapping (and its descriptor) closes here.
+  // Without map_data the file (and its descriptor) closes here.
   return Build(head, file_size, options, std::move(sources), /*data_follows_head=*/false);
 }
 
@@ -116,13 +117,14 @@ Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> head, uin
   // Where the data bytes are: right after the head (FromBytes), in the mapping (Open), or
   // nowhere (OpenHeader: tensors get empty spans).
   std::span<const std::byte> bytes;
+  const bool has_data = data_follows_head || sources.mapping != nullptr;
   if (data_follows_head) {
     bytes = std::span(head.data(), static_cast<size_t>(file_size));
   } else if (sources.mapping != nullptr) {
     bytes = sources.mapping->bytes();
   }
   const std::span<const std::byte> data =
-      bytes.empty() ? bytes : bytes.subspan(static_cast<size_t>(data_start));
+      has_data ? bytes.subspan(static_cast<size_t>(data_start)) : bytes;
   std::vector<uint32_t> file_order;
   if (Error error = CheckTiling(parsed.tensors, data_start, data_len, &file_order);
       !error.ok()) {
@@ -143,7 +145,7 @@ Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> head, uin
       std::swap(tensors[i], tensors[target]);
       std::swap(file_position[i], file_position[target]);
     }
-    if (!data.empty()) {
+    if (has_data) {
       tensors[i].data = data.subspan(tensors[i].begin, tensors[i].end - tensors[i].begin);
     }
   }

@@ -86,7 +86,17 @@ struct Writer::Impl {
     return Error{};
   }
 
+  // Plan lays the file out. Running out of memory (a header near the cap under a memory
+  // limit) is kOutOfMemory, never an exception out of the library.
   Result<CanonicalPlan> Plan() const {
+    try {
+      return PlanOrThrow();
+    } catch (const std::bad_alloc&) {
+      return Error{ErrorCode::kOutOfMemory, 0, "out of memory while planning the header"};
+    }
+  }
+
+  Result<CanonicalPlan> PlanOrThrow() const {
     if (!first_error.ok()) return first_error;
     std::vector<PlanTensor> plan_tensors;
     plan_tensors.reserve(tensors.size());
