@@ -37,7 +37,10 @@
 // byte offsets in that file.
 //
 // RESOURCES: the index is read once (capped at Options::max_header_len bytes); each shard
-// is mapped and validated as Checkpoint::Open does, touching only header pages. Memory is
+// is validated as Checkpoint::Open does (its header copied with pread) and stays mapped
+// for its data, or, with DirOptions::headers_only, as Checkpoint::OpenHeader does, keeping
+// no mapping at all. Symbolic-link loops and names too long for the file system are
+// verdicts (kUnsafeShardName), as are links out of the folder. Memory is
 // O(index size + headers). Lookups are binary searches over all tensor names. The folder
 // must not change while it is being opened: the symbolic-link check and the open are
 // separate steps.
@@ -75,7 +78,10 @@ struct DirOptions {
 enum class WarningKind : uint8_t {
   kTotalSizeMismatch,          // metadata.total_size != the sum of tensor byte sizes
   kUnlistedSafetensors,        // a *.safetensors file that the index does not name
-  kPickleFile,                 // *.bin, *.pt, *.pth, *.ckpt, *.pkl: pickle runs code on load
+  kPickleFile,                 // a file whose loading can run code: pickles (*.bin, *.pt,
+                               // *.pth, *.pth.tar, *.ckpt, *.pkl, *.pickle, *.joblib, *.pt2,
+                               // gzip-wrapped ones), Keras *.h5/*.keras, *.npy/*.npz with
+                               // object arrays
   kConfigDuplicateKey,         // config.json repeats a key (Python keeps the last)
   kTieWordEmbeddingsNotBool,   // config.json's tie_word_embeddings is not true or false
   kLmHeadMissing,              // tie_word_embeddings is false, yet no lm_head.weight
@@ -172,9 +178,11 @@ struct ModelFolderReport {
 // - When config.json says "tie_word_embeddings": false, `weights` (if given) should have
 //   a tensor named lm_head.weight (else a warning). When it says true, or does not say,
 //   lm_head.weight may be absent: the output layer reuses the input embeddings.
-// - Files named *.bin, *.pt, *.pth, *.ckpt, *.pkl or *.pickle (any case) are flagged:
-//   these are pickle-based formats, and loading them with torch.load or pickle can run
-//   arbitrary code.
+// - Files whose loading can run code are flagged (any case): pickle formats *.bin, *.pt,
+//   *.pth, *.pth.tar, *.ckpt, *.pkl, *.pickle, *.joblib, *.pt2 and these wrapped in gzip
+//   (*.gz, *.gzip); Keras *.h5 and *.keras (Lambda layers hold marshalled code); *.npy
+//   whose dtype has object fields, and *.npz with such a member or a member that cannot
+//   be looked into (compressed): "may contain pickles".
 // - Every *.safetensors file in the folder must be a valid checkpoint under the strict
 //   rules, whether or not `weights` uses it: loaders look for model.safetensors before
 //   an index, so a folder with both loads a file the index never names. Files that
