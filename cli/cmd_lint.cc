@@ -49,6 +49,10 @@ std::string FindingLine(const std::string& path, const LintFinding& finding) {
   return line + ": " + PrintableText(finding.message);
 }
 
+std::string Count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 }  // namespace
 
 int RunLint(Args args) {
@@ -122,8 +126,8 @@ int RunLint(Args args) {
             (report.family.empty() ? std::string("no family") : "family " + report.family) + ", " +
             std::to_string(report.num_tensors) + " tensors in " +
             std::to_string(report.num_shards) + (report.num_shards == 1 ? " shard" : " shards") +
-            ", " + std::to_string(report.num_errors()) + " errors, " +
-            std::to_string(report.num_warnings()) + " warnings)");
+            ", " + Count(report.num_errors(), "error") + ", " +
+            Count(report.num_warnings(), "warning") + ")");
   return status;
 }
 
