@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -263,6 +264,21 @@ TEST_F(LintTest, ConfigValueNegativeInexactZeroAndOverflow) {
     EXPECT_EQ(Count(report, "config-value") + Count(report, "wrong-shape"), report.num_errors())
         << to << "\n" << Describe(report);
   }
+}
+
+TEST_F(LintTest, ConfigLinkingOutOfTheFolderIsRefused) {
+  Model model = TinyLlama();
+  const std::string config = model.config;
+  model.config.clear();
+  Lint(model);
+  TempDir outside;
+  ASSERT_TRUE(WriteFileBytes(outside.File("config.json"), config));
+  ASSERT_EQ(::symlink(outside.File("config.json").c_str(), dir_.File("config.json").c_str()), 0);
+  const LintReport report = LintModel(dir_.path());
+  ExpectOnly(report, "config-unsafe", 1);
+  LintOptions options;
+  options.dir.allow_external_symlinks = true;
+  ExpectClean(LintModel(dir_.path(), options));
 }
 
 TEST_F(LintTest, ConfigMissingIsAWarningAndOtherRulesStillRun) {

@@ -69,7 +69,7 @@ struct LintOptions {
 };
 
 // LintReport is the result of LintModel.
-struct LintReport {
+struct STGUARD_API LintReport {
   // error is set (not ok) only when lint could not run: the path or the named config
   // cannot be reached or read (kIoError, kNotARegularFile). Invalid content is a finding.
   Error error;
