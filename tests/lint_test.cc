@@ -254,6 +254,8 @@ TEST_F(LintTest, ConfigValueNegativeInexactZeroAndOverflow) {
       {"\"num_attention_heads\": 4", "\"num_attention_heads\": 0"},
       {"\"vocab_size\": 32", "\"vocab_size\": 18446744073709551616"},
       {"\"intermediate_size\": 24", "\"head_dim\": 4611686018427387904, \"intermediate_size\": 24"},
+      {"\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3"},  // 4 heads / 3 kv heads
+      {"\"num_key_value_heads\": 2", "\"num_key_value_heads\": 0"},
   };
   for (const auto& [from, to] : cases) {
     Model model = TinyLlama();
@@ -583,6 +585,12 @@ TEST(LintFamilies, EveryTableFormulaIsWellFormed) {
     bool has_layers = family.layers_field.empty();
     for (const lint::FieldSpec& field : family.fields) has_layers |= field.name == family.layers_field;
     EXPECT_TRUE(has_layers) << family.name;
+    for (std::string_view constraint : family.constraints) {
+      uint64_t value = 0;
+      std::string detail;
+      EXPECT_EQ(lint::EvaluateDim(constraint, fields, &value, &detail), lint::FormulaError::kOk)
+          << family.name << " " << constraint;
+    }
     for (const lint::TensorRow& row : family.rows) {
       std::vector<uint64_t> dims;
       std::string detail;

@@ -3,7 +3,8 @@
 // transformers modeling and configuration files of each family (tensor names, which
 // projections carry biases, config defaults) and the format page (bigram, tl_arch).
 //
-// To add a family: write its kFields, kRows and names here, append it to kFamilies, and add
+// To add a family: write its kFields, kRows (and constraints) and names here, append it to
+// kFamilies, and add
 // an accept and a reject test in tests/lint_test.cc (plus a real config if one is public).
 #include "lint/family_table.h"
 
@@ -11,6 +12,8 @@ namespace stguard::lint {
 namespace {
 
 constexpr std::string_view kNoPrefix[] = {""};
+// Grouped-query attention: each key/value head serves the same number of query heads.
+constexpr std::string_view kGqaConstraints[] = {"num_attention_heads/num_key_value_heads"};
 
 // ---- llama and the families that share its layout (mistral; tl_arch "llama") ----------
 // LlamaConfig: head_dim defaults to hidden_size // num_attention_heads, num_key_value_heads
@@ -199,11 +202,11 @@ constexpr TensorRow kBigramRows[] = {
 
 constexpr Family kFamilies[] = {
     {"llama", kLlamaTypes, kLlamaArchitectures, "num_hidden_layers", kNoPrefix, kLlamaFields,
-     kLlamaRows},
+     kLlamaRows, kGqaConstraints},
     {"qwen2", kQwen2Types, kQwen2Architectures, "num_hidden_layers", kNoPrefix, kQwen2Fields,
-     kQwen2Rows},
+     kQwen2Rows, kGqaConstraints},
     {"qwen3", kQwen3Types, kQwen3Architectures, "num_hidden_layers", kNoPrefix, kQwen3Fields,
-     kQwen3Rows},
+     kQwen3Rows, kGqaConstraints},
     {"gpt2", kGpt2Types, kGpt2Architectures, "n_layer", kGpt2Prefixes, kGpt2Fields, kGpt2Rows},
     {"bigram", kBigramTypes, {}, "", kNoPrefix, kBigramFields, kBigramRows},
 };

@@ -80,6 +80,9 @@ struct Family {
   std::span<const std::string_view> prefixes;       // accepted name prefixes ("" first)
   std::span<const FieldSpec> fields;                // in evaluation order
   std::span<const TensorRow> rows;
+  // Formulas that must have a value (a division must be exact), for relations between
+  // fields that no shape shows: attention heads shared evenly among key/value heads.
+  std::span<const std::string_view> constraints = {};
 };
 
 // Families lists every table.

@@ -210,8 +210,20 @@ void BuildModelSpec(const Config* config, Findings* findings, ModelSpec* out) {
       out->num_layers = field.value;
     }
   }
-  // Row shapes. A failing formula is reported once per distinct cause, not once per row.
+  // Constraints, then row shapes. A failing formula is reported once per distinct cause,
+  // not once per row.
   std::set<std::string> reported;
+  for (std::string_view constraint : out->family->constraints) {
+    uint64_t value = 0;
+    std::string detail;
+    const FormulaError error = EvaluateDim(constraint, out->counts, &value, &detail);
+    if (error != FormulaError::kOk && error != FormulaError::kUnknownValue &&
+        reported.insert(detail).second) {
+      findings->Error("config-value", {}, std::string(constraint) + " a whole number", {},
+                      "the config's fields do not fit together: " + detail,
+                      std::string(kConfigFile));
+    }
+  }
   for (const TensorRow& row : out->family->rows) {
     RowShape shape;
     std::string detail;
