@@ -29,6 +29,9 @@ constexpr char kUsage[] =
     "  canon IN OUT                  rewrite IN in canonical form to OUT (may be IN)\n"
     "  convert IN OUT --dtype BF16|F16|F32\n"
     "                                convert F64/F32/F16/BF16 tensors, write canonically\n"
+    "  lint [--json] [--config PATH] DIR|FILE\n"
+    "                                compare a model folder with its config.json and the\n"
+    "                                format page's contracts (family tables, int4 pairs)\n"
     "\n"
     "\n"
     "OUT may be - for standard output (not a terminal). '--' ends the options.\n"
@@ -45,6 +48,7 @@ constexpr Command kCommands[] = {
     {"json", stguard::cli::RunJson},
     {"canon", stguard::cli::RunCanon},
     {"convert", stguard::cli::RunConvert},
+    {"lint", stguard::cli::RunLint},
 };
 
 int Run(const std::vector<std::string_view>& args) {
