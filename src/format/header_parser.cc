@@ -31,6 +31,21 @@ constexpr std::string_view kMetadataKey = "__metadata__";
 // The three fields of a tensor entry, as bits so that repeats and absences are one test.
 enum FieldBit : uint8_t { kDtypeBit = 1, kShapeBit = 2, kOffsetsBit = 4 };
 
+// GrowWithin makes room for one more element in `list`, which never holds more than
+// `bound`. A vector that doubles copies itself and for a moment holds the old and the new
+// buffer, up to 3 times its final size; for a 100 MB header of nothing but shape dims or
+// metadata that alone breaks the 2N memory bound. So small lists double as usual, and a
+// list that outgrows kDoublingLimit bytes jumps straight to `bound`: that is address
+// space, and the pages never written are never touched, so peak memory is what the
+// elements really use.
+template <typename T>
+void GrowWithin(std::vector<T>& list, size_t bound) {
+  if (list.size() < list.capacity()) return;
+  constexpr size_t kDoublingLimit = size_t{1} << 20;
+  const size_t doubled = std::max<size_t>(16, list.capacity() * 2);
+  list.reserve(doubled * sizeof(T) <= kDoublingLimit ? std::min(doubled, bound) : bound);
+}
+
 class HeaderParser {
  public:
   HeaderParser(std::string_view header, uint64_t base_offset, const Options& options,
@@ -86,9 +101,11 @@ class HeaderParser {
   Token token_;
   ParsedHeader& out_;
   std::string scratch_;
-  std::vector<uint64_t> metadata_key_offsets_;
+  // Offset of each metadata key in the header text (< kMaxHeaderLen, so 32 bits suffice).
+  std::vector<uint32_t> metadata_key_offsets_;
   // Each tensor's first index into out_.dims; spans are made once dims stops growing.
   std::vector<uint32_t> first_dims_;
+  ReservationBounds bounds_;
   Error error_;
 };
 
@@ -103,6 +120,7 @@ Error HeaderParser::Parse() {
   // Near the header cap the tensor list is tens of MB, filled once: huge pages save
   // thousands of page faults.
   AdviseHugePages(out_.tensors.data(), max_tensors * sizeof(TensorView));
+  bounds_ = ReservationBoundsFor(header_.size());
   if (!Next()) return error_;
   if (token_.kind != TokenKind::kBeginObject) {
     Fail(ErrorCode::kHeaderNotObject, token_.offset, "the header is not a JSON object");
@@ -157,8 +175,10 @@ bool HeaderParser::ParseMetadata(uint64_t key_offset) {
       return Fail(ErrorCode::kMetadataValueNotString, token_.offset,
                   "__metadata__ value is not a string", {}, std::string(key));
     }
+    GrowWithin(out_.metadata, bounds_.max_metadata_entries);
+    GrowWithin(metadata_key_offsets_, bounds_.max_metadata_entries);
     out_.metadata.push_back(MetadataEntry{key, KeepText(token_)});
-    metadata_key_offsets_.push_back(entry_offset);
+    metadata_key_offsets_.push_back(static_cast<uint32_t>(entry_offset - base_offset_));
   }
 }
 
@@ -351,6 +371,7 @@ bool HeaderParser::TryCompactEntry(bool first_member, size_t* out_end) {
     for (;;) {
       uint64_t dim = 0;
       if (!ConsumeCompactUint(&p, end, &dim)) return decline();
+      GrowWithin(out_.dims, bounds_.max_dims);
       out_.dims.push_back(dim);
       if (ConsumeLiteral(&p, end, "]")) break;
       if (!ConsumeLiteral(&p, end, ",")) return decline();
@@ -418,6 +439,7 @@ bool HeaderParser::ParseShape(std::string_view name, uint32_t* out_rank) {
                   "shape dimension is not a non-negative integer that fits in 64 bits",
                   name);
     }
+    GrowWithin(out_.dims, bounds_.max_dims);
     out_.dims.push_back(dim);
     ++rank;
   }
@@ -467,7 +489,9 @@ bool HeaderParser::CheckDuplicates() {
   const uint64_t tensor_at =
       tensor_repeat == kNoDuplicate ? UINT64_MAX : tensors[tensor_repeat].header_offset;
   const uint64_t metadata_at =
-      metadata_repeat == kNoDuplicate ? UINT64_MAX : metadata_key_offsets_[metadata_repeat];
+      metadata_repeat == kNoDuplicate
+          ? UINT64_MAX
+          : base_offset_ + metadata_key_offsets_[metadata_repeat];
   if (tensor_at < metadata_at) {
     return Fail(ErrorCode::kDuplicateKey, tensor_at, "tensor name appears twice",
                 tensors[tensor_repeat].name);
@@ -476,14 +500,35 @@ bool HeaderParser::CheckDuplicates() {
     return Fail(ErrorCode::kDuplicateKey, metadata_at, "__metadata__ key appears twice", {},
                 std::string(metadata[metadata_repeat].key));
   }
-  std::vector<MetadataEntry> sorted_metadata;
-  sorted_metadata.reserve(metadata.size());
-  for (uint32_t i : metadata_order) sorted_metadata.push_back(metadata[i]);
-  metadata = std::move(sorted_metadata);
+  // Put the entries in key order in place, following each cycle of the permutation: a
+  // sorted copy would double the largest metadata allocation. metadata_order[i] is the
+  // entry that belongs at position i; a slot already filled is marked with its own index.
+  for (uint32_t start = 0; start < metadata_order.size(); ++start) {
+    if (metadata_order[start] == start) continue;
+    const MetadataEntry first = metadata[start];
+    uint32_t slot = start;
+    while (metadata_order[slot] != start) {
+      const uint32_t source = metadata_order[slot];
+      metadata[slot] = metadata[source];
+      metadata_order[slot] = slot;
+      slot = source;
+    }
+    metadata[slot] = first;
+    metadata_order[slot] = slot;
+  }
   return true;
 }
 
 }  // namespace
+
+ReservationBounds ReservationBoundsFor(size_t header_len) {
+  ReservationBounds bounds;
+  // A shape dimension takes at least two header bytes: one digit and the ',' or ']' after it.
+  bounds.max_dims = header_len / 2 + 1;
+  // A metadata entry takes at least six: `"":""` and the ',' or '}' after it.
+  bounds.max_metadata_entries = header_len / 6 + 1;
+  return bounds;
+}
 
 Error ParseHeader(std::string_view header, uint64_t base_offset, const Options& options,
                   ParsedHeader* out, bool compact_fast_path) {

@@ -26,6 +26,16 @@ struct ParsedHeader {
   std::deque<std::string> owned_strings;  // unescaped strings that had escapes
 };
 
+// ReservationBounds are the most dims and metadata entries a header of a given length can
+// hold. Once a list is large ParseHeader reserves its bound (address space, not memory) so
+// that no large list is copied while it grows; the capacity never exceeds the bound.
+// Exposed for the test that checks both.
+struct ReservationBounds {
+  size_t max_dims = 0;
+  size_t max_metadata_entries = 0;
+};
+ReservationBounds ReservationBoundsFor(size_t header_len);
+
 // ParseHeader checks `header` (the N header bytes, which start at absolute offset
 // `base_offset` in the file) against the schema: a top-level object whose optional
 // __metadata__ is an object of strings and whose other keys name tensor entries with
