@@ -123,6 +123,65 @@ std::string ShapeText(std::span<const uint64_t> shape, const char* separator) {
   return out + "]";
 }
 
+size_t ShapeTextWidth(std::span<const uint64_t> shape, std::string_view separator) {
+  size_t width = 2;  // the brackets
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) width += separator.size();
+    uint64_t dim = shape[i];
+    do {
+      ++width;
+      dim /= 10;
+    } while (dim != 0);
+  }
+  return width;
+}
+
+void PrintTableRow(const std::vector<TableCell>& cells, const std::vector<size_t>& widths) {
+  // Padding is held back until more text follows, so trailing spaces are dropped as
+  // FormatRow drops them.
+  size_t pending_spaces = 1;
+  std::string chunk;
+  auto write = [&pending_spaces, &chunk](std::string_view text) {
+    if (text.empty()) return;
+    // Padding can be as wide as the widest shape: written a page at a time.
+    while (pending_spaces > 0) {
+      const size_t spaces = std::min<size_t>(pending_spaces, 4096);
+      chunk.append(spaces, ' ');
+      pending_spaces -= spaces;
+      if (chunk.size() >= 4096) {
+        std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+        chunk.clear();
+      }
+    }
+    chunk += text;
+    if (chunk.size() >= 4096) {
+      std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+      chunk.clear();
+    }
+  };
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const TableCell& cell = cells[i];
+    pending_spaces += 1;
+    if (cell.is_shape) {
+      write("[");
+      for (size_t d = 0; d < cell.shape.size(); ++d) {
+        if (d > 0) write(",");
+        if (d > 0) pending_spaces += 1;
+        write(std::to_string(cell.shape[d]));
+      }
+      write("]");
+    } else {
+      write(cell.text);
+    }
+    const size_t cell_width = cell.width();
+    if (i + 1 < cells.size() && i < widths.size() && widths[i] > cell_width) {
+      pending_spaces += widths[i] - cell_width;
+    }
+  }
+  std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+  std::fputc('\n', stdout);
+}
+
 std::vector<size_t> ColumnWidths(const std::vector<std::string>& headings,
                                  const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> widths;

@@ -66,6 +66,39 @@ inline void PrintFileError(std::string_view command, std::string_view path, cons
 // ShapeText renders a shape as "[2, 3]" (or with another separator, "[2,3]").
 std::string ShapeText(std::span<const uint64_t> shape, const char* separator = ", ");
 
+// ShapeTextWidth is ShapeText(shape, separator).size(), computed without building the
+// text: a hostile shape of 49 million dims would make it a 150 MB string.
+size_t ShapeTextWidth(std::span<const uint64_t> shape, std::string_view separator = ", ");
+
+// TableCell is one cell of a streamed table row: its text, or when `is_shape` a shape that
+// is written dim by dim (never built as one string).
+struct TableCell {
+  std::string text;
+  std::span<const uint64_t> shape;
+  bool is_shape = false;
+  size_t width() const { return is_shape ? ShapeTextWidth(shape) : text.size(); }
+};
+
+// PrintTableRow prints what PrintLine(FormatRow(...)) would for the same cells, writing
+// shapes piece by piece, so no row costs memory in proportion to its shape's rank.
+void PrintTableRow(const std::vector<TableCell>& cells, const std::vector<size_t>& widths);
+
+// JsonStreamOut collects JSON output in a small buffer written to stdout whenever it fills,
+// so an output as large as the header is never held in memory at once.
+class JsonStreamOut {
+ public:
+  std::string& text() { return buffer_; }
+  // Flush writes the buffer out when it has grown past a few pages (force: always).
+  void Flush(bool force = false) {
+    if (!force && buffer_.size() < (size_t{1} << 16)) return;
+    std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
+    buffer_.clear();
+  }
+
+ private:
+  std::string buffer_;
+};
+
 // ColumnWidths returns each column's width: the widest of its heading and its cells.
 std::vector<size_t> ColumnWidths(const std::vector<std::string>& headings,
                                  const std::vector<std::vector<std::string>>& rows);
