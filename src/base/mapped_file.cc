@@ -27,7 +27,7 @@ struct FileDescriptor {
 
 }  // namespace
 
-Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
+Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, MapMode mode) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever. The fstat below
   // refuses anything but a regular file, for which the flag changes nothing.
   FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
@@ -39,12 +39,16 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   }
   const auto size = static_cast<size_t>(info.st_size);
   if (size == 0) {
-    return std::unique_ptr<MappedFile>(new MappedFile(nullptr, 0));
+    return std::unique_ptr<MappedFile>(new MappedFile(nullptr, 0, false));
   }
-  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  // A private writable mapping of a read-only descriptor is allowed: writes go to private
+  // copies of the pages, never to the file.
+  const bool writable = mode == MapMode::kCopyOnWrite;
+  const int protection = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+  void* data = ::mmap(nullptr, size, protection, MAP_PRIVATE, file.fd, 0);
   if (data == MAP_FAILED) return IoError("cannot map file", path, errno);
   // The mapping keeps the file's pages reachable after the descriptor closes.
-  return std::unique_ptr<MappedFile>(new MappedFile(static_cast<const std::byte*>(data), size));
+  return std::unique_ptr<MappedFile>(new MappedFile(static_cast<const std::byte*>(data), size, writable));
 }
 
 MappedFile::~MappedFile() {
