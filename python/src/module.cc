@@ -101,12 +101,18 @@ py::tuple Check(const std::string& path, bool allow_external_symlinks) {
       if (!dir.ok()) {
         error = dir.error();
       } else {
-        num_files = dir->shards().size();
-        num_tensors = dir->num_tensors();
-        for (const stguard::ShardFile& shard : dir->shards()) {
-          header_bytes += shard.checkpoint.header_len();
-        }
         warnings.assign(dir->warnings().begin(), dir->warnings().end());
+        // The folder around the weights (config.json, pickle files), as `stguard check`.
+        stguard::ModelFolderReport folder = stguard::CheckModelFolder(dir->folder(), &*dir);
+        error = folder.error;
+        warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
+        if (error.ok()) {
+          num_files = dir->shards().size();
+          num_tensors = dir->num_tensors();
+          for (const stguard::ShardFile& shard : dir->shards()) {
+            header_bytes += shard.checkpoint.header_len();
+          }
+        }
       }
     } else {
       const stguard::Result<stguard::Checkpoint> checkpoint = stguard::Checkpoint::Open(path);

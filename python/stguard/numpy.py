@@ -32,6 +32,8 @@ def _entries(tensor_dict: Dict[str, np.ndarray]) -> list:
     for name, array in tensor_dict.items():
         if not isinstance(name, str):
             raise invalid_argument(f"tensor names must be str, not {type(name).__name__}")
+        if isinstance(array, np.generic):  # a numpy scalar: a 0-d array
+            array = np.asarray(array)
         if not isinstance(array, np.ndarray):
             raise invalid_argument(f"expected a numpy.ndarray, not {type(array).__name__}", name)
         dtype_name = SAVE_DTYPES.get((array.dtype.kind, array.dtype.itemsize))
