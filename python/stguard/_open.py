@@ -4,6 +4,8 @@
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
+import numpy as np
+
 from . import _core, _views
 from ._error import SafetensorError
 from ._frameworks import get_framework
@@ -163,10 +165,9 @@ class TensorSlice:
         dtype_name = self._info[1]
         # A view, not a copy, even for a misaligned tensor: numpy reads unaligned
         # elements correctly, and the copy below is aligned.
-        _, _, shape, offset, byte_len = self._info
-        import numpy as np
-
+        name, _, shape, offset, byte_len = self._info
+        target_shape = _views.array_shape(dtype_name, shape, byte_len, name)
         dtype = np.dtype(self._framework.numpy_dtype(dtype_name))
         array = np.frombuffer(self._storage, dtype=dtype, count=byte_len // dtype.itemsize,
-                              offset=offset).reshape(_views.array_shape(dtype_name, shape, byte_len))
+                              offset=offset).reshape(target_shape)
         return self._framework.wrap(_views.slice_copy(array, index, self._info[0]), dtype_name)

@@ -35,8 +35,32 @@ SAVE_DTYPES: Dict[Tuple[str, int], str] = {
 SUB_BYTE_BITS: Dict[str, int] = {"F4": 4, "F6_E2M3": 6, "F6_E3M2": 6}
 
 
-def array_shape(dtype_name: str, shape: Tuple[int, ...], byte_len: int) -> Tuple[int, ...]:
-    """Returns the numpy shape for a tensor: its own, or bytes for packed sub-byte types."""
+# numpy's limits: at most 32 dimensions, and the product of the non-zero dimensions must
+# fit in a signed 64-bit integer. A valid file can go past both (a zero-size tensor of
+# shape [0, 2**40, 2**40], or 40 dimensions of 1): such a tensor cannot be an array.
+_MAX_NUMPY_DIMS = 32
+_MAX_NUMPY_SIZE = 2**63 - 1
+
+
+def _check_representable(name: str, shape: Tuple[int, ...]) -> None:
+    if len(shape) > _MAX_NUMPY_DIMS:
+        raise SafetensorError(
+            f"ValidationOverflow at byte 0: {len(shape)} dimensions; numpy arrays have at "
+            f"most {_MAX_NUMPY_DIMS} (tensor {name!r})", "ValidationOverflow", 0, name)
+    product = 1
+    for dim in shape:
+        product *= max(dim, 1)
+    if product > _MAX_NUMPY_SIZE:
+        raise SafetensorError(
+            f"ValidationOverflow at byte 0: shape {list(shape)} is beyond numpy's size "
+            f"limit (tensor {name!r})", "ValidationOverflow", 0, name)
+
+
+def array_shape(dtype_name: str, shape: Tuple[int, ...], byte_len: int,
+                name: str = "") -> Tuple[int, ...]:
+    """Returns the numpy shape for a tensor: its own, or bytes for packed sub-byte types.
+    Raises SafetensorError (ValidationOverflow) for a shape numpy cannot represent."""
+    _check_representable(name, shape)
     bits = SUB_BYTE_BITS.get(dtype_name)
     if bits is None:
         return shape
@@ -52,12 +76,13 @@ def view(storage, info, numpy_dtype: str) -> np.ndarray:
     the storage, which keeps the memory alive. A tensor whose offset is not a multiple of
     its element size (a valid, non-canonical file) is copied to aligned memory instead.
     """
-    _, dtype_name, shape, offset, byte_len = info
+    name, dtype_name, shape, offset, byte_len = info
+    target_shape = array_shape(dtype_name, shape, byte_len, name)
     dtype = np.dtype(numpy_dtype)
     array = np.frombuffer(storage, dtype=dtype, count=byte_len // dtype.itemsize, offset=offset)
     if offset % dtype.itemsize:
         array = array.copy()
-    return array.reshape(array_shape(dtype_name, shape, byte_len))
+    return array.reshape(target_shape)
 
 
 def check_index(index, ndim: int, name: str):

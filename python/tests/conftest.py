@@ -60,3 +60,27 @@ def is_mapped(path) -> bool:
     target = os.path.realpath(path)
     with open("/proc/self/maps") as maps:
         return any(line.rstrip("\n").endswith(" " + target) for line in maps)
+
+
+def drop_cached_pages(path) -> None:
+    """Asks the kernel to forget `path`'s cached pages, so that reading them again is a
+    real read, page by page. (Pages just written sit in the cache as large folios, which
+    a fault maps whole: up to 2 MiB at a time, however little was touched.) Skips the
+    test on tmpfs, where the cache is the only copy and cannot be dropped."""
+    target = os.path.realpath(path)
+    best, fs_type = "", ""
+    with open("/proc/mounts") as mounts:
+        for line in mounts:
+            fields = line.split()
+            mount_point = fields[1]
+            if (target == mount_point or target.startswith(mount_point.rstrip("/") + "/")) \
+                    and len(mount_point) >= len(best):
+                best, fs_type = mount_point, fields[2]
+    if fs_type in ("tmpfs", "ramfs"):
+        pytest.skip(f"{path} is on {fs_type}: its pages cannot be dropped")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)

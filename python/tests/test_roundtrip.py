@@ -194,3 +194,26 @@ def test_torch_loads_types_it_lacks_as_raw_bits():
     for key in ("t_f6_e2m3", "t_f4", "t_f8_e8m0", "t_f8_e4m3fnuz"):
         assert loaded[key].dtype == torch.uint8
         assert loaded[key].numpy().tobytes() == as_numpy[key].tobytes()
+
+
+def test_valid_shapes_numpy_cannot_hold_raise_safetensor_error(tmp_path):
+    # Valid files (the reader accepts them), but numpy has no such array.
+    too_big = '{"z":{"dtype":"F32","shape":[0,1099511627776,1099511627776],"data_offsets":[0,0]}}'
+    too_deep = '{"d":{"dtype":"U8","shape":[%s],"data_offsets":[0,1]}}' % ",".join(["1"] * 33)
+    just_fits = '{"d":{"dtype":"U8","shape":[%s],"data_offsets":[0,1]}}' % ",".join(["1"] * 32)
+    for header, name in ((too_big, "z"), (too_deep, "d")):
+        data = struct.pack("<Q", len(header)) + header.encode() + (b"\x01" if name == "d" else b"")
+        path = tmp_path / f"{name}.safetensors"
+        path.write_bytes(data)
+        with stguard.safe_open(path, "np") as f:
+            assert f.get_slice(name).get_shape()
+            with pytest.raises(stguard.SafetensorError) as raised:
+                f.get_tensor(name)
+            assert raised.value.code == "ValidationOverflow"
+            with pytest.raises(stguard.SafetensorError):
+                f.get_slice(name)[...]
+        with pytest.raises(stguard.SafetensorError):
+            snp.load(data)
+    data = struct.pack("<Q", len(just_fits)) + just_fits.encode() + b"\x01"
+    assert snp.load(data)["d"].shape == (1,) * 32
+
