@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <memory>
 #include <span>
 #include <string>
@@ -51,17 +52,37 @@ std::unique_ptr<Storage> StorageFromBytes(const py::buffer& data) {
   return std::move(*storage);
 }
 
+// NewReference wraps a new reference from the C API, or raises the error it set.
+py::object NewReference(PyObject* object) {
+  if (object == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(object);
+}
+
 // TensorList returns (name, dtype, shape, absolute offset, byte length) in file order.
+// Built with the C API directly: a header can list hundreds of thousands of tensors.
 py::list TensorList(const Storage& storage) {
   const stguard::Checkpoint& checkpoint = storage.checkpoint();
   const uint64_t data_start = 8 + checkpoint.header_len();
+  // One str per dtype, shared by every tensor of that dtype.
+  std::array<py::object, stguard::kNumDtypes> dtype_names;
+  for (const stguard::Dtype dtype : stguard::kAllDtypes) {
+    dtype_names[static_cast<size_t>(dtype)] = Utf8Str(stguard::DtypeName(dtype));
+  }
   py::list out(checkpoint.num_tensors());
   size_t i = 0;
   for (const stguard::TensorView& tensor : checkpoint.tensors()) {
-    py::tuple shape(tensor.shape.size());
-    for (size_t d = 0; d < tensor.shape.size(); ++d) shape[d] = py::int_(tensor.shape[d]);
-    out[i++] = py::make_tuple(Utf8Str(tensor.name), Utf8Str(stguard::DtypeName(tensor.dtype)),
-                              shape, data_start + tensor.begin, tensor.byte_size());
+    py::object shape = NewReference(PyTuple_New(static_cast<Py_ssize_t>(tensor.shape.size())));
+    for (size_t d = 0; d < tensor.shape.size(); ++d) {
+      PyTuple_SET_ITEM(shape.ptr(), static_cast<Py_ssize_t>(d),
+                       NewReference(PyLong_FromUnsignedLongLong(tensor.shape[d])).release().ptr());
+    }
+    py::object name = NewReference(PyUnicode_DecodeUTF8(
+        tensor.name.data(), static_cast<Py_ssize_t>(tensor.name.size()), nullptr));
+    py::object offset = NewReference(PyLong_FromUnsignedLongLong(data_start + tensor.begin));
+    py::object byte_len = NewReference(PyLong_FromUnsignedLongLong(tensor.byte_size()));
+    PyObject* entry = PyTuple_Pack(5, name.ptr(), dtype_names[static_cast<size_t>(tensor.dtype)].ptr(),
+                                   shape.ptr(), offset.ptr(), byte_len.ptr());
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i++), NewReference(entry).release().ptr());
   }
   return out;
 }

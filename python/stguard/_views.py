@@ -69,6 +69,16 @@ def array_shape(dtype_name: str, shape: Tuple[int, ...], byte_len: int,
     return (byte_len,)
 
 
+_DTYPE_CACHE: Dict[str, np.dtype] = {}
+
+
+def _numpy_dtype(text: str) -> np.dtype:
+    dtype = _DTYPE_CACHE.get(text)
+    if dtype is None:
+        dtype = _DTYPE_CACHE[text] = np.dtype(text)
+    return dtype
+
+
 def view(storage, info, numpy_dtype: str) -> np.ndarray:
     """Returns the tensor described by ``info`` as an array over ``storage``'s memory.
 
@@ -78,7 +88,7 @@ def view(storage, info, numpy_dtype: str) -> np.ndarray:
     """
     name, dtype_name, shape, offset, byte_len = info
     target_shape = array_shape(dtype_name, shape, byte_len, name)
-    dtype = np.dtype(numpy_dtype)
+    dtype = _numpy_dtype(numpy_dtype)
     array = np.frombuffer(storage, dtype=dtype, count=byte_len // dtype.itemsize, offset=offset)
     if offset % dtype.itemsize:
         array = array.copy()
