@@ -167,6 +167,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // ValidateJson and the Next() loop agree.
   const Error verdict = stguard::ValidateJson(text);
   FUZZ_CHECK(verdict.ok() == run.accepted);
+  stguard_fuzz::CountExecution(run.accepted);  // the checks on accepted texts
   if (!run.accepted) {
     FUZZ_CHECK(verdict.code == run.error.code);
     FUZZ_CHECK(verdict.offset == run.error.offset);
