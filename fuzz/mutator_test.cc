@@ -106,7 +106,7 @@ TEST(SafetensorsMutator, DecodeThenLayOutAndEncodeKeepsEveryValidSeedValid) {
     ASSERT_TRUE(DecodeFile(seed, &model));
     EXPECT_TRUE(Accepted(EncodeFile(model, JsonStyle{}, 0, rng)));
     for (int i = 0; i < 20; ++i) {
-      LayOut(&model, rng);
+      LayOut(&model, 8192, rng);
       JsonStyle clean = RandomStyle(rng);
       clean.break_one_in = 0;
       EXPECT_TRUE(Accepted(EncodeFile(model, clean, static_cast<int>(rng.Below(4)), rng)));
@@ -129,7 +129,7 @@ TEST(SafetensorsMutator, MovingAnOffsetByOneOrAddingAByteBreaksTheFile) {
   EXPECT_FALSE(Accepted(EncodeFile(longer, JsonStyle{}, 1, rng)));
   FileModel duplicate = model;
   duplicate.tensors.push_back(duplicate.tensors[0]);
-  LayOut(&duplicate, rng);
+  LayOut(&duplicate, 8192, rng);
   EXPECT_FALSE(Accepted(EncodeFile(duplicate, JsonStyle{}, 1, rng)));
 }
 

@@ -20,9 +20,6 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
 namespace stguard_fuzz::mutator {
 namespace {
 
-// A tensor larger than this is not filled in by LayOut: the inputs are a few KiB.
-constexpr uint64_t kMaxLaidOutTensorBytes = 64 * 1024;
-
 // ParseU64 reads a plain decimal literal; anything else (sign, fraction, exponent,
 // overflow) gives false.
 bool ParseU64(std::string_view text, uint64_t* out) {
@@ -338,7 +335,7 @@ std::string EncodeFile(const FileModel& model, const JsonStyle& style, int paddi
   return file;
 }
 
-void LayOut(FileModel* model, Rng& rng) {
+void LayOut(FileModel* model, size_t max_data_bytes, Rng& rng) {
   std::vector<size_t> order(model->tensors.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   switch (rng.Below(4)) {
@@ -359,7 +356,13 @@ void LayOut(FileModel* model, Rng& rng) {
         !rng.OneIn(4)) {
       tensor.shape.push_back(8);  // 4- and 6-bit elements fill whole bytes by eights
     }
-    if (ExpectedByteSize(tensor, &size) && size <= kMaxLaidOutTensorBytes) {
+    // A tensor too large for what is left of max_data_bytes gets dims of at most 2 (a file
+    // above max_size would be thrown away, after the work of building it).
+    const size_t left = max_data_bytes - std::min(max_data_bytes, data.size());
+    if (ExpectedByteSize(tensor, &size) && size > left) {
+      for (uint64_t& dim : tensor.shape) dim = std::min<uint64_t>(dim, 2);
+    }
+    if (ExpectedByteSize(tensor, &size) && size <= left) {
       // Keep the tensor's own bytes as far as they go; fill the rest with a pattern.
       tensor.bytes.resize(size, static_cast<char>(0x40 + index % 16));
     }
@@ -431,7 +434,7 @@ size_t MutateSafetensors(uint8_t* data, size_t size, size_t max_size, unsigned s
   for (int attempt = 0; attempt < 4; ++attempt) {
     FileModel changed = model;
     MutateModel(&changed, rng);
-    LayOut(&changed, rng);
+    LayOut(&changed, max_size, rng);
     if (rng.OneIn(8)) BreakLayout(&changed, rng);  // the changes "without fixing offsets"
     const std::string file = Finish(changed, rng);
     if (file != input) {
@@ -473,7 +476,7 @@ size_t CrossOverSafetensors(const uint8_t* data1, size_t size1, const uint8_t* d
     first.has_metadata = true;
     first.metadata = std::move(second.metadata);
   }
-  LayOut(&first, rng);
+  LayOut(&first, max_out_size, rng);
   const size_t size = CopyOut(Finish(first, rng), out, max_out_size);
   if (size != 0) return size;
   const size_t head = std::min(size1, max_out_size);

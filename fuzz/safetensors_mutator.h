@@ -75,9 +75,11 @@ std::string EncodeFile(const FileModel& model, const JsonStyle& style, int paddi
 
 // LayOut gives every tensor its expected size (keeping its bytes where they fit, filling
 // the rest) and consecutive offsets in an order `rng` picks, and rebuilds the data buffer,
-// so the model encodes to a valid file unless a name or dtype is invalid. A tensor whose
-// size cannot be computed keeps its bytes.
-void LayOut(FileModel* model, Rng& rng);
+// so the model encodes to a valid file unless a name or dtype is invalid. The data stays
+// within max_data_bytes: a tensor that would not fit gets its dims cut to at most 2, and
+// keeps its old bytes if it still does not fit (as does one whose size cannot be
+// computed).
+void LayOut(FileModel* model, size_t max_data_bytes, Rng& rng);
 
 // MutateModel applies one to four structural changes.
 void MutateModel(FileModel* model, Rng& rng);
