@@ -4,8 +4,9 @@
 #
 # Builds the libFuzzer binaries first if needed (clang, -DSTGUARD_FUZZ=ON, ASan + UBSan)
 # in $STGUARD_FUZZ_BUILD (default: build-fuzz in the checkout), then runs TARGET in one
-# process with fuzz/safetensors.dict, the max_len of fuzz/TARGET.options, and the seeds of
-# corpus/TARGET/ plus those fuzz/TARGET.seeds lists, read-only. TARGET is any
+# process with fuzz/TARGET.dict (else fuzz/safetensors.dict), the max_len of
+# fuzz/TARGET.options, and the seeds of corpus/TARGET/ plus those fuzz/TARGET.seeds lists,
+# read-only. TARGET is any
 # fuzz/fuzz_*.cc that defines LLVMFuzzerTestOneInput (fuzz/targets.sh).
 #
 # New inputs go to fuzz/findings/TARGET/corpus/, and crashes, leaks, timeouts and
@@ -72,7 +73,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "=== $target: ${seconds}s, seeds: ${seeds[*]#"$root/"}"
 set +e
-"$binary" -max_total_time="$seconds" -dict="$root/fuzz/safetensors.dict" \
+dict=$root/fuzz/safetensors.dict
+[[ -f $root/fuzz/$target.dict ]] && dict=$root/fuzz/$target.dict  # a target's own dictionary
+"$binary" -max_total_time="$seconds" -dict="$dict" \
   -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$findings/" "$@" "$findings/corpus" "${seeds[@]}" \
   2>&1 | tee "$findings/last_run.log" |

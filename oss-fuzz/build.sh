@@ -12,7 +12,8 @@
 # Produces in $OUT, for each target (every fuzz/fuzz_*.cc defining LLVMFuzzerTestOneInput,
 # fuzz/targets.sh): the binary, <target>_seed_corpus.zip (corpus/<target>/ and what
 # fuzz/<target>.seeds lists, flat, each file named <folder>_<name>), <target>.dict
-# (fuzz/safetensors.dict) and <target>.options (fuzz/<target>.options).
+# (fuzz/<target>.dict if present, else fuzz/safetensors.dict) and <target>.options
+# (fuzz/<target>.options).
 # fuzz/ci.sh runs this script locally with clang/libFuzzer values and checks the output.
 # The values still to fill in at submission are in oss-fuzz/project.yaml (its header says
 # which); this script has none.
@@ -50,7 +51,11 @@ for target in "${targets[@]}"; do
   compile "fuzz/$target.cc" "$objects/$target.o"
   # $CXX links, even for C code; $LIB_FUZZING_ENGINE supplies main().
   $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -o "$OUT/$target"
-  cp fuzz/safetensors.dict "$OUT/$target.dict"
+  if [[ -f fuzz/$target.dict ]]; then  # a target's own dictionary, else the shared one
+    cp "fuzz/$target.dict" "$OUT/$target.dict"
+  else
+    cp fuzz/safetensors.dict "$OUT/$target.dict"
+  fi
   cp "fuzz/$target.options" "$OUT/$target.options"
   # The seed zip: every seed folder and file of the target, flat, names prefixed by the
   # folder so that equal names in two folders do not collide.
