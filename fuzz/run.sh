@@ -91,6 +91,7 @@ if [[ ${STGUARD_FUZZ_MUTATOR:-} == bytes ]] || ! stguard_fuzz_has_custom_mutator
 fi
 echo "=== $target ($mutator mutation, ${seconds}s): $(sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [0-9]+).*/\1/' <<<"$done_line");" \
   "oracle reached in ${oracle_line#stat::oracle_reached: }"
+[[ -n $oracle_line ]] || echo "=== $target: the target does not count its oracle (CountExecution, fuzz_support.h)"
 after=$(count_findings)
 if [[ $status -ne 0 || $after -gt $before ]]; then
   echo "=== $target: FAILED (exit $status); see $findings/last_run.log and the files in $findings/" >&2
