@@ -53,15 +53,16 @@ Error ReadToEnd(int fd, const std::string& path, std::vector<std::byte>* out) {
 
 }  // namespace
 
-Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
-  return OpenFile(path, /*map=*/true);
+Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, MapMode mode) {
+  return OpenFile(path, /*map=*/true, mode);
 }
 
 Result<std::unique_ptr<MappedFile>> MappedFile::OpenUnmapped(const std::string& path) {
-  return OpenFile(path, /*map=*/false);
+  return OpenFile(path, /*map=*/false, MapMode::kReadOnly);
 }
 
-Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path, bool map) {
+Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path, bool map,
+                                                         MapMode mode) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever. The fstat below
   // refuses anything but a regular file, for which the flag changes nothing.
   FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
@@ -72,8 +73,10 @@ Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path
     return Error{ErrorCode::kNotARegularFile, 0, "not a regular file", path};
   }
   const auto size = static_cast<size_t>(info.st_size);
+  const bool writable = mode == MapMode::kCopyOnWrite;
   if (size == 0) {
-    std::unique_ptr<MappedFile> read(new MappedFile(-1, path, nullptr, 0, false));
+    // The content read into memory is private to this object, so it may be written.
+    std::unique_ptr<MappedFile> read(new MappedFile(-1, path, nullptr, 0, false, writable));
     try {
       if (Error error = ReadToEnd(file.fd, path, &read->read_); !error.ok()) return error;
     } catch (const std::bad_alloc&) {
@@ -84,12 +87,15 @@ Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path
     return read;  // no descriptor kept: ReadAt copies from memory
   }
   if (!map) {
-    return std::unique_ptr<MappedFile>(new MappedFile(file.Release(), path, nullptr, size, false));
+    return std::unique_ptr<MappedFile>(new MappedFile(file.Release(), path, nullptr, size, false, false));
   }
-  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  // A private writable mapping of a read-only descriptor is allowed: writes go to private
+  // copies of the pages, never to the file.
+  const int protection = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+  void* data = ::mmap(nullptr, size, protection, MAP_PRIVATE, file.fd, 0);
   if (data == MAP_FAILED) return IoError("cannot map file", path, errno);
-  return std::unique_ptr<MappedFile>(
-      new MappedFile(file.Release(), path, static_cast<const std::byte*>(data), size, true));
+  return std::unique_ptr<MappedFile>(new MappedFile(
+      file.Release(), path, static_cast<const std::byte*>(data), size, true, writable));
 }
 
 MappedFile::~MappedFile() {
