@@ -38,12 +38,17 @@ enum FieldBit : uint8_t { kDtypeBit = 1, kShapeBit = 2, kOffsetsBit = 4 };
 // list that outgrows kDoublingLimit bytes jumps straight to `bound`: that is address
 // space, and the pages never written are never touched, so peak memory is what the
 // elements really use.
+// The growth itself is out of line so that the per-dim check on the hot path stays one
+// compare.
 template <typename T>
-void GrowWithin(std::vector<T>& list, size_t bound) {
-  if (list.size() < list.capacity()) return;
+[[gnu::noinline]] void GrowFull(std::vector<T>& list, size_t bound) {
   constexpr size_t kDoublingLimit = size_t{1} << 20;
   const size_t doubled = std::max<size_t>(16, list.capacity() * 2);
   list.reserve(doubled * sizeof(T) <= kDoublingLimit ? std::min(doubled, bound) : bound);
+}
+template <typename T>
+inline void GrowWithin(std::vector<T>& list, size_t bound) {
+  if (list.size() == list.capacity()) [[unlikely]] GrowFull(list, bound);
 }
 
 class HeaderParser {
