@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "stguard/version.h"
 
 namespace {
 
@@ -13,9 +14,10 @@ constexpr char kUsage[] =
     "usage: stguard <command> [options] FILE...\n"
     "\n"
     "commands:\n"
-    "  check [-q] [--json] [--canonical] FILE...\n"
+    "  check [-q] [--json] [--canonical] [--aligned] FILE...\n"
     "                                validate safetensors files strictly; --canonical\n"
-    "                                also requires each to be byte-identical to canon\n"
+    "                                also requires each to be byte-identical to canon,\n"
+    "                                --aligned every tensor aligned to its element size\n"
     "  check [-q] [--json] [--allow-external-symlinks] DIR|INDEX.json\n"
     "                                validate a checkpoint folder or sharded index: shards,\n"
     "                                cross-checks, config.json, pickle files\n"
@@ -26,6 +28,7 @@ constexpr char kUsage[] =
     "  canon IN OUT                  rewrite IN in canonical form to OUT (may be IN)\n"
     "  convert IN OUT --dtype BF16|F16|F32\n"
     "                                convert F64/F32/F16/BF16 tensors, write canonically\n"
+    "  --version                     print the library's version\n"
     "\n"
     "exit status: 0 valid, 1 invalid, 2 usage or I/O error\n";
 
@@ -49,6 +52,10 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? stguard::cli::kExitUsage : stguard::cli::kExitOk;
+  }
+  if (args[0] == "--version") {
+    std::printf("stguard %s\n", stguard::VersionString());  // the linked library's version
+    return stguard::cli::kExitOk;
   }
   for (const Command& command : kCommands) {
     if (args[0] == command.name) {

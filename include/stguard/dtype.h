@@ -8,6 +8,8 @@
 #include <optional>
 #include <string_view>
 
+#include "stguard/export.h"
+
 namespace stguard {
 
 // Dtype is listed in the reference implementation's enum order. The canonical writer sorts
@@ -41,17 +43,17 @@ enum class Dtype : uint8_t {
 inline constexpr int kNumDtypes = 22;
 
 // kAllDtypes holds every dtype in enum order.
-extern const std::array<Dtype, kNumDtypes> kAllDtypes;
+extern STGUARD_API const std::array<Dtype, kNumDtypes> kAllDtypes;
 
 // DtypeName returns the name used in headers ("F32", "F8_E4M3FNUZ").
-std::string_view DtypeName(Dtype dtype);
+STGUARD_API std::string_view DtypeName(Dtype dtype);
 
 // DtypeBits returns the size of one element in bits (4 for F4, 6 for F6_*, 8 for BOOL...).
-uint32_t DtypeBits(Dtype dtype);
+STGUARD_API uint32_t DtypeBits(Dtype dtype);
 
 // ParseDtype maps a header name to its dtype; names are case-sensitive. Returns nullopt
 // for unknown names.
-std::optional<Dtype> ParseDtype(std::string_view name);
+STGUARD_API std::optional<Dtype> ParseDtype(std::string_view name);
 
 }  // namespace stguard
 

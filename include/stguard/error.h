@@ -14,6 +14,8 @@
 #include <string_view>
 #include <utility>
 
+#include "stguard/export.h"
+
 namespace stguard {
 
 // ErrorCode lists every way a file can be rejected. Names follow the reference
@@ -84,11 +86,11 @@ enum class ErrorCode : uint8_t {
 };
 
 // ErrorCodeName returns the code's name without the leading 'k' ("DuplicateKey").
-std::string_view ErrorCodeName(ErrorCode code);
+STGUARD_API std::string_view ErrorCodeName(ErrorCode code);
 
 // Error describes one failure. `message` is a static string; `context` holds dynamic
 // detail (sizes, a key, a path) and `tensor` the tensor concerned; both may be empty.
-struct Error {
+struct STGUARD_API Error {
   ErrorCode code = ErrorCode::kOk;
   uint64_t offset = 0;  // absolute byte offset in the input where the problem was found
   const char* message = "";
@@ -104,7 +106,7 @@ struct Error {
 
 // PrintableText returns `text` with bytes 0x00..0x1F and 0x7F replaced by \xNN, for
 // showing untrusted names on a terminal.
-std::string PrintableText(std::string_view text);
+STGUARD_API std::string PrintableText(std::string_view text);
 
 // Result holds either a value or the Error that prevented it.
 template <typename T>

@@ -9,12 +9,13 @@
 #include <string>
 
 #include "stguard/error.h"
+#include "stguard/export.h"
 
 namespace stguard {
 
 // MappedFile maps a regular file read-only. Mapping, unlike reading, lets validation touch
 // only the header's pages: the data pages of a 16 GB checkpoint are never read.
-class MappedFile {
+class STGUARD_API MappedFile {
  public:
   // Open maps `path`. A missing or unreadable path gives kIoError, a directory or other
   // non-regular file kNotARegularFile. An empty file maps to an empty span (no mmap call,

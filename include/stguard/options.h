@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "stguard/export.h"
+
 namespace stguard {
 
 // kMaxHeaderLen is the format's cap on N, the header length (inclusive). Options can lower
@@ -18,7 +20,7 @@ inline constexpr uint32_t kDefaultMaxDepth = 1024;
 
 // Options tunes the reader. The defaults are the format's rules; every field can only make
 // the reader stricter.
-struct Options {
+struct STGUARD_API Options {
   // Largest header length N accepted. Values above kMaxHeaderLen act as kMaxHeaderLen.
   uint64_t max_header_len = kMaxHeaderLen;
   // Deepest JSON nesting accepted (objects and arrays count alike).

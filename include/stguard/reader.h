@@ -46,13 +46,14 @@
 
 #include "stguard/dtype.h"
 #include "stguard/error.h"
+#include "stguard/export.h"
 #include "stguard/options.h"
 
 namespace stguard {
 
 // TensorView describes one validated tensor. Its views point into the Checkpoint that
 // produced it and live as long as that Checkpoint.
-struct TensorView {
+struct STGUARD_API TensorView {
   std::string_view name;        // unescaped UTF-8
   Dtype dtype = Dtype::kBOOL;
   std::span<const uint64_t> shape;  // outermost first; empty for a scalar
@@ -67,7 +68,7 @@ struct TensorView {
 };
 
 // MetadataEntry is one __metadata__ key and value, both unescaped UTF-8.
-struct MetadataEntry {
+struct STGUARD_API MetadataEntry {
   std::string_view key;
   std::string_view value;
 };
@@ -75,7 +76,7 @@ struct MetadataEntry {
 class MappedFile;
 
 // Checkpoint is a validated safetensors file. It is movable, not copyable.
-class Checkpoint {
+class STGUARD_API Checkpoint {
  public:
   // FromBytes validates `bytes` in place, without copying them; `bytes` must outlive the
   // Checkpoint.

@@ -57,13 +57,14 @@
 
 #include "stguard/dtype.h"
 #include "stguard/error.h"
+#include "stguard/export.h"
 
 namespace stguard {
 
 class Checkpoint;
 
 // ByteSink receives a file's bytes in order.
-class ByteSink {
+class STGUARD_API ByteSink {
  public:
   virtual ~ByteSink() = default;
   // Write appends `bytes`. Returns an Error whose code is kOk on success; on failure the
@@ -83,7 +84,7 @@ using TensorProducer = std::function<Error(ByteSink& sink)>;
 // sticks, so every later Write*/Canonical* call returns it rather than writing a file
 // that lacks a tensor. Checks that need all entries (duplicates, header size, total size)
 // run when writing. A Writer can write any number of times.
-class Writer {
+class STGUARD_API Writer {
  public:
   Writer();
   ~Writer();
@@ -140,14 +141,14 @@ class Writer {
 };
 
 // CanonicalBytes returns the canonical form of a validated checkpoint.
-[[nodiscard]] Result<std::string> CanonicalBytes(const Checkpoint& checkpoint);
+[[nodiscard]] STGUARD_API Result<std::string> CanonicalBytes(const Checkpoint& checkpoint);
 
 // kCanonicalCopyChunkLen is how much tensor data WriteCanonicalFile copies at a time when
 // it releases source pages.
 inline constexpr size_t kCanonicalCopyChunkLen = size_t{8} << 20;
 
 // CanonicalWriteOptions tunes WriteCanonicalFile.
-struct CanonicalWriteOptions {
+struct STGUARD_API CanonicalWriteOptions {
   // After each chunk of tensor data is written, ask the kernel to reclaim the
   // checkpoint's pages that held it (madvise MADV_PAGEOUT). For a checkpoint from
   // Checkpoint::Open this keeps resident memory near one chunk whatever the data size
@@ -160,8 +161,9 @@ struct CanonicalWriteOptions {
 // WriteCanonicalFile writes the canonical form of `checkpoint` crash-safely to `path`,
 // streaming the data from the checkpoint's bytes. `path` may name the file that
 // `checkpoint` was opened from.
-[[nodiscard]] Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
-                                       const CanonicalWriteOptions& options = {});
+[[nodiscard]] STGUARD_API Error WriteCanonicalFile(const Checkpoint& checkpoint,
+                                                   const std::string& path,
+                                                   const CanonicalWriteOptions& options = {});
 
 // CanonicalDiffReason says why a valid file is not in canonical form. When a file differs
 // in several ways, the reason is the one met first reading the header from its start.
@@ -178,10 +180,10 @@ enum class CanonicalDiffReason : uint8_t {
 
 // CanonicalDiffReasonName returns "none", "order", "offsets", "escapes", "whitespace",
 // "padding" or "empty-metadata".
-std::string_view CanonicalDiffReasonName(CanonicalDiffReason reason);
+STGUARD_API std::string_view CanonicalDiffReasonName(CanonicalDiffReason reason);
 
 // CanonicalDiff compares a file with its canonical form.
-struct CanonicalDiff {
+struct STGUARD_API CanonicalDiff {
   bool canonical = true;
   CanonicalDiffReason reason = CanonicalDiffReason::kNone;
   // offset is the first byte at which the file and its canonical form differ. It is 0..7
@@ -198,11 +200,11 @@ struct CanonicalDiff {
 // one fixes every offset, so the data buffers are identical too; a header that differs
 // already gives the first differing byte. Returns an Error only if the canonical header
 // cannot be built, which cannot happen for a checkpoint the reader accepted.
-[[nodiscard]] Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint);
+[[nodiscard]] STGUARD_API Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint);
 
 // DescribeCanonicalDiff renders a diff for people: "canonical" or
 // "not canonical: first difference at byte 0 (whitespace at byte 57)".
-std::string DescribeCanonicalDiff(const CanonicalDiff& diff);
+STGUARD_API std::string DescribeCanonicalDiff(const CanonicalDiff& diff);
 
 }  // namespace stguard
 
