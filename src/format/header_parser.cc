@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "base/checked_math.h"
+#include "base/concat.h"
 #include "base/duplicate_keys.h"
 #include "base/huge_pages.h"
 #include "stguard/json_tokenizer.h"
@@ -392,7 +393,7 @@ bool HeaderParser::ParseDtype(std::string_view name, Dtype* out_dtype) {
   const std::optional<Dtype> dtype = stguard::ParseDtype(TokenText(token_, &scratch_));
   if (!dtype) {
     return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a known dtype name",
-                name, "\"" + std::string(token_.text) + "\"");
+                name, Concat({"\"", token_.text, "\""}));
   }
   *out_dtype = *dtype;
   return true;

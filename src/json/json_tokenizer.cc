@@ -274,7 +274,7 @@ bool JsonTokenizer::ScanEscape(const char** pos) {
       return Fail(ErrorCode::kInvalidEscape, backslash,
                   "invalid escape; allowed are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
   }
-  uint32_t unit;
+  uint32_t unit = 0;  // set by ReadHex4 when it succeeds
   if (!ReadHex4(backslash, &unit)) return false;
   if (unit < 0xD800 || unit > 0xDFFF) {
     *pos = backslash + 6;
@@ -293,7 +293,7 @@ bool JsonTokenizer::ScanEscape(const char** pos) {
     return Fail(ErrorCode::kLoneSurrogate, backslash,
                 "high surrogate escape not followed by a low surrogate escape");
   }
-  uint32_t low_unit;
+  uint32_t low_unit = 0;
   if (!ReadHex4(low, &low_unit)) return false;
   if (low_unit < 0xDC00 || low_unit > 0xDFFF) {
     return Fail(ErrorCode::kLoneSurrogate, backslash,
