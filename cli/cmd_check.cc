@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard check [-q] [--json] [--canonical] FILE|DIR...
+// stguard check [-q] [--json] [--canonical] [--aligned] FILE|DIR...
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -19,6 +19,7 @@ int RunCheck(Args args) {
   bool json = false;
   bool allow_external_symlinks = false;
   bool canonical = false;
+  Options options;
   std::vector<std::string_view> files;
   for (std::string_view arg : args) {
     if (arg == "-q" || arg == "--quiet") {
@@ -27,6 +28,8 @@ int RunCheck(Args args) {
       json = true;
     } else if (arg == "--canonical") {
       canonical = true;
+    } else if (arg == "--aligned") {
+      options.require_aligned_data = true;
     } else if (arg == "--allow-external-symlinks") {
       allow_external_symlinks = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -38,8 +41,8 @@ int RunCheck(Args args) {
     }
   }
   if (files.empty()) {
-    std::fputs("usage: stguard check [-q] [--json] [--canonical] [--allow-external-symlinks] "
-        "FILE|DIR...\n",
+    std::fputs("usage: stguard check [-q] [--json] [--canonical] [--aligned] "
+               "[--allow-external-symlinks] FILE|DIR...\n",
                stderr);
     return kExitUsage;
   }
@@ -49,10 +52,11 @@ int RunCheck(Args args) {
     const std::string path(file);
     if (IsCheckpointDirPath(path)) {  // a folder or a sharded index: cmd_check_dir.cc
       status = std::max(status,
-                        CheckCheckpointDir(path, {quiet, json, allow_external_symlinks}));
+                        CheckCheckpointDir(path, {quiet, json, allow_external_symlinks,
+                                                  options.require_aligned_data}));
       continue;
     }
-    const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
+    const Result<Checkpoint> checkpoint = Checkpoint::Open(path, options);
     // With --canonical a valid file that differs from its canonical form counts as a
     // failure (exit 1), so scripts can gate on it.
     std::optional<CanonicalDiff> diff;

@@ -51,6 +51,7 @@ bool IsCheckpointDirPath(const std::string& path) {
 int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
   DirOptions options;
   options.allow_external_symlinks = flags.allow_external_symlinks;
+  options.reader.require_aligned_data = flags.require_aligned_data;
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   Error error = checkpoint.ok() ? Error{} : checkpoint.error();
   std::vector<Warning> warnings;

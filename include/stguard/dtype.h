@@ -4,6 +4,7 @@
 #define STGUARD_DTYPE_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -50,6 +51,11 @@ STGUARD_API std::string_view DtypeName(Dtype dtype);
 
 // DtypeBits returns the size of one element in bits (4 for F4, 6 for F6_*, 8 for BOOL...).
 STGUARD_API uint32_t DtypeBits(Dtype dtype);
+
+// DtypeAlignment returns the alignment, in bytes, that a tensor of `dtype` needs to be
+// read as an array of its element type: the element size (8 for F64, I64, U64 and C64,
+// 4 for F32, 2 for BF16...), and 1 for the byte-sized and sub-byte dtypes (F4, F6_*).
+STGUARD_API size_t DtypeAlignment(Dtype dtype);
 
 // ParseDtype maps a header name to its dtype; names are case-sensitive. Returns nullopt
 // for unknown names.

@@ -25,6 +25,14 @@ struct STGUARD_API Options {
   uint64_t max_header_len = kMaxHeaderLen;
   // Deepest JSON nesting accepted (objects and arrays count alike).
   uint32_t max_depth = kDefaultMaxDepth;
+  // Reject (kMisalignedData) a file in which some tensor's data does not begin at a file
+  // offset that is a multiple of its element size (DtypeAlignment). The format does not
+  // require alignment and valid files in the wild may lack it; an engine that reads
+  // tensor data in place as float*, uint16_t*... needs it, because an unaligned access is
+  // undefined behaviour in C and C++ (and a fault on some CPUs). Files written by
+  // stguard's canonical writer (and by the reference save_file) always pass: see ALIGNMENT
+  // in stguard/reader.h.
+  bool require_aligned_data = false;
 };
 
 }  // namespace stguard

@@ -84,6 +84,10 @@ using TensorProducer = std::function<Error(ByteSink& sink)>;
 // sticks, so every later Write*/Canonical* call returns it rather than writing a file
 // that lacks a tensor. Checks that need all entries (duplicates, header size, total size)
 // run when writing. A Writer can write any number of times.
+//
+// A Writer is not thread-safe: use one from one thread at a time. Every function returns
+// kOutOfMemory when an allocation fails (an Add* failure sticks, as above), except the
+// constructor, which throws std::bad_alloc if it cannot allocate its small state.
 class STGUARD_API Writer {
  public:
   Writer();

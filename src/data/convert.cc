@@ -16,6 +16,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/out_of_memory.h"
 #include "base/little_endian.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
@@ -428,59 +429,63 @@ size_t ElementSize(Dtype dtype) {
 }
 
 Error ConvertToF32(Dtype src_dtype, std::span<const std::byte> src, std::span<float> dst) {
-  if (!CanConvertToF32(src_dtype)) {
-    return InvalidArgument("no conversion from this dtype to F32",
-                           std::string(DtypeName(src_dtype)));
-  }
-  const size_t size = ElementSize(src_dtype);
-  if (src.size() / size != dst.size() || src.size() % size != 0) {
-    return InvalidArgument("source and destination hold different element counts");
-  }
-  DecodeToF32(src_dtype, src.data(), dst.data(), dst.size(), /*round_to_odd=*/false);
-  return Error{};
+  return CatchOutOfMemory("out of memory while converting", [&]() -> Error {
+    if (!CanConvertToF32(src_dtype)) {
+      return InvalidArgument("no conversion from this dtype to F32",
+                             std::string(DtypeName(src_dtype)));
+    }
+    const size_t size = ElementSize(src_dtype);
+    if (src.size() / size != dst.size() || src.size() % size != 0) {
+      return InvalidArgument("source and destination hold different element counts");
+    }
+    DecodeToF32(src_dtype, src.data(), dst.data(), dst.size(), /*round_to_odd=*/false);
+    return Error{};
+  });
 }
 
 Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src, Dtype dst_dtype,
                       std::span<std::byte> dst) {
-  if (!CanConvertToF32(src_dtype)) {
-    return InvalidArgument("no conversion from this dtype", std::string(DtypeName(src_dtype)));
-  }
-  if (!IsEncodeTarget(dst_dtype)) {
-    return InvalidArgument("conversion target must be F32, F16 or BF16",
-                           std::string(DtypeName(dst_dtype)));
-  }
-  const size_t src_size = ElementSize(src_dtype);
-  const size_t dst_size = ElementSize(dst_dtype);
-  const size_t n = src.size() / src_size;
-  if (src.size() % src_size != 0 || dst.size() % dst_size != 0 || dst.size() / dst_size != n) {
-    return InvalidArgument("source and destination hold different element counts");
-  }
-  if (src_dtype == dst_dtype) {
-    if (n != 0) std::memmove(dst.data(), src.data(), src.size());
-    return Error{};
-  }
-  if (dst_dtype == Dtype::kF32 && std::endian::native == std::endian::little) {
-    // Straight into an aligned destination: F32 bytes on a little-endian host are floats.
-    // A misaligned destination goes through the staging buffer below.
-    if (reinterpret_cast<uintptr_t>(dst.data()) % alignof(float) == 0) {
-      DecodeToF32(src_dtype, src.data(), reinterpret_cast<float*>(dst.data()), n, false);
+  return CatchOutOfMemory("out of memory while converting", [&]() -> Error {
+    if (!CanConvertToF32(src_dtype)) {
+      return InvalidArgument("no conversion from this dtype", std::string(DtypeName(src_dtype)));
+    }
+    if (!IsEncodeTarget(dst_dtype)) {
+      return InvalidArgument("conversion target must be F32, F16 or BF16",
+                             std::string(DtypeName(dst_dtype)));
+    }
+    const size_t src_size = ElementSize(src_dtype);
+    const size_t dst_size = ElementSize(dst_dtype);
+    const size_t n = src.size() / src_size;
+    if (src.size() % src_size != 0 || dst.size() % dst_size != 0 || dst.size() / dst_size != n) {
+      return InvalidArgument("source and destination hold different element counts");
+    }
+    if (src_dtype == dst_dtype) {
+      if (n != 0) std::memmove(dst.data(), src.data(), src.size());
       return Error{};
     }
-  }
-  if (src_dtype == Dtype::kF32) {  // one pass, no staging
-    EncodeFromF32<false>(src.data(), dst_dtype, dst.data(), n);
+    if (dst_dtype == Dtype::kF32 && std::endian::native == std::endian::little) {
+      // Straight into an aligned destination: F32 bytes on a little-endian host are floats.
+      // A misaligned destination goes through the staging buffer below.
+      if (reinterpret_cast<uintptr_t>(dst.data()) % alignof(float) == 0) {
+        DecodeToF32(src_dtype, src.data(), reinterpret_cast<float*>(dst.data()), n, false);
+        return Error{};
+      }
+    }
+    if (src_dtype == Dtype::kF32) {  // one pass, no staging
+      EncodeFromF32<false>(src.data(), dst_dtype, dst.data(), n);
+      return Error{};
+    }
+    const bool round_to_odd = dst_dtype != Dtype::kF32;
+    float buffer[kChunk];
+    for (size_t done = 0; done < n;) {
+      const size_t count = std::min(kChunk, n - done);
+      DecodeToF32(src_dtype, src.data() + done * src_size, buffer, count, round_to_odd);
+      EncodeFromF32<true>(reinterpret_cast<const std::byte*>(buffer), dst_dtype,
+                          dst.data() + done * dst_size, count);
+      done += count;
+    }
     return Error{};
-  }
-  const bool round_to_odd = dst_dtype != Dtype::kF32;
-  float buffer[kChunk];
-  for (size_t done = 0; done < n;) {
-    const size_t count = std::min(kChunk, n - done);
-    DecodeToF32(src_dtype, src.data() + done * src_size, buffer, count, round_to_odd);
-    EncodeFromF32<true>(reinterpret_cast<const std::byte*>(buffer), dst_dtype,
-                        dst.data() + done * dst_size, count);
-    done += count;
-  }
-  return Error{};
+  });
 }
 
 bool IsConvertibleFloat(Dtype dtype) {
@@ -490,52 +495,53 @@ bool IsConvertibleFloat(Dtype dtype) {
 
 Error AddConvertedCheckpoint(const Checkpoint& checkpoint, Dtype target, Writer* writer,
                              size_t* out_num_converted) {
-  if (!IsEncodeTarget(target)) {
-    return InvalidArgument("conversion target must be F32, F16 or BF16",
-                           std::string(DtypeName(target)));
-  }
-  size_t num_converted = 0;
-  for (const TensorView& tensor : checkpoint.tensors()) {
-    Error added;
-    if (!IsConvertibleFloat(tensor.dtype) || tensor.dtype == target) {
-      added = writer->AddTensor(tensor.name, tensor.dtype, tensor.shape, tensor.data);
-    } else {
-      const size_t src_size = ElementSize(tensor.dtype);
-      const size_t dst_size = ElementSize(target);
-      const uint64_t count = tensor.data.size() / src_size;
-      const std::span<const std::byte> data = tensor.data;
-      const Dtype src_dtype = tensor.dtype;
-      // The producer runs when the writer reaches this tensor; one buffer of kChunk * 4
-      // elements is reused for the whole tensor.
-      TensorProducer producer = [data, src_dtype, target, src_size, dst_size,
-                                 count](ByteSink& sink) -> Error {
-        constexpr uint64_t kStep = kChunk * 4;
-        std::vector<std::byte> buffer(static_cast<size_t>(std::min<uint64_t>(kStep, count)) *
-                                      dst_size);
-        for (uint64_t done = 0; done < count;) {
-          const auto n = static_cast<size_t>(std::min<uint64_t>(kStep, count - done));
-          const std::span<std::byte> out(buffer.data(), n * dst_size);
-          if (Error error = ConvertElements(src_dtype, data.subspan(done * src_size, n * src_size),
-                                            target, out);
-              !error.ok()) {
-            return error;
-          }
-          if (Error error = sink.Write(out); !error.ok()) return error;
-          done += n;
-        }
-        return Error{};
-      };
-      added = writer->AddTensor(tensor.name, target, tensor.shape, count * dst_size,
-                                std::move(producer));
-      ++num_converted;
+  return CatchOutOfMemory("out of memory while adding tensors to the writer", [&]() -> Error {
+    if (!IsEncodeTarget(target)) {
+      return InvalidArgument("conversion target must be F32, F16 or BF16",
+                             std::string(DtypeName(target)));
     }
-    if (!added.ok()) return added;
-  }
-  for (const MetadataEntry& entry : checkpoint.metadata()) {
-    if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
-  }
-  if (out_num_converted != nullptr) *out_num_converted = num_converted;
-  return Error{};
+    size_t num_converted = 0;
+    for (const TensorView& tensor : checkpoint.tensors()) {
+      Error added;
+      if (!IsConvertibleFloat(tensor.dtype) || tensor.dtype == target) {
+        added = writer->AddTensor(tensor.name, tensor.dtype, tensor.shape, tensor.data);
+      } else {
+        const size_t src_size = ElementSize(tensor.dtype);
+        const size_t dst_size = ElementSize(target);
+        const uint64_t count = tensor.data.size() / src_size;
+        const std::span<const std::byte> data = tensor.data;
+        const Dtype src_dtype = tensor.dtype;
+        // The producer runs when the writer reaches this tensor; one buffer of kChunk * 4
+        // elements is reused for the whole tensor.
+        TensorProducer producer = [data, src_dtype, target, src_size, dst_size,
+                                   count](ByteSink& sink) -> Error {
+          constexpr uint64_t kStep = kChunk * 4;
+          std::vector<std::byte> buffer(static_cast<size_t>(std::min<uint64_t>(kStep, count)) *
+                                        dst_size);
+          for (uint64_t done = 0; done < count;) {
+            const auto n = static_cast<size_t>(std::min<uint64_t>(kStep, count - done));
+            const std::span<std::byte> out(buffer.data(), n * dst_size);
+            const std::span<const std::byte> in = data.subspan(done * src_size, n * src_size);
+            if (Error error = ConvertElements(src_dtype, in, target, out); !error.ok()) {
+              return error;
+            }
+            if (Error error = sink.Write(out); !error.ok()) return error;
+            done += n;
+          }
+          return Error{};
+        };
+        added = writer->AddTensor(tensor.name, target, tensor.shape, count * dst_size,
+                                  std::move(producer));
+        ++num_converted;
+      }
+      if (!added.ok()) return added;
+    }
+    for (const MetadataEntry& entry : checkpoint.metadata()) {
+      if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
+    }
+    if (out_num_converted != nullptr) *out_num_converted = num_converted;
+    return Error{};
+  });
 }
 
 }  // namespace stguard

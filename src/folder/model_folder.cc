@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <memory>
 
+#include "base/out_of_memory.h"
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
 #include "stguard/checkpoint_dir.h"
@@ -82,10 +83,29 @@ Error CheckConfig(std::string_view text, const Options& options, TieSetting* out
   return tokens.error();
 }
 
+// CheckModelFolderOrThrow is CheckModelFolder, letting std::bad_alloc escape.
+ModelFolderReport CheckModelFolderOrThrow(const std::string& folder,
+                                          const CheckpointDir* weights,
+                                          const Options& options);
+
 }  // namespace
 
 ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDir* weights,
                                    const Options& options) {
+  try {
+    return CheckModelFolderOrThrow(folder, weights, options);
+  } catch (const std::bad_alloc&) {
+    ModelFolderReport report;  // no allocation: an Error with a static message
+    report.error = OutOfMemoryError("out of memory while checking the model folder");
+    return report;
+  }
+}
+
+namespace {
+
+ModelFolderReport CheckModelFolderOrThrow(const std::string& folder,
+                                          const CheckpointDir* weights,
+                                          const Options& options) {
   ModelFolderReport report;
   TieSetting tie = TieSetting::kAbsent;
   const std::string config_path = JoinPath(folder, kConfigName);
@@ -148,5 +168,7 @@ ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDi
   }
   return report;
 }
+
+}  // namespace
 
 }  // namespace stguard

@@ -64,7 +64,7 @@ class HeaderParser {
   // without escapes stay views into the header, the others are kept in owned_strings.
   std::string_view KeepText(const Token& token) {
     if (!token.has_escapes) return token.text;
-    std::string& owned = out_.owned_strings.emplace_back();
+    std::string& owned = out_.owned_strings.emplace_front();
     UnescapeJsonString(token.text, &owned);
     return owned;
   }

@@ -24,6 +24,7 @@
 #include <bit>
 #include <cstring>
 
+#include "base/out_of_memory.h"
 #include "json/string_scan.h"
 #include "json/utf8.h"
 
@@ -534,12 +535,14 @@ std::string_view TokenText(const Token& token, std::string* scratch) {
 }
 
 Error ValidateJson(std::string_view input, uint32_t max_depth) {
-  JsonTokenizer tokenizer(input, /*base_offset=*/0, max_depth);
-  Token token;
-  while (tokenizer.Next(&token)) {
-    if (token.kind == TokenKind::kEndOfInput) return Error{};
-  }
-  return tokenizer.error();
+  return CatchOutOfMemory("out of memory while validating JSON", [&]() -> Error {
+    JsonTokenizer tokenizer(input, /*base_offset=*/0, max_depth);
+    Token token;
+    while (tokenizer.Next(&token)) {
+      if (token.kind == TokenKind::kEndOfInput) return Error{};
+    }
+    return tokenizer.error();
+  });
 }
 
 }  // namespace stguard

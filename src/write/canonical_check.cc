@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/out_of_memory.h"
 #include "write/canonical_header.h"
 #include "stguard/json_tokenizer.h"
 #include "stguard/reader.h"
@@ -135,82 +136,85 @@ std::string_view CanonicalDiffReasonName(CanonicalDiffReason reason) {
 }
 
 Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint) {
-  std::vector<PlanTensor> tensors;
-  tensors.reserve(checkpoint.num_tensors());
-  for (const TensorView& tensor : checkpoint.tensors()) {
-    tensors.push_back(PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.byte_size()});
-  }
-  std::vector<PlanMetadata> metadata;
-  metadata.reserve(checkpoint.metadata().size());
-  for (const MetadataEntry& entry : checkpoint.metadata()) {
-    metadata.push_back(PlanMetadata{entry.key, entry.value});
-  }
-  Result<CanonicalPlan> plan = PlanCanonicalFile(tensors, metadata);
-  if (!plan.ok()) return plan.error();
-
-  CanonicalDiff diff;
-  diff.canonical_header_len = plan->header.size();
-  const std::string prefix = EncodeLengthPrefix(plan->header.size());
-  const std::span<const std::byte> bytes = checkpoint.bytes();
-  const std::string_view actual = checkpoint.header_text();
-
-  // The first differing byte: in the length prefix, else (N equal) in the header.
-  uint64_t first = UINT64_MAX;
-  for (size_t i = 0; i < 8; ++i) {
-    if (static_cast<char>(bytes[i]) != prefix[i]) {
-      first = i;
-      break;
+  return CatchOutOfMemory("out of memory while building the canonical header",
+                          [&]() -> Result<CanonicalDiff> {
+    std::vector<PlanTensor> tensors;
+    tensors.reserve(checkpoint.num_tensors());
+    for (const TensorView& tensor : checkpoint.tensors()) {
+      tensors.push_back(PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.byte_size()});
     }
-  }
-  if (first == UINT64_MAX) {
-    for (size_t i = 0; i < actual.size(); ++i) {
-      if (actual[i] != plan->header[i]) {
-        first = kHeaderStart + i;
+    std::vector<PlanMetadata> metadata;
+    metadata.reserve(checkpoint.metadata().size());
+    for (const MetadataEntry& entry : checkpoint.metadata()) {
+      metadata.push_back(PlanMetadata{entry.key, entry.value});
+    }
+    Result<CanonicalPlan> plan = PlanCanonicalFile(tensors, metadata);
+    if (!plan.ok()) return plan.error();
+
+    CanonicalDiff diff;
+    diff.canonical_header_len = plan->header.size();
+    const std::string prefix = EncodeLengthPrefix(plan->header.size());
+    const std::span<const std::byte> bytes = checkpoint.bytes();
+    const std::string_view actual = checkpoint.header_text();
+
+    // The first differing byte: in the length prefix, else (N equal) in the header.
+    uint64_t first = UINT64_MAX;
+    for (size_t i = 0; i < 8; ++i) {
+      if (static_cast<char>(bytes[i]) != prefix[i]) {
+        first = i;
         break;
       }
     }
-  }
-  if (first == UINT64_MAX) return diff;  // same header, so same offsets, so same file
-  diff.canonical = false;
-  diff.offset = first;
+    if (first == UINT64_MAX) {
+      for (size_t i = 0; i < actual.size(); ++i) {
+        if (actual[i] != plan->header[i]) {
+          first = kHeaderStart + i;
+          break;
+        }
+      }
+    }
+    if (first == UINT64_MAX) return diff;  // same header, so same offsets, so same file
+    diff.canonical = false;
+    diff.offset = first;
 
-  const std::string_view canonical_text(plan->header.data(), plan->text_len);
-  const StructureScan scan = ScanStructure(actual);
-  if (scan.value_end == kNotFound) {
-    return InternalError("a validated header has no end while comparing it to canonical form");
-  }
-  Result<TokenMismatch> mismatch =
-      FindTokenMismatch(actual, canonical_text, checkpoint.metadata().empty());
-  if (!mismatch.ok()) return mismatch.error();
+    const std::string_view canonical_text(plan->header.data(), plan->text_len);
+    const StructureScan scan = ScanStructure(actual);
+    if (scan.value_end == kNotFound) {
+      return InternalError("a validated header has no end while comparing it to canonical form");
+    }
+    Result<TokenMismatch> mismatch =
+        FindTokenMismatch(actual, canonical_text, checkpoint.metadata().empty());
+    if (!mismatch.ok()) return mismatch.error();
 
-  const bool has_whitespace = scan.first_inner_whitespace != kNotFound;
-  const uint64_t whitespace_offset = kHeaderStart + scan.first_inner_whitespace;
-  if (has_whitespace && (!mismatch->found || whitespace_offset < mismatch->offset)) {
-    diff.reason = CanonicalDiffReason::kWhitespace;
-    diff.reason_offset = whitespace_offset;
+    const bool has_whitespace = scan.first_inner_whitespace != kNotFound;
+    const uint64_t whitespace_offset = kHeaderStart + scan.first_inner_whitespace;
+    if (has_whitespace && (!mismatch->found || whitespace_offset < mismatch->offset)) {
+      diff.reason = CanonicalDiffReason::kWhitespace;
+      diff.reason_offset = whitespace_offset;
+      return diff;
+    }
+    if (mismatch->found) {
+      diff.reason = mismatch->reason;
+      diff.reason_offset = mismatch->offset;
+      return diff;
+    }
+    // The JSON text is the canonical text; only what follows it differs.
+    const std::string_view tail = actual.substr(scan.value_end);
+    const size_t first_non_space = tail.find_first_not_of(' ');
+    if (first_non_space != kNotFound) {
+      diff.reason = CanonicalDiffReason::kWhitespace;
+      diff.reason_offset = kHeaderStart + scan.value_end + first_non_space;
+      return diff;
+    }
+    const size_t canonical_pad = plan->header.size() - plan->text_len;
+    if (tail.size() == canonical_pad) {
+      return InternalError("headers differ but no difference was classified");
+    }
+    diff.reason = CanonicalDiffReason::kPadding;
+    diff.reason_offset =
+        kHeaderStart + scan.value_end + (tail.size() < canonical_pad ? tail.size() : canonical_pad);
     return diff;
-  }
-  if (mismatch->found) {
-    diff.reason = mismatch->reason;
-    diff.reason_offset = mismatch->offset;
-    return diff;
-  }
-  // The JSON text is the canonical text; only what follows it differs.
-  const std::string_view tail = actual.substr(scan.value_end);
-  const size_t first_non_space = tail.find_first_not_of(' ');
-  if (first_non_space != kNotFound) {
-    diff.reason = CanonicalDiffReason::kWhitespace;
-    diff.reason_offset = kHeaderStart + scan.value_end + first_non_space;
-    return diff;
-  }
-  const size_t canonical_pad = plan->header.size() - plan->text_len;
-  if (tail.size() == canonical_pad) {
-    return InternalError("headers differ but no difference was classified");
-  }
-  diff.reason = CanonicalDiffReason::kPadding;
-  diff.reason_offset =
-      kHeaderStart + scan.value_end + (tail.size() < canonical_pad ? tail.size() : canonical_pad);
-  return diff;
+  });
 }
 
 std::string DescribeCanonicalDiff(const CanonicalDiff& diff) {
