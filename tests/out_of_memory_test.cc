@@ -123,7 +123,7 @@ TEST(OutOfMemoryTest, WriterAndCanonicalForm) {
     const std::unique_ptr<Writer> writer = MakeWriter();
     if (writer == nullptr) return Error{ErrorCode::kOutOfMemory, 0, "Writer()"};
     if (Error error = writer->AddCheckpoint(*checkpoint); !error.ok()) return error;
-    if (Error error = writer->AddMetadata("format", "pt"); !error.ok()) return error;
+    if (Error error = writer->AddMetadata("out-of-memory-test", "yes"); !error.ok()) return error;
     return ErrorOf(writer->WriteToString());
   });
   ExpectOutOfMemoryAtEveryAllocation([&] {

@@ -6,7 +6,7 @@
 #   tools/deps.sh --all    also what fuzzing, coverage and the benchmarks need
 set -euo pipefail
 
-packages=(cmake make g++ clang libgtest-dev librapidcheck-dev)
+packages=(cmake make g++ clang libgtest-dev librapidcheck-dev pkg-config)
 if [[ "${1:-}" == "--all" ]]; then
   packages+=(libclang-rt-14-dev llvm zip unzip libbenchmark-dev libsimdjson-dev
              nlohmann-json3-dev python3)

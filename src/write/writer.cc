@@ -251,16 +251,10 @@ Result<std::string> Writer::WriteToString() const {
     Result<CanonicalPlan> plan = impl_->Plan();
     if (!plan.ok()) return plan.error();
     std::string out;
-    try {
-      if (plan->file_size > out.max_size()) throw std::bad_alloc();
-      out.reserve(static_cast<size_t>(plan->file_size));
-    } catch (const std::bad_alloc&) {
-      Error error;
-      error.code = ErrorCode::kIoError;
-      error.message = "the file does not fit in memory";
-      error.context = std::to_string(plan->file_size) + " bytes";
-      return error;
+    if (plan->file_size > out.max_size()) {
+      return OutOfMemoryError("the file does not fit in memory");
     }
+    out.reserve(static_cast<size_t>(plan->file_size));  // failure: kOutOfMemory, above
     StringSink sink(&out);
     if (Error error = impl_->WritePlanned(*plan, sink); !error.ok()) return error;
     return out;
