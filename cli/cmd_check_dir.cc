@@ -54,6 +54,7 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
   // Validation needs no data: keep no shard mapped, so any number of shards can be
   // checked.
   options.headers_only = true;
+  options.reader.require_aligned_data = flags.require_aligned_data;
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   Error error = checkpoint.ok() ? Error{} : checkpoint.error();
   std::vector<Warning> warnings;

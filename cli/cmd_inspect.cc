@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -44,9 +45,14 @@ void PrintText(const std::string& path, const Checkpoint& checkpoint) {
   std::vector<std::vector<std::string>> rows;
   rows.reserve(checkpoint.num_tensors());
   for (const TensorView& tensor : checkpoint.tensors()) {
+    // Appended piece by piece: g++ 12 misreports "[" + a + ", " + b + "]" (-Wrestrict).
+    std::string offsets = "[";
+    offsets += std::to_string(tensor.begin);
+    offsets += ", ";
+    offsets += std::to_string(tensor.end);
+    offsets += "]";
     rows.push_back({PrintableText(tensor.name), std::string(DtypeName(tensor.dtype)),
-                    ShapeText(tensor.shape),
-                    "[" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + "]",
+                    ShapeText(tensor.shape), std::move(offsets),
                     std::to_string(tensor.byte_size())});
   }
   const std::vector<size_t> widths = ColumnWidths(headings, rows);

@@ -28,6 +28,7 @@ struct CheckDirFlags {
   bool quiet = false;
   bool json = false;
   bool allow_external_symlinks = false;
+  bool require_aligned_data = false;  // --aligned: every shard's tensors aligned
 };
 // IsCheckpointDirPath says whether `path` is a folder or a regular file ending in ".json".
 bool IsCheckpointDirPath(const std::string& path);

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <utility>
 
+#include "stguard/export.h"
+
 namespace stguard {
 
 // ErrorCode lists every way a file can be rejected. Names follow the reference
@@ -80,15 +82,19 @@ enum class ErrorCode : uint8_t {
   // Resources.
   kOutOfMemory,  // an allocation failed (the process's memory limit is below O(header))
 
+  // Optional checks (new codes are added at the end, so existing values never change).
+  kMisalignedData,  // with Options::require_aligned_data: a tensor's data does not begin
+                    // at a file offset that is a multiple of its element size
+
   kNumErrorCodes  // not an error: the number of codes above
 };
 
 // ErrorCodeName returns the code's name without the leading 'k' ("DuplicateKey").
-std::string_view ErrorCodeName(ErrorCode code);
+STGUARD_API std::string_view ErrorCodeName(ErrorCode code);
 
 // Error describes one failure. `message` is a static string; `context` holds dynamic
 // detail (sizes, a key, a path) and `tensor` the tensor concerned; both may be empty.
-struct Error {
+struct STGUARD_API Error {
   ErrorCode code = ErrorCode::kOk;
   uint64_t offset = 0;  // absolute byte offset in the input where the problem was found
   const char* message = "";
@@ -107,9 +113,21 @@ struct Error {
 // the C1 controls U+0080..U+009F (CSI, OSC, ST start escape sequences), the
 // bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and
 // U+2028/U+2029 become \u{NNNN} (lowercase hex). Everything else is kept as it is.
-std::string PrintableText(std::string_view text);
+STGUARD_API std::string PrintableText(std::string_view text);
 
-// Result holds either a value or the Error that prevented it.
+namespace detail {
+// AbortOnErrorAccess prints "stguard: value of a failed Result: <error.ToString()>" to
+// stderr and aborts the process. Result calls it when its value is used without one.
+[[noreturn]] STGUARD_API void AbortOnErrorAccess(const Error& error) noexcept;
+}  // namespace detail
+
+// Result holds either a value or the Error that prevented it (a default Result does not
+// exist: construct it from one or the other).
+//
+// Reaching for the value of a failed Result (value(), operator*, operator->) is a bug in
+// the caller, never silent undefined behaviour: in every build, NDEBUG included, it
+// prints the error and aborts (detail::AbortOnErrorAccess). Test ok() first, or use
+// value_or().
 template <typename T>
 class [[nodiscard]] Result {
  public:
@@ -119,16 +137,37 @@ class [[nodiscard]] Result {
   bool ok() const { return value_.has_value(); }
   explicit operator bool() const { return ok(); }
 
+  // error is the failure; for a successful Result, an Error whose code is kOk.
   const Error& error() const { return error_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
+  T& operator*() & { return Checked(); }
+  const T& operator*() const& { return Checked(); }
+  T&& operator*() && { return std::move(Checked()); }
+
+  // value_or returns the value, or `fallback` converted to T when there is none.
+  template <typename U>
+  T value_or(U&& fallback) const& {
+    return ok() ? *value_ : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <typename U>
+  T value_or(U&& fallback) && {
+    return ok() ? std::move(*value_) : static_cast<T>(std::forward<U>(fallback));
+  }
 
  private:
+  T& Checked() {
+    if (!value_.has_value()) detail::AbortOnErrorAccess(error_);
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_.has_value()) detail::AbortOnErrorAccess(error_);
+    return *value_;
+  }
+
   std::optional<T> value_;
   Error error_;
 };

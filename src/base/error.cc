@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 
 namespace stguard {
 namespace {
@@ -54,6 +55,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "TensorInTwoShards",
         "InvalidConfig",
         "OutOfMemory",
+        "MisalignedData",
 };
 
 }  // namespace
@@ -142,6 +144,18 @@ std::string PrintableText(std::string_view text) {
   }
   return out;
 }
+
+namespace detail {
+
+void AbortOnErrorAccess(const Error& error) noexcept {
+  // Static text first: even if rendering the error fails, the reason is on stderr.
+  std::fputs("stguard: value of a failed Result: ", stderr);
+  std::fputs(error.ToString().c_str(), stderr);
+  std::fputs("\n", stderr);
+  std::abort();
+}
+
+}  // namespace detail
 
 std::string Error::ToString() const {
   std::string out(ErrorCodeName(code));

@@ -20,6 +20,7 @@
 #include <system_error>
 
 #include "base/test_pause.h"
+#include "base/concat.h"
 
 namespace stguard {
 namespace {
@@ -56,9 +57,10 @@ std::string TempName(const std::string& dir_prefix, const std::string& base) {
   static std::atomic<uint64_t> counter{0};
   const auto ticks = static_cast<uint64_t>(
       std::chrono::steady_clock::now().time_since_epoch().count());
-  return dir_prefix + "." + base.substr(0, kMaxBaseInTempName) + ".stguard-" +
-         std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1)) + "-" +
-         std::to_string(ticks % 1000000007) + ".tmp";
+  return Concat({dir_prefix, ".", std::string_view(base).substr(0, kMaxBaseInTempName),
+                 ".stguard-", std::to_string(getpid()), "-",
+                 std::to_string(counter.fetch_add(1)), "-",
+                 std::to_string(ticks % 1000000007), ".tmp"});
 }
 
 // kMaxLinkHops bounds how many symbolic links ResolveDestination follows (as the
@@ -213,8 +215,10 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
   if (base.empty() || base == "." || base == "..") {
     return IoError("the output path names a directory", path, 0, 0);
   }
-  std::string dir_path = slash == std::string::npos ? "." : dest.substr(0, slash);
-  if (dir_path.empty()) dir_path = "/";
+  // The folder to sync after the rename: "/" for "/x", "." for a bare name.
+  std::string dir_path = slash == std::string::npos ? std::string(".")
+                         : slash == 0               ? std::string("/")
+                                                    : dest.substr(0, slash);
 
   for (int attempt = 0; attempt < kMaxCreateAttempts; ++attempt) {
     std::string temp_path = TempName(dir_prefix, base);
