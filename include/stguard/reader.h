@@ -126,7 +126,10 @@ class Checkpoint {
   std::vector<uint32_t> by_name_;          // indexes into tensors_, sorted by name bytes
   std::vector<MetadataEntry> metadata_;    // sorted by key bytes
   std::vector<uint64_t> dims_;             // every tensor's shape, back to back
-  std::deque<std::string> owned_strings_;  // unescaped names and values that had escapes
+  // Unescaped names and values that had escapes (a deque: views into it stay valid as it
+  // grows). Held through a pointer because std::deque's move constructor allocates, and
+  // Checkpoint's move constructor must not throw (it is noexcept: a throw would abort).
+  std::unique_ptr<std::deque<std::string>> owned_strings_;
 };
 
 }  // namespace stguard

@@ -83,7 +83,8 @@ Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> bytes,
   // Moving the containers keeps their buffers, so the views made above stay valid.
   checkpoint.metadata_ = std::move(parsed.metadata);
   checkpoint.dims_ = std::move(parsed.dims);
-  checkpoint.owned_strings_ = std::move(parsed.owned_strings);
+  checkpoint.owned_strings_ =
+      std::make_unique<std::deque<std::string>>(std::move(parsed.owned_strings));
   return checkpoint;
 }
 

@@ -115,8 +115,16 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
       // Keep the destination's permission bits. Failing to is not worth losing the write.
       (void)fchmod(fd, dest_status.st_mode & 07777);
     }
-    return std::unique_ptr<AtomicFile>(
-        new AtomicFile(fd, std::move(dest), std::move(temp_path), std::move(dir_path)));
+    // The temporary file exists from here: if allocating its owner fails, remove it
+    // before passing the failure on, or it would be left beside the destination.
+    try {
+      return std::unique_ptr<AtomicFile>(
+          new AtomicFile(fd, std::move(dest), std::move(temp_path), std::move(dir_path)));
+    } catch (...) {
+      close(fd);
+      unlink(temp_path.c_str());
+      throw;
+    }
   }
   return IoError("could not find an unused temporary file name", path, EEXIST, 0);
 }
