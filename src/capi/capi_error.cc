@@ -76,7 +76,7 @@ class BoundedText {
       n = room();
       while (n > 0 && IsUtf8Continuation(text[n])) --n;
     }
-    std::memcpy(buffer_ + len_, text.data(), n);
+    if (n > 0) std::memcpy(buffer_ + len_, text.data(), n);  // an empty view may be null
     len_ += n;
     buffer_[len_] = '\0';
   }
