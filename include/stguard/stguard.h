@@ -253,6 +253,31 @@ STGUARD_API stguard_code stguard_checkpoint_from_buffer(const void* data, size_t
                                                         stguard_checkpoint** out_checkpoint,
                                                         stguard_error* err);
 
+/* stguard_options tightens the reader's limits. Zero-initialise it (stguard_options o =
+ * {0};) and set what you need: a zero field means the default. Fields can only make the
+ * reader stricter. Fields may be added at the end in a later version. */
+typedef struct stguard_options {
+  /* Largest header length N accepted; 0 or anything above 100,000,000 (the format's cap)
+   * means the cap. */
+  uint64_t max_header_len;
+  /* Deepest JSON nesting accepted; 0 means the default, 1024. A safetensors header
+   * needs 3. */
+  uint32_t max_depth;
+} stguard_options;
+
+/* stguard_checkpoint_open_with and stguard_checkpoint_from_buffer_with are
+ * stguard_checkpoint_open and stguard_checkpoint_from_buffer under `options` (NULL: the
+ * defaults). A header over max_header_len is STGUARD_HEADER_TOO_LARGE, nesting over
+ * max_depth STGUARD_DEPTH_EXCEEDED. `options` is read during the call only. */
+STGUARD_API stguard_code stguard_checkpoint_open_with(const char* path,
+                                                      const stguard_options* options,
+                                                      stguard_checkpoint** out_checkpoint,
+                                                      stguard_error* err);
+STGUARD_API stguard_code stguard_checkpoint_from_buffer_with(const void* data, size_t len,
+                                                             const stguard_options* options,
+                                                             stguard_checkpoint** out_checkpoint,
+                                                             stguard_error* err);
+
 /* stguard_checkpoint_close frees the handle and unmaps its file; every pointer obtained
  * from it becomes invalid. NULL is a no-op. */
 STGUARD_API void stguard_checkpoint_close(stguard_checkpoint* checkpoint);

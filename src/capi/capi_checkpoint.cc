@@ -67,6 +67,15 @@ stguard_code Adopt(Result<Checkpoint> result, stguard_checkpoint** out_checkpoin
   return STGUARD_OK;
 }
 
+// ToCppOptions maps C options (zero fields meaning the defaults) to Options.
+Options ToCppOptions(const stguard_options* options) {
+  Options cpp;
+  if (options == nullptr) return cpp;
+  if (options->max_header_len != 0) cpp.max_header_len = options->max_header_len;
+  if (options->max_depth != 0) cpp.max_depth = options->max_depth;
+  return cpp;
+}
+
 // NameView turns a C pointer + length into a view, or says the pair is invalid (a NULL
 // pointer with a nonzero length).
 bool NameView(const char* name, size_t len, std::string_view* out) {
@@ -84,23 +93,32 @@ bool NameView(const char* name, size_t len, std::string_view* out) {
 using stguard::capi::Fail;
 using stguard::capi::Guarded;
 
-extern "C" stguard_code stguard_checkpoint_open(const char* path,
-                                                stguard_checkpoint** out_checkpoint,
-                                                stguard_error* err) {
+extern "C" stguard_code stguard_checkpoint_open_with(const char* path,
+                                                     const stguard_options* options,
+                                                     stguard_checkpoint** out_checkpoint,
+                                                     stguard_error* err) {
   if (out_checkpoint == nullptr) {
     return Fail(err, STGUARD_INVALID_ARGUMENT, "out_checkpoint is NULL");
   }
   *out_checkpoint = nullptr;
   if (path == nullptr) return Fail(err, STGUARD_INVALID_ARGUMENT, "path is NULL");
   return Guarded(err, [&] {
-    return stguard::capi::Adopt(stguard::Checkpoint::Open(std::string(path)), out_checkpoint,
-                                err);
+    return stguard::capi::Adopt(
+        stguard::Checkpoint::Open(std::string(path), stguard::capi::ToCppOptions(options)),
+        out_checkpoint, err);
   });
 }
 
-extern "C" stguard_code stguard_checkpoint_from_buffer(const void* data, size_t len,
-                                                       stguard_checkpoint** out_checkpoint,
-                                                       stguard_error* err) {
+extern "C" stguard_code stguard_checkpoint_open(const char* path,
+                                                stguard_checkpoint** out_checkpoint,
+                                                stguard_error* err) {
+  return stguard_checkpoint_open_with(path, nullptr, out_checkpoint, err);
+}
+
+extern "C" stguard_code stguard_checkpoint_from_buffer_with(const void* data, size_t len,
+                                                            const stguard_options* options,
+                                                            stguard_checkpoint** out_checkpoint,
+                                                            stguard_error* err) {
   if (out_checkpoint == nullptr) {
     return Fail(err, STGUARD_INVALID_ARGUMENT, "out_checkpoint is NULL");
   }
@@ -110,8 +128,16 @@ extern "C" stguard_code stguard_checkpoint_from_buffer(const void* data, size_t 
   }
   return Guarded(err, [&] {
     const std::span<const std::byte> bytes(static_cast<const std::byte*>(data), len);
-    return stguard::capi::Adopt(stguard::Checkpoint::FromBytes(bytes), out_checkpoint, err);
+    return stguard::capi::Adopt(
+        stguard::Checkpoint::FromBytes(bytes, stguard::capi::ToCppOptions(options)),
+        out_checkpoint, err);
   });
+}
+
+extern "C" stguard_code stguard_checkpoint_from_buffer(const void* data, size_t len,
+                                                       stguard_checkpoint** out_checkpoint,
+                                                       stguard_error* err) {
+  return stguard_checkpoint_from_buffer_with(data, len, nullptr, out_checkpoint, err);
 }
 
 extern "C" void stguard_checkpoint_close(stguard_checkpoint* checkpoint) { delete checkpoint; }

@@ -110,6 +110,16 @@ static void test_open_errors(const char* corpus, const char* scratch) {
   join(path, sizeof(path), corpus, "invalid/HeaderTooSmall__seven_bytes.safetensors");
   CHECK(stguard_checkpoint_open(path, &ckpt, NULL) == STGUARD_HEADER_TOO_SMALL);
 
+  {
+    /* The documented idiom: zero-initialised options are the defaults. */
+    stguard_options options = {0};
+    join(path, sizeof(path), corpus, "sample.safetensors");
+    CHECK(stguard_checkpoint_open_with(path, &options, &ckpt, &err) == STGUARD_OK);
+    stguard_checkpoint_close(ckpt);
+    options.max_header_len = 64;
+    CHECK(stguard_checkpoint_open_with(path, &options, &ckpt, &err) == STGUARD_HEADER_TOO_LARGE);
+    CHECK(ckpt == NULL);
+  }
   CHECK(stguard_checkpoint_from_buffer(NULL, 0, &ckpt, &err) == STGUARD_HEADER_TOO_SMALL);
   CHECK(stguard_checkpoint_from_buffer(NULL, 9, &ckpt, &err) == STGUARD_INVALID_ARGUMENT);
   stguard_checkpoint_close(NULL);

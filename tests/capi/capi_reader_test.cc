@@ -206,6 +206,41 @@ TEST(CapiReader, BadBuffersAreErrors) {
             STGUARD_INVALID_ARGUMENT);
 }
 
+TEST(CapiReader, OptionsOnlyTighten) {
+  const std::string bytes = ReadFileBytes(kSample);  // N = 640, nesting depth 3
+  stguard_checkpoint* handle = nullptr;
+  stguard_options options = {0, 0};
+  ASSERT_EQ(stguard_checkpoint_open_with(kSample.c_str(), &options, &handle, nullptr),
+            STGUARD_OK) << "zero fields are the defaults";
+  stguard_checkpoint_close(handle);
+  options.max_header_len = 640;
+  options.max_depth = 3;
+  ASSERT_EQ(stguard_checkpoint_open_with(kSample.c_str(), &options, &handle, nullptr),
+            STGUARD_OK) << "limits are inclusive";
+  stguard_checkpoint_close(handle);
+  ASSERT_EQ(stguard_checkpoint_from_buffer_with(bytes.data(), bytes.size(), nullptr, &handle,
+                                                nullptr),
+            STGUARD_OK);
+  stguard_checkpoint_close(handle);
+
+  stguard_error err = PoisonedError();
+  options.max_header_len = 639;
+  EXPECT_EQ(stguard_checkpoint_open_with(kSample.c_str(), &options, &handle, &err),
+            STGUARD_HEADER_TOO_LARGE);
+  EXPECT_EQ(handle, nullptr);
+  EXPECT_EQ(stguard_checkpoint_from_buffer_with(bytes.data(), bytes.size(), &options, &handle,
+                                                &err),
+            STGUARD_HEADER_TOO_LARGE);
+  options.max_header_len = 0;
+  options.max_depth = 2;
+  EXPECT_EQ(stguard_checkpoint_open_with(kSample.c_str(), &options, &handle, &err),
+            STGUARD_DEPTH_EXCEEDED);
+  EXPECT_EQ(stguard_checkpoint_open_with(nullptr, &options, &handle, &err),
+            STGUARD_INVALID_ARGUMENT);
+  EXPECT_EQ(stguard_checkpoint_from_buffer_with(nullptr, 3, &options, &handle, &err),
+            STGUARD_INVALID_ARGUMENT);
+}
+
 // The invalid corpus names each file's expected code before "__": the C API must give
 // exactly that code, with the C++ reader's offset, message and tensor, from a path and
 // from a buffer.
