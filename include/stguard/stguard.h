@@ -127,7 +127,7 @@ STGUARD_API const char* stguard_code_name(stguard_code code);
 
 /* stguard_error describes one failure. It is a plain value the caller allocates
  * (usually on the stack); it holds no pointer that needs freeing. A function given a
- * non-NULL `err` overwrites all of it on failure and leaves it untouched on success. */
+ * non-NULL `err` sets every field on failure and leaves it untouched on success. */
 typedef struct stguard_error {
   stguard_code code;
   /* Static name of `code` (as stguard_code_name returns); never freed. */
