@@ -26,6 +26,9 @@ constexpr char kUsage[] =
     "  canon IN OUT                  rewrite IN in canonical form to OUT (may be IN)\n"
     "  convert IN OUT --dtype BF16|F16|F32\n"
     "                                convert F64/F32/F16/BF16 tensors, write canonically\n"
+    "  lint [--json] [--config PATH] DIR|FILE\n"
+    "                                compare a model folder with its config.json and the\n"
+    "                                format page's contracts (family tables, int4 pairs)\n"
     "\n"
     "exit status: 0 valid, 1 invalid, 2 usage or I/O error\n";
 
@@ -40,6 +43,7 @@ constexpr Command kCommands[] = {
     {"json", stguard::cli::RunJson},
     {"canon", stguard::cli::RunCanon},
     {"convert", stguard::cli::RunConvert},
+    {"lint", stguard::cli::RunLint},
 };
 
 }  // namespace

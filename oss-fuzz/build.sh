@@ -10,12 +10,13 @@
 # once into $WORK with exactly the flags given, then linked into each target with $CXX.
 #
 # Produces in $OUT, for each target: the binary, <target>_seed_corpus.zip (corpus/<target>/,
-# flat), <target>.dict (fuzz/safetensors.dict) and <target>.options (fuzz/<target>.options).
+# flat), <target>.dict (fuzz/<target>.dict if present, else fuzz/safetensors.dict) and
+# <target>.options (fuzz/<target>.options).
 # fuzz/ci.sh runs this script locally with clang/libFuzzer values and checks the output.
 
 : "${CXX:?}" "${CXXFLAGS?}" "${LIB_FUZZING_ENGINE:?}" "${WORK:?}" "${OUT:?}"
 
-targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index)
+targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_config)
 if [[ ! -f include/stguard/reader.h || ! -f fuzz/fuzz_header.cc ]]; then
   echo "oss-fuzz/build.sh: run me from the stguard project root" >&2
   exit 1
@@ -38,7 +39,11 @@ for target in "${targets[@]}"; do
   compile "fuzz/$target.cc" "$objects/$target.o"
   # $CXX links, even for C code; $LIB_FUZZING_ENGINE supplies main().
   $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -o "$OUT/$target"
-  cp fuzz/safetensors.dict "$OUT/$target.dict"
+  if [[ -f fuzz/$target.dict ]]; then  # a target's own dictionary, else the shared one
+    cp "fuzz/$target.dict" "$OUT/$target.dict"
+  else
+    cp fuzz/safetensors.dict "$OUT/$target.dict"
+  fi
   cp "fuzz/$target.options" "$OUT/$target.options"
   rm -f "$OUT/${target}_seed_corpus.zip"
   (cd "corpus/$target" && zip -q -X -r "$OUT/${target}_seed_corpus.zip" .)
