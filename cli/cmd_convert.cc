@@ -20,7 +20,7 @@
 namespace stguard::cli {
 namespace {
 
-constexpr char kConvertUsage[] = "usage: stguard convert IN OUT --dtype BF16|F16|F32\n";
+constexpr char kConvertUsage[] = "usage: stguard convert IN OUT|- --dtype BF16|F16|F32\n";
 
 
 }  // namespace
@@ -28,19 +28,22 @@ constexpr char kConvertUsage[] = "usage: stguard convert IN OUT --dtype BF16|F16
 int RunConvert(Args args) {
   std::vector<std::string_view> files;
   std::optional<std::string_view> dtype_name;
+  bool options_done = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+    if (options_done) {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
       std::fputs(kConvertUsage, stdout);
       return kExitOk;
-    }
-    if (arg == "--dtype" && i + 1 < args.size()) {
+    } else if (arg == "--dtype" && i + 1 < args.size()) {
       dtype_name = args[++i];
     } else if (arg.starts_with("--dtype=")) {
       dtype_name = arg.substr(8);
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard convert: unknown option '%s'\n%s",
-                   PrintableText(arg).c_str(), kConvertUsage);
+    } else if (IsOption(arg)) {
+      PrintUnknownOption("convert", arg, kConvertUsage);
       return kExitUsage;
     } else {
       files.push_back(arg);
@@ -71,13 +74,28 @@ int RunConvert(Args args) {
     PrintFileError("convert", in, error);
     return kExitInvalid;
   }
-  if (Error error = writer.WriteToFile(out); !error.ok()) {
-    PrintFileError("convert", out, error);
-    // A valid checkpoint always converts, so any failure here is about writing: the
-    // output is untouched.
-    return kExitUsage;
+  const bool to_stdout = out == "-";
+  if (to_stdout) {
+    if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
+      std::fputs(("stguard convert: " + refusal + "\n").c_str(), stderr);
+      return kExitUsage;
+    }
+    StdoutSink sink;
+    if (Error error = writer.WriteTo(sink); !error.ok()) {
+      PrintFileError("convert", "-", error);
+      return kExitUsage;
+    }
+  } else {
+    PrintLeftoverNotes("convert", out);
+    if (Error error = writer.WriteToFile(out); !error.ok()) {
+      // A valid checkpoint always converts, so any failure here is about reading IN or
+      // writing OUT: the output is untouched either way.
+      PrintFileError("convert", out, error);
+      return kExitUsage;
+    }
   }
-  PrintLine(PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
+  // The summary goes to stderr when the file itself goes to standard output.
+  (to_stdout ? PrintErrorLine : PrintLine)(PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
             std::to_string(checkpoint->num_tensors()) + " tensors converted to " +
             std::string(DtypeName(*target)));
   return kExitOk;
