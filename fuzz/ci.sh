@@ -3,9 +3,12 @@
 # fuzz/ci.sh: the fuzzing stage of CI (.ci/run calls it after the unit and sanitizer
 # stages, which already replay every corpus through the replay_* tests).
 #
-# 1. Builds the libFuzzer targets (clang, ASan + UBSan) and fuzzes each for
-#    $STGUARD_FUZZ_SECONDS seconds (default 30) with fuzz/run.sh; any crash, leak,
-#    timeout, OOM or sanitizer report fails CI. New inputs stay in fuzz/findings/.
+# 1. Builds the libFuzzer targets (every fuzz/fuzz_*.cc with LLVMFuzzerTestOneInput; see
+#    fuzz/targets.sh; clang, ASan + UBSan) and fuzzes each for $STGUARD_FUZZ_SECONDS
+#    seconds (default 30) with fuzz/run.sh; any crash, leak, timeout, OOM or sanitizer
+#    report fails CI. New inputs stay in fuzz/findings/. Targets with a structure-aware
+#    mutator must show that libFuzzer used it (its "found LLVMFuzzerCustomMutator" line),
+#    and targets that count their oracle (CountExecution) that some executions reached it.
 # 2. The OSS-Fuzz local check: runs oss-fuzz/build.sh from the project root with the
 #    OSS-Fuzz variables set to clang/libFuzzer values and temporary SRC, WORK and OUT, then
 #    checks that every target binary, seed zip, dict and options file is in $OUT and that
@@ -15,7 +18,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_config)
+source fuzz/targets.sh
+mapfile -t targets < <(stguard_fuzz_targets "$root")
+unset STGUARD_FUZZ_MUTATOR  # CI runs the structure-aware mutators
 seconds=${STGUARD_FUZZ_SECONDS:-30}
 jobs=${STGUARD_FUZZ_JOBS:-2}
 export STGUARD_FUZZ_BUILD=${STGUARD_FUZZ_BUILD:-$root/build-fuzz}
@@ -30,7 +35,15 @@ cmake --build "$STGUARD_FUZZ_BUILD" -j"$jobs" --target "${targets[@]}" >/dev/nul
 
 failed=()
 for target in "${targets[@]}"; do
-  fuzz/run.sh "$target" "$seconds" || failed+=("$target")
+  STGUARD_FUZZ_FINDINGS=$root/fuzz/findings/$target fuzz/run.sh "$target" "$seconds" ||
+    failed+=("$target")
+  log=$root/fuzz/findings/$target/last_run.log
+  if stguard_fuzz_has_custom_mutator "$target" "$root"; then
+    grep -q 'INFO: found LLVMFuzzerCustomMutator' "$log" || failed+=("$target:no-custom-mutator")
+  fi
+  if grep -q 'CountExecution' "fuzz/$target.cc"; then  # targets that count their oracle
+    grep -Eq '^stat::oracle_reached: [1-9]' "$log" || failed+=("$target:oracle-never-reached")
+  fi
 done
 
 echo "=== fuzz: OSS-Fuzz build check (oss-fuzz/build.sh with clang/libFuzzer)"

@@ -12,12 +12,14 @@
 #include "checkpoint_checks.h"
 #include "fuzz_support.h"
 #include "reference_checker.h"
+#include "safetensors_mutator.h"
 #include "stguard/reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard_fuzz::ExactCopy input(data, size);
   const stguard::Result<stguard::Checkpoint> result =
       stguard::Checkpoint::FromBytes(input.bytes());
+  stguard_fuzz::CountExecution(result.ok());  // the acceptance-side checks below
   if (result.ok()) {
     stguard_fuzz::CheckInvariants(*result, input.bytes());
     // Options only make the reader stricter, and do what they say: a header cap below N
@@ -45,4 +47,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   stguard_fuzz::CheckAgreesWithReference(result, stguard_fuzz::reference::CheckFile(input.text()));
   return 0;
+}
+
+// Structure-aware mutation (fuzz/safetensors_mutator.h): decode, change the tensor set and
+// its text, re-encode; byte-level mutation for what does not decode.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return stguard_fuzz::mutator::MutateSafetensors(data, size, max_size, seed);
+}
+
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
+                                            const uint8_t* data2, size_t size2, uint8_t* out,
+                                            size_t max_out_size, unsigned int seed) {
+  return stguard_fuzz::mutator::CrossOverSafetensors(data1, size1, data2, size2, out,
+                                                     max_out_size, seed);
 }

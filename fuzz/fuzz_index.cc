@@ -14,6 +14,7 @@
 #include "checkpoint_checks.h"
 #include "fuzz_support.h"
 #include "folder/index_file.h"
+#include "index_mutator.h"
 #include "reference_checker.h"
 #include "stguard/json_tokenizer.h"
 
@@ -40,6 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard::Error error = stguard::ParseIndexFile(text, stguard::Options{}, &index);
   const stguard_fuzz::reference::Index expected =
       stguard_fuzz::reference::CheckIndex(text, stguard::kDefaultMaxDepth);
+  stguard_fuzz::CountExecution(error.ok());  // the comparison of accepted indexes below
   if (!error.ok()) {
     stguard_fuzz::CheckRejection(error, size);
     FUZZ_CHECK_MSG(!expected.ok,
@@ -63,4 +65,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(text[got.key_offset] == '"' && text[got.value_offset] == '"');
   }
   return 0;
+}
+
+// Structure-aware mutation (fuzz/index_mutator.h): parse, change weight_map, metadata and
+// the text, write back; byte-level mutation for what is not JSON.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return stguard_fuzz::mutator::MutateIndex(data, size, max_size, seed);
+}
+
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
+                                            const uint8_t* data2, size_t size2, uint8_t* out,
+                                            size_t max_out_size, unsigned int seed) {
+  return stguard_fuzz::mutator::CrossOverIndex(data1, size1, data2, size2, out, max_out_size,
+                                               seed);
 }

@@ -14,7 +14,8 @@
 // - the deepest nesting seen is exactly the smallest max_depth that accepts;
 // - every string unescapes to what the reference decoder gives, valid UTF-8, and
 //   AppendJsonString re-escapes it to a string that decodes back the same;
-// - every proper prefix is accepted or ends in kUnexpectedEnd at its own end.
+// - three proper prefixes (all but the last byte, the first half, and one cut picked by
+//   the first byte) are each accepted or end in kUnexpectedEnd at their own end.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -167,6 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // ValidateJson and the Next() loop agree.
   const Error verdict = stguard::ValidateJson(text);
   FUZZ_CHECK(verdict.ok() == run.accepted);
+  stguard_fuzz::CountExecution(run.accepted);  // the checks on accepted texts
   if (!run.accepted) {
     FUZZ_CHECK(verdict.code == run.error.code);
     FUZZ_CHECK(verdict.offset == run.error.offset);

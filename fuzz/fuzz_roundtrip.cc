@@ -15,6 +15,7 @@
 #include "checkpoint_checks.h"
 #include "fuzz_support.h"
 #include "reference_checker.h"
+#include "safetensors_mutator.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
 
@@ -43,6 +44,7 @@ std::span<const std::byte> AsBytes(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard_fuzz::ExactCopy input(data, size);
   const Result<Checkpoint> original = Checkpoint::FromBytes(input.bytes());
+  stguard_fuzz::CountExecution(original.ok());  // everything below is the oracle
   if (!original.ok()) return 0;
   stguard_fuzz::CheckInvariants(*original, input.bytes());
 
@@ -99,4 +101,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!stguard::CanonicalDiffReasonName(diff->reason).empty());
   }
   return 0;
+}
+
+// Structure-aware mutation (fuzz/safetensors_mutator.h): decode, change the tensor set and
+// its text, re-encode; byte-level mutation for what does not decode.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return stguard_fuzz::mutator::MutateSafetensors(data, size, max_size, seed);
+}
+
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
+                                            const uint8_t* data2, size_t size2, uint8_t* out,
+                                            size_t max_out_size, unsigned int seed) {
+  return stguard_fuzz::mutator::CrossOverSafetensors(data1, size1, data2, size2, out,
+                                                     max_out_size, seed);
 }

@@ -14,6 +14,28 @@ void CheckFailed(const char* file, int line, const char* condition, const std::s
   std::abort();
 }
 
+namespace {
+
+// OracleCounts prints the counts when the process exits normally (libFuzzer calls exit()
+// at the end of a run; the replay main() returns from main()).
+struct OracleCounts {
+  unsigned long long executions = 0;
+  unsigned long long reached = 0;
+  ~OracleCounts() {
+    if (executions == 0) return;
+    std::fprintf(stderr, "stat::oracle_reached: %llu of %llu executions (%.1f%%)\n", reached,
+                 executions, 100.0 * static_cast<double>(reached) / static_cast<double>(executions));
+  }
+};
+OracleCounts oracle_counts;
+
+}  // namespace
+
+void CountExecution(bool reached_oracle) {
+  ++oracle_counts.executions;
+  if (reached_oracle) ++oracle_counts.reached;
+}
+
 bool Ignored(std::string_view name) {
   static const std::string list = [] {
     const char* value = std::getenv("STGUARD_FUZZ_IGNORE");

@@ -54,6 +54,13 @@ std::string Hex(std::string_view bytes, size_t limit = 64);
 // not yet fixed bug. CI never sets it.
 bool Ignored(std::string_view name);
 
+// CountExecution records one execution of the target, and whether it reached the target's
+// oracle (the checks that only run on input the library accepts). At exit the counts are
+// printed to stderr as one line that fuzz/run.sh reports:
+//   stat::oracle_reached: 312004 of 845301 executions (36.9%)
+// The counters are not atomic: libFuzzer runs one input at a time per process.
+void CountExecution(bool reached_oracle);
+
 // BytesOf views a span of bytes as text.
 inline std::string_view BytesOf(std::span<const std::byte> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};

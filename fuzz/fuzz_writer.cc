@@ -201,7 +201,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int skew = fdp.ConsumeIntegralInRange<int>(0, 15);
     if (skew == 0) len = expected + 1;
     if (skew == 1 && expected > 0) len = expected - 1;
-    if (size_code != ErrorCode::kOk || len > data_budget) len = fdp.ConsumeIntegralInRange<size_t>(0, 16);
+    // The fallback length is capped by the budget too: the budget is unsigned, and a
+    // length above it would wrap it and let the next tensor ask for gigabytes
+    // (corpus/fuzz_writer/regress_budget_wrap, 65,676 bytes).
+    if (size_code != ErrorCode::kOk || len > data_budget) {
+      len = fdp.ConsumeIntegralInRange<size_t>(0, std::min<size_t>(16, data_budget));
+    }
+    FUZZ_CHECK(len <= data_budget);  // the harness's own bound, checked before it is used
     data_budget -= len;
     entry.data = fdp.ConsumeBytesAsString(len);
     const char fill = static_cast<char>(fdp.ConsumeIntegral<uint8_t>());
@@ -301,6 +307,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     FUZZ_CHECK_MSG(sink.out.empty(), "a refused set wrote " + std::to_string(sink.out.size()) +
                                          " bytes");
+    stguard_fuzz::CountExecution(false);
     return 0;
   }
   FUZZ_CHECK_MSG(header.ok(), header.error().ToString());
@@ -308,10 +315,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (bad_producer) {
     FUZZ_CHECK_MSG(write_error.code == ErrorCode::kInvalidArgument, write_error.ToString());
     FUZZ_CHECK_MSG(file.error().code == ErrorCode::kInvalidArgument, file.error().ToString());
+    stguard_fuzz::CountExecution(false);
     return 0;
   }
   FUZZ_CHECK_MSG(write_error.ok(), write_error.ToString());
   FUZZ_CHECK_MSG(file.ok(), file.error().ToString());
+  stguard_fuzz::CountExecution(true);  // the full write path and the read-back checks
   const std::string& bytes = *file;
   FUZZ_CHECK(sink.out == bytes);
   FUZZ_CHECK(*file_size == bytes.size());

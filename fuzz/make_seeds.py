@@ -4,7 +4,8 @@
 
     fuzz/make_seeds.py            (re)writes every seed this script owns
 
-Seeds are small (each <= 4 KiB) and named by what they exercise. Files in those folders
+Seeds are small (each <= 4 KiB, but for fuzz_writer's regress_budget_wrap, whose point is
+its size) and named by what they exercise. Files in those folders
 that this script does not write are kept: regress_* files (minimized findings) and
 content-hash names (inputs kept from fuzzing runs with -merge=1).
 
@@ -69,8 +70,8 @@ def canonical(tensors, metadata=None):
     return raw_file(header, data)
 
 
-def write(folder, name, content):
-    assert len(content) <= MAX_SEED, (folder, name, len(content))
+def write(folder, name, content, max_size=MAX_SEED):
+    assert len(content) <= max_size, (folder, name, len(content))
     path = os.path.join(CORPUS, folder)
     os.makedirs(path, exist_ok=True)
     with open(os.path.join(path, name), "wb") as f:
@@ -241,6 +242,44 @@ def writer_seeds():
     return seeds
 
 
+def writer_budget_wrap():
+    """regress_budget_wrap: a FuzzedDataProvider input that spends fuzz_writer's 64 KiB
+    data budget on one tensor (U8 [65530]), then asks a tensor whose size does not fit for
+    the fallback length 16 > the 6 bytes left. Before the fix the budget wrapped below zero
+    and a third tensor (U8 [3221225473]) was filled: 3 GiB. 65,606 bytes, more than
+    max_len: libFuzzer never made it, AFL++ and honggfuzz could.
+
+    FuzzedDataProvider takes byte strings from the front and integers from the back (the
+    last byte first, most significant byte first), so the input is the string bytes, then
+    the integer bytes reversed."""
+    front = bytearray()
+    integers = []  # in the order the harness consumes them
+
+    def integer(value, size):
+        integers.extend((value >> (8 * i)) & 0xFF for i in reversed(range(size)))
+
+    def tensor(dim, fallback_len=None, data_len=0):
+        integers.extend([2, 1, 0])  # MakeName -> MakeText, not raw bytes, length 0: ""
+        integers.append(DTYPE_ORDER.index("U8"))
+        integers.append(1)          # rank 1
+        integers.append(1)          # MakeDim: a full 64-bit value
+        integer(dim, 8)
+        integers.append(5)          # skew: the exact size
+        if fallback_len is not None:
+            integers.append(fallback_len)
+        front.extend(b"A" * data_len)
+        integers.append(0x42)       # fill byte
+        integers.append(0)          # Source::kSpan
+        integer(0, 2)               # chunk
+
+    integers.append(3)              # three tensors
+    tensor(65530, data_len=65530)
+    tensor(100, fallback_len=16, data_len=16)
+    tensor(3221225473)
+    integers.append(0)              # no metadata
+    return bytes(front) + bytes(reversed(integers))
+
+
 def index_seeds():
     """Sharded-checkpoint index files (model.safetensors.index.json), valid and not."""
     shard1 = "model-00001-of-00002.safetensors"
@@ -294,6 +333,7 @@ def main():
     # fuzz_writer: opaque bytes for FuzzedDataProvider.
     for name, content in writer_seeds().items():
         write("fuzz_writer", name, content)
+    write("fuzz_writer", "regress_budget_wrap", writer_budget_wrap(), max_size=70000)
     # fuzz_index: index files.
     for name, content in index_seeds().items():
         write("fuzz_index", name, content.encode())

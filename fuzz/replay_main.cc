@@ -6,13 +6,17 @@
 //
 //   fuzz_header corpus/fuzz_header corpus/valid corpus/invalid
 //
-// Arguments starting with '-' are ignored, so libFuzzer-style flags do no harm. A path
+// -max_len=N truncates every input to N bytes, as libFuzzer does with the max_len of
+// fuzz/<target>.options (ctest passes it), so a replay runs exactly what the fuzzer ran;
+// without it inputs run whole, as AFL++ and honggfuzz run them. Other arguments starting
+// with '-' are ignored, so libFuzzer-style flags do no harm. A path
 // that does not exist, an unreadable file or an empty set of inputs is an error (exit 1):
 // a replay test that silently runs nothing would hide a broken corpus path. A failed
 // check aborts the process, which the test runner reports.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -35,8 +39,19 @@ bool ReadFile(const std::filesystem::path& path, std::vector<uint8_t>* out) {
 
 int main(int argc, char** argv) {
   std::vector<std::filesystem::path> files;
+  size_t max_len = SIZE_MAX;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg.rfind("-max_len=", 0) == 0) {
+      char* end = nullptr;
+      const unsigned long long value = std::strtoull(arg.c_str() + 9, &end, 10);
+      if (end == arg.c_str() + 9 || *end != '\0' || value == 0) {
+        std::fprintf(stderr, "replay: bad %s\n", arg.c_str());
+        return 1;
+      }
+      max_len = static_cast<size_t>(value);
+      continue;
+    }
     if (arg.empty() || arg[0] == '-') continue;
     const std::filesystem::path path(arg);
     std::error_code error;
@@ -69,7 +84,13 @@ int main(int argc, char** argv) {
       return 1;
     }
     // Print the name first: when a check aborts, the last line names the input.
-    std::fprintf(stderr, "replay: %s (%zu bytes)\n", file.c_str(), bytes.size());
+    if (bytes.size() > max_len) {
+      std::fprintf(stderr, "replay: %s (%zu bytes, truncated to max_len %zu)\n", file.c_str(),
+                   bytes.size(), max_len);
+      bytes.resize(max_len);
+    } else {
+      std::fprintf(stderr, "replay: %s (%zu bytes)\n", file.c_str(), bytes.size());
+    }
     // A copy of exactly the file's size, as libFuzzer would pass; the targets copy again.
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
   }

@@ -9,18 +9,23 @@
 # and OUT. No CMake: the library is a handful of files with no dependencies, compiled
 # once into $WORK with exactly the flags given, then linked into each target with $CXX.
 #
-# Produces in $OUT, for each target: the binary, <target>_seed_corpus.zip (corpus/<target>/,
-# flat), <target>.dict (fuzz/<target>.dict if present, else fuzz/safetensors.dict) and
-# <target>.options (fuzz/<target>.options).
+# Produces in $OUT, for each target (every fuzz/fuzz_*.cc defining LLVMFuzzerTestOneInput,
+# fuzz/targets.sh): the binary, <target>_seed_corpus.zip (corpus/<target>/ and what
+# fuzz/<target>.seeds lists, flat, each file named <folder>_<name>), <target>.dict
+# (fuzz/<target>.dict if present, else fuzz/safetensors.dict) and <target>.options
+# (fuzz/<target>.options).
 # fuzz/ci.sh runs this script locally with clang/libFuzzer values and checks the output.
+# The values still to fill in at submission are in oss-fuzz/project.yaml (its header says
+# which); this script has none.
 
 : "${CXX:?}" "${CXXFLAGS?}" "${LIB_FUZZING_ENGINE:?}" "${WORK:?}" "${OUT:?}"
 
-targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_config)
 if [[ ! -f include/stguard/reader.h || ! -f fuzz/fuzz_header.cc ]]; then
   echo "oss-fuzz/build.sh: run me from the stguard project root" >&2
   exit 1
 fi
+source fuzz/targets.sh
+mapfile -t targets < <(stguard_fuzz_targets "$(pwd)")
 
 objects=$WORK/stguard-objects
 rm -rf "$objects"
@@ -29,8 +34,15 @@ compile() {  # compile SOURCE OBJECT
   $CXX $CXXFLAGS -std=c++20 -Iinclude -Isrc -c "$1" -o "$2"
 }
 
-# The library and the shared fuzz support code, once.
-for source in src/*/*.cc fuzz/fuzz_support.cc fuzz/reference_checker.cc fuzz/checkpoint_checks.cc; do
+# The library and the shared fuzz support code (every fuzz/*.cc that is not a target, the
+# replay main or a test: checks, reference checker, mutators), once.
+support=()
+for source in fuzz/*.cc; do
+  name=$(basename "$source" .cc)
+  [[ " ${targets[*]} " == *" $name "* || $name == replay_main || $name == *_test ]] ||
+    support+=("$source")
+done
+for source in src/*/*.cc "${support[@]}"; do
   name=${source//\//_}
   compile "$source" "$objects/lib/${name%.cc}.o"
 done
@@ -45,6 +57,19 @@ for target in "${targets[@]}"; do
     cp fuzz/safetensors.dict "$OUT/$target.dict"
   fi
   cp "fuzz/$target.options" "$OUT/$target.options"
-  rm -f "$OUT/${target}_seed_corpus.zip"
-  (cd "corpus/$target" && zip -q -X -r "$OUT/${target}_seed_corpus.zip" .)
+  # The seed zip: every seed folder and file of the target, flat, names prefixed by the
+  # folder so that equal names in two folders do not collide.
+  seeds=$WORK/seeds/$target
+  rm -rf "$seeds" "$OUT/${target}_seed_corpus.zip"
+  mkdir -p "$seeds"
+  while IFS= read -r path; do
+    if [[ -d $path ]]; then
+      for file in "$path"/*; do
+        [[ -f $file ]] && cp "$file" "$seeds/$(basename "$path")_$(basename "$file")"
+      done
+    elif [[ -f $path ]]; then
+      cp "$path" "$seeds/$(basename "$path")"
+    fi
+  done < <(stguard_fuzz_seed_paths "$target" "$(pwd)")
+  (cd "$seeds" && zip -q -X -r "$OUT/${target}_seed_corpus.zip" .)
 done

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: Apache-2.0
+// mutator_test.cc: the structure-aware mutators (mutator_json.h, safetensors_mutator.h,
+// index_mutator.h) do what the fuzz targets need: the JSON writer's spellings parse back
+// to the same tree, decode + encode keeps a file valid, the known breaks do break it, a
+// good fraction of chained mutations stay valid, nothing ever exceeds max_size, and
+// arbitrary bytes never crash them. Built with the ordinary (gcc) build, where libFuzzer's
+// LLVMFuzzerMutate is absent and the built-in byte mutation stands in.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "folder/index_file.h"
+#include "index_mutator.h"
+#include "mutator_json.h"
+#include "safetensors_mutator.h"
+#include "stguard/reader.h"
+
+namespace stguard_fuzz::mutator {
+namespace {
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> ReadFolder(const std::string& name) {
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(STGUARD_CORPUS_DIR) + "/" + name)) {
+    if (entry.is_regular_file()) paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<std::string> files;
+  for (const auto& path : paths) files.push_back(ReadFile(path));
+  return files;
+}
+
+bool Accepted(std::string_view file) { return stguard::Checkpoint::FromBytes(file).ok(); }
+
+bool IndexAccepted(std::string_view text) {
+  stguard::IndexFile index;
+  return stguard::ParseIndexFile(text, stguard::Options{}, &index).ok();
+}
+
+// The valid safetensors seeds: corpus/valid and sample.safetensors.
+std::vector<std::string> ValidSeeds() {
+  std::vector<std::string> seeds;
+  for (std::string& file : ReadFolder("valid")) {
+    if (Accepted(file)) seeds.push_back(std::move(file));
+  }
+  seeds.push_back(ReadFile(std::string(STGUARD_CORPUS_DIR) + "/sample.safetensors"));
+  return seeds;
+}
+
+TEST(MutatorJson, EveryValidSpellingParsesBackToTheSameTree) {
+  Rng rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    JsonValue tree = JsonValue::Object();
+    JsonValue list = JsonValue::Array();
+    list.items.push_back(JsonValue::Number(rng.Bits64()));
+    list.items.push_back(JsonValue::String(RandomName(rng)));
+    tree.members.emplace_back(RandomName(rng), std::move(list));
+    tree.members.emplace_back(RandomName(rng), JsonValue::String(RandomName(rng)));
+    JsonStyle style = RandomStyle(rng);
+    style.break_one_in = 0;
+    std::string text;
+    WriteJson(tree, style, rng, &text);
+    JsonValue back;
+    ASSERT_TRUE(ParseJson(text, &back)) << text;
+    ASSERT_EQ(back.members.size(), 2u);
+    EXPECT_EQ(back.members[0].first, tree.members[0].first) << text;
+    EXPECT_EQ(back.members[0].second.items[1].text, tree.members[0].second.items[1].text);
+    EXPECT_EQ(back.members[1].second.text, tree.members[1].second.text) << text;
+  }
+}
+
+TEST(MutatorJson, BrokenSpellingsAreRefusedByTheParser) {
+  Rng rng(11);
+  JsonStyle style;
+  style.break_one_in = 1;
+  size_t refused = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::string text;
+    WriteJsonString("name", style, rng, &text);
+    JsonValue back;
+    if (!ParseJson(text, &back)) ++refused;
+  }
+  // Two of the eight deliberate errors (DEL, and a raw overlong/surrogate byte sequence,
+  // which only the UTF-8 check refuses) are JSON-legal to this parser.
+  EXPECT_GT(refused, 100u);
+  JsonValue value;
+  EXPECT_FALSE(ParseJson("{\"a\":1", &value));
+  EXPECT_FALSE(ParseJson("\"\\ud800\"", &value));
+  EXPECT_TRUE(ParseJson(" {\"a\":[1,-2.5e3,true,null,\"\\ud83d\\ude00\"]} ", &value));
+  EXPECT_EQ(value.members[0].second.items[4].text, "\xF0\x9F\x98\x80");
+}
+
+TEST(SafetensorsMutator, DecodeThenLayOutAndEncodeKeepsEveryValidSeedValid) {
+  Rng rng(3);
+  for (const std::string& seed : ValidSeeds()) {
+    FileModel model;
+    ASSERT_TRUE(DecodeFile(seed, &model));
+    EXPECT_TRUE(Accepted(EncodeFile(model, JsonStyle{}, 0, rng)));
+    for (int i = 0; i < 20; ++i) {
+      LayOut(&model, 8192, rng);
+      JsonStyle clean = RandomStyle(rng);
+      clean.break_one_in = 0;
+      EXPECT_TRUE(Accepted(EncodeFile(model, clean, static_cast<int>(rng.Below(4)), rng)));
+    }
+  }
+}
+
+TEST(SafetensorsMutator, MovingAnOffsetByOneOrAddingAByteBreaksTheFile) {
+  Rng rng(5);
+  const std::string sample = ReadFile(std::string(STGUARD_CORPUS_DIR) + "/sample.safetensors");
+  FileModel model;
+  ASSERT_TRUE(DecodeFile(sample, &model));
+  ASSERT_FALSE(model.tensors.empty());
+  ASSERT_TRUE(Accepted(EncodeFile(model, JsonStyle{}, 1, rng)));
+  FileModel moved = model;
+  moved.tensors[0].end += 1;
+  EXPECT_FALSE(Accepted(EncodeFile(moved, JsonStyle{}, 1, rng)));
+  FileModel longer = model;
+  longer.data.push_back('\0');
+  EXPECT_FALSE(Accepted(EncodeFile(longer, JsonStyle{}, 1, rng)));
+  FileModel duplicate = model;
+  duplicate.tensors.push_back(duplicate.tensors[0]);
+  LayOut(&duplicate, 8192, rng);
+  EXPECT_FALSE(Accepted(EncodeFile(duplicate, JsonStyle{}, 1, rng)));
+}
+
+TEST(SafetensorsMutator, MostChainedMutationsStayValidAndAllFit) {
+  constexpr size_t kMaxSize = 8192;
+  size_t valid = 0;
+  size_t total = 0;
+  size_t changed = 0;
+  unsigned seed = 1;
+  for (const std::string& start : ValidSeeds()) {
+    // Each step mutates the last valid file, or (every fourth step) the last output
+    // whatever it was, as a corpus holds both.
+    std::string last_valid = start;
+    std::string last = start;
+    for (int step = 0; step < 300; ++step) {
+      const std::string input = step % 4 == 0 ? last : last_valid;
+      std::vector<uint8_t> buffer(input.begin(), input.end());
+      buffer.resize(kMaxSize);
+      const size_t new_size = MutateSafetensors(buffer.data(), input.size(), kMaxSize, ++seed);
+      ASSERT_LE(new_size, kMaxSize);
+      last.assign(reinterpret_cast<const char*>(buffer.data()), new_size);
+      changed += last != input;
+      ++total;
+      if (Accepted(last)) {
+        ++valid;
+        last_valid = last;
+      }
+    }
+  }
+  const double fraction = static_cast<double>(valid) / static_cast<double>(total);
+  std::printf("safetensors mutator: %zu of %zu outputs valid (%.1f%%), %zu changed\n", valid,
+              total, 100 * fraction, changed);
+  EXPECT_GT(fraction, 0.4);
+  EXPECT_GT(changed, total * 9 / 10);
+}
+
+TEST(SafetensorsMutator, TheSameSeedGivesTheSameOutput) {
+  const std::string sample = ReadFile(std::string(STGUARD_CORPUS_DIR) + "/sample.safetensors");
+  std::vector<uint8_t> a(sample.begin(), sample.end());
+  a.resize(4096);
+  std::vector<uint8_t> b = a;
+  const size_t size_a = MutateSafetensors(a.data(), sample.size(), a.size(), 42);
+  const size_t size_b = MutateSafetensors(b.data(), sample.size(), b.size(), 42);
+  ASSERT_EQ(size_a, size_b);
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(size_a), b.begin()));
+}
+
+TEST(SafetensorsMutator, CrossOverMixesTensorsOfBothFiles) {
+  const std::vector<std::string> seeds = ValidSeeds();
+  ASSERT_GE(seeds.size(), 2u);
+  std::vector<uint8_t> out(8192);
+  size_t valid = 0;
+  size_t total = 0;
+  for (unsigned seed = 1; seed <= 400; ++seed) {
+    const std::string& a = seeds[seed % seeds.size()];
+    const std::string& b = seeds[(seed * 7 + 3) % seeds.size()];
+    const size_t size = CrossOverSafetensors(reinterpret_cast<const uint8_t*>(a.data()), a.size(),
+                                             reinterpret_cast<const uint8_t*>(b.data()), b.size(),
+                                             out.data(), out.size(), seed);
+    ASSERT_LE(size, out.size());
+    ++total;
+    valid += Accepted(std::string_view(reinterpret_cast<const char*>(out.data()), size));
+  }
+  EXPECT_GT(valid, total / 3);
+}
+
+TEST(SafetensorsMutator, ArbitraryBytesNeverCrashIt) {
+  Rng rng(99);
+  std::vector<uint8_t> buffer(512);
+  std::vector<uint8_t> out(512);
+  const std::vector<std::string> seeds = ValidSeeds();
+  for (unsigned seed = 1; seed <= 3000; ++seed) {
+    size_t size = rng.Below(256);
+    for (size_t i = 0; i < size; ++i) buffer[i] = static_cast<uint8_t>(rng.Below(256));
+    if (seed % 3 == 0) {  // a valid file cut short, or with a byte changed
+      const std::string& file = seeds[seed % seeds.size()];
+      size = std::min(rng.Below(file.size() + 1), buffer.size());
+      std::copy(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(size), buffer.begin());
+      if (size != 0) buffer[rng.Below(size)] ^= 0x20;
+    }
+    const size_t max_size = size + rng.Below(buffer.size() - size + 1);
+    ASSERT_LE(MutateSafetensors(buffer.data(), size, max_size, seed), max_size);
+    ASSERT_LE(MutateIndex(buffer.data(), size, max_size, seed), max_size);
+    ASSERT_LE(CrossOverSafetensors(buffer.data(), size, buffer.data(), size, out.data(), 100, seed), 100u);
+    ASSERT_LE(CrossOverIndex(buffer.data(), size, buffer.data(), size, out.data(), 100, seed), 100u);
+  }
+}
+
+TEST(IndexMutator, MostChainedMutationsStayValidIndexes) {
+  constexpr size_t kMaxSize = 4096;
+  size_t valid = 0;
+  size_t total = 0;
+  unsigned seed = 1;
+  size_t starts = 0;
+  for (const std::string& start : ReadFolder("fuzz_index")) {
+    if (!IndexAccepted(start) || start.size() > kMaxSize) continue;
+    ++starts;
+    std::vector<uint8_t> buffer(start.begin(), start.end());
+    buffer.resize(kMaxSize);
+    size_t size = start.size();
+    for (int step = 0; step < 30; ++step) {
+      const std::string before(reinterpret_cast<const char*>(buffer.data()), size);
+      const size_t new_size = MutateIndex(buffer.data(), size, kMaxSize, ++seed);
+      ASSERT_LE(new_size, kMaxSize);
+      ++total;
+      if (IndexAccepted(std::string_view(reinterpret_cast<const char*>(buffer.data()), new_size))) {
+        ++valid;
+        size = new_size;
+      } else {
+        std::copy(before.begin(), before.end(), buffer.begin());
+      }
+    }
+  }
+  ASSERT_GT(starts, 5u);
+  const double fraction = static_cast<double>(valid) / static_cast<double>(total);
+  std::printf("index mutator: %zu of %zu outputs valid (%.1f%%)\n", valid, total, 100 * fraction);
+  EXPECT_GT(fraction, 0.3);
+}
+
+}  // namespace
+}  // namespace stguard_fuzz::mutator
