@@ -82,10 +82,11 @@ Result<std::string> ResolveDestination(const std::string& path) {
     const size_t slash = current.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/"
                                                                           : current.substr(0, slash);
-    if (char* real_dir = realpath(dir.c_str(), nullptr); real_dir != nullptr) {
-      const bool under_proc = IsUnderProc(real_dir);
-      std::free(real_dir);
-      if (under_proc) {
+    // Owned at once: IsUnderProc may allocate, and its std::bad_alloc must not leak this.
+    if (const std::unique_ptr<char, decltype(&std::free)> real_dir(
+            realpath(dir.c_str(), nullptr), &std::free);
+        real_dir != nullptr) {
+      if (IsUnderProc(real_dir.get())) {
         Error error = IoError(
             "the output names a file only through a process's descriptor (like /dev/stdout); "
             "give - as the output to write to standard output",
