@@ -84,10 +84,11 @@ Result<std::string> ResolveDestination(const std::string& path) {
     const size_t slash = current.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/"
                                                                           : current.substr(0, slash);
-    if (char* real_dir = realpath(dir.c_str(), nullptr); real_dir != nullptr) {
-      const bool under_proc = IsUnderProc(real_dir);
-      std::free(real_dir);
-      if (under_proc) {
+    // Owned at once: IsUnderProc may allocate, and its std::bad_alloc must not leak this.
+    if (const std::unique_ptr<char, decltype(&std::free)> real_dir(
+            realpath(dir.c_str(), nullptr), &std::free);
+        real_dir != nullptr) {
+      if (IsUnderProc(real_dir.get())) {
         Error error = IoError(
             "the output names a file only through a process's descriptor (like /dev/stdout); "
             "give - as the output to write to standard output",
@@ -236,8 +237,16 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
       return IoError("could not create a temporary file beside the output", temp_path, err,
                      0);
     }
-    std::unique_ptr<AtomicFile> file(
-        new AtomicFile(fd, std::move(dest), std::move(temp_path), std::move(dir_path)));
+    // The temporary file exists from here: if allocating its owner fails, remove it
+    // before passing the failure on, or it would be left beside the destination.
+    std::unique_ptr<AtomicFile> file;
+    try {
+      file.reset(new AtomicFile(fd, std::move(dest), std::move(temp_path), std::move(dir_path)));
+    } catch (...) {
+      close(fd);
+      unlink(temp_path.c_str());
+      throw;
+    }
     if (dest_exists) {
       file->final_mode_ = dest_status.st_mode & 07777;
       file->keep_owner_ = true;
