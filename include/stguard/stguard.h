@@ -112,6 +112,9 @@ typedef enum stguard_code {
   STGUARD_INVALID_CONFIG,
   /* Resources. */
   STGUARD_OUT_OF_MEMORY,
+  /* Optional checks: with stguard_options.require_aligned_data, a tensor whose data does
+   * not begin at a file offset that is a multiple of its element size. */
+  STGUARD_MISALIGNED_DATA,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;
@@ -217,10 +220,12 @@ typedef struct stguard_tensor {
   const void* data;
   size_t byte_len;
   uint64_t file_offset; /* absolute offset of data in the file: 8 + N + data_offsets[0] */
-  /* Nonzero when `data` is a multiple of the element size in bytes (any address for
-   * sub-byte dtypes), so that casting it to a pointer of the element type is defined.
-   * Every tensor of a canonical file is aligned (mapped files start on a page; the
-   * buffer passed to stguard_checkpoint_from_buffer must be 8-aligned for that). */
+  /* Nonzero when `data` is a multiple of the element size in bytes (8 for F64 and C64,
+   * 4 for F32, 2 for BF16; 1 for byte and sub-byte dtypes), so that casting it to a
+   * pointer of the element type is defined. Every tensor of a canonical file is aligned
+   * (mapped files start on a page; the buffer passed to stguard_checkpoint_from_buffer
+   * must be 8-aligned for that); stguard_options.require_aligned_data refuses files
+   * where some tensor is not. */
   int is_aligned;
 } stguard_tensor;
 
@@ -263,6 +268,12 @@ typedef struct stguard_options {
   /* Deepest JSON nesting accepted; 0 means the default, 1024. A safetensors header
    * needs 3. */
   uint32_t max_depth;
+  /* Nonzero: refuse (STGUARD_MISALIGNED_DATA) a file in which some tensor's data does not
+   * begin at a file offset that is a multiple of its element size. Set it when the
+   * engine reads tensor data in place through float*, uint16_t*...: with it, every
+   * tensor of a checkpoint opened from a path has is_aligned set. Files from a canonical
+   * writer (this one, the reference save_file) always pass. */
+  int require_aligned_data;
 } stguard_options;
 
 /* stguard_checkpoint_open_with and stguard_checkpoint_from_buffer_with are

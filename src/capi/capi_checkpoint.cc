@@ -23,14 +23,6 @@ struct stguard_checkpoint {
 namespace stguard::capi {
 namespace {
 
-// IsAligned says whether `data` may be cast to a pointer to elements of `dtype`: its
-// address is a multiple of the element size (sub-byte and byte dtypes: any address).
-bool IsAligned(const void* data, Dtype dtype) {
-  const uint32_t element_len = DtypeBits(dtype) / 8;
-  if (element_len <= 1) return true;
-  return reinterpret_cast<uintptr_t>(data) % element_len == 0;
-}
-
 stguard_tensor ToCTensor(const Checkpoint& checkpoint, const TensorView& view) {
   stguard_tensor tensor{};
   tensor.name = view.name.data();
@@ -42,7 +34,7 @@ stguard_tensor ToCTensor(const Checkpoint& checkpoint, const TensorView& view) {
   tensor.data = view.data.data();
   tensor.byte_len = view.data.size();
   tensor.file_offset = 8 + checkpoint.header_len() + view.begin;
-  tensor.is_aligned = IsAligned(view.data.data(), view.dtype) ? 1 : 0;
+  tensor.is_aligned = view.is_aligned() ? 1 : 0;
   return tensor;
 }
 
@@ -73,6 +65,7 @@ Options ToCppOptions(const stguard_options* options) {
   if (options == nullptr) return cpp;
   if (options->max_header_len != 0) cpp.max_header_len = options->max_header_len;
   if (options->max_depth != 0) cpp.max_depth = options->max_depth;
+  cpp.require_aligned_data = options->require_aligned_data != 0;
   return cpp;
 }
 

@@ -209,7 +209,7 @@ TEST(CapiReader, BadBuffersAreErrors) {
 TEST(CapiReader, OptionsOnlyTighten) {
   const std::string bytes = ReadFileBytes(kSample);  // N = 640, nesting depth 3
   stguard_checkpoint* handle = nullptr;
-  stguard_options options = {0, 0};
+  stguard_options options = {0, 0, 0};
   ASSERT_EQ(stguard_checkpoint_open_with(kSample.c_str(), &options, &handle, nullptr),
             STGUARD_OK) << "zero fields are the defaults";
   stguard_checkpoint_close(handle);
@@ -371,6 +371,22 @@ TEST(CapiReader, AlignmentIsReportedPerTensor) {
   EXPECT_EQ(stguard_checkpoint_find_cstr(handle, "a")->is_aligned, 1);
   EXPECT_EQ(stguard_checkpoint_find_cstr(handle, "b")->is_aligned, 0);
   EXPECT_EQ(stguard_checkpoint_find_cstr(handle, "c")->is_aligned, 1);
+  stguard_checkpoint_close(handle);
+
+  // The same file under require_aligned_data: refused, at the misaligned tensor.
+  stguard_options options = {0, 0, 1};
+  stguard_error err = PoisonedError();
+  EXPECT_EQ(stguard_checkpoint_from_buffer_with(aligned.data(), file.size(), &options, &handle,
+                                                &err),
+            STGUARD_MISALIGNED_DATA);
+  EXPECT_EQ(handle, nullptr);
+  EXPECT_EQ(TensorOf(err), "b");
+  EXPECT_STREQ(err.code_name, "MisalignedData");
+  // A canonical file passes, every tensor aligned.
+  ASSERT_EQ(stguard_checkpoint_open_with(kSample.c_str(), &options, &handle, &err), STGUARD_OK);
+  for (size_t i = 0; i < stguard_checkpoint_num_tensors(handle); ++i) {
+    EXPECT_EQ(stguard_checkpoint_tensor(handle, i)->is_aligned, 1);
+  }
   stguard_checkpoint_close(handle);
 }
 
