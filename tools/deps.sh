@@ -6,7 +6,8 @@
 #   tools/deps.sh --all    also what fuzzing, coverage and the benchmarks need
 set -euo pipefail
 
-packages=(cmake make g++ clang libgtest-dev librapidcheck-dev)
+packages=(cmake make g++ clang libgtest-dev librapidcheck-dev zlib1g-dev python3-torch
+          python3-numpy python3-pytest)
 if [[ "${1:-}" == "--all" ]]; then
   packages+=(libclang-rt-14-dev llvm zip unzip libbenchmark-dev libsimdjson-dev
              nlohmann-json3-dev python3)
