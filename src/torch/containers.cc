@@ -10,6 +10,7 @@
 
 #include "base/checked_math.h"
 #include "base/little_endian.h"
+#include "pickle/opcodes.h"
 #include "zip/zip_archive.h"
 
 namespace stguard {
@@ -208,7 +209,13 @@ Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
 TorchFormat DetectTorchFormat(std::span<const std::byte> bytes) {
   if (StartsWith(bytes, "PK\x03\x04", 4)) return TorchFormat::kZip;
   if (StartsWith(bytes, kLegacyMagic, sizeof(kLegacyMagic))) return TorchFormat::kLegacy;
-  if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80) return TorchFormat::kRawPickle;
+  // A pickle of protocol 2-5 starts PROTO, its protocol, then an opcode. (A safetensors
+  // file whose header length starts 0x80 0x02 has a zero third byte, which is no opcode.)
+  if (bytes.size() >= 3 && static_cast<uint8_t>(bytes[0]) == 0x80 &&
+      static_cast<uint8_t>(bytes[1]) >= 2 && static_cast<uint8_t>(bytes[1]) <= 5 &&
+      FindOpcode(static_cast<uint8_t>(bytes[2])) != nullptr) {
+    return TorchFormat::kRawPickle;
+  }
   return TorchFormat::kUnknown;
 }
 
