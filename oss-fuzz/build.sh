@@ -15,7 +15,8 @@
 
 : "${CXX:?}" "${CXXFLAGS?}" "${LIB_FUZZING_ENGINE:?}" "${WORK:?}" "${OUT:?}"
 
-targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index)
+targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_pickle fuzz_zip
+         fuzz_torch_checkpoint)
 if [[ ! -f include/stguard/reader.h || ! -f fuzz/fuzz_header.cc ]]; then
   echo "oss-fuzz/build.sh: run me from the stguard project root" >&2
   exit 1
@@ -37,8 +38,12 @@ done
 for target in "${targets[@]}"; do
   compile "fuzz/$target.cc" "$objects/$target.o"
   # $CXX links, even for C code; $LIB_FUZZING_ENGINE supplies main().
-  $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -o "$OUT/$target"
-  cp fuzz/safetensors.dict "$OUT/$target.dict"
+  # -lz: zlib's crc32 for the ZIP records of torch checkpoints (Debian zlib1g-dev).
+  $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -lz -o "$OUT/$target"
+  case $target in
+    fuzz_pickle | fuzz_zip | fuzz_torch_checkpoint) cp fuzz/torch.dict "$OUT/$target.dict" ;;
+    *) cp fuzz/safetensors.dict "$OUT/$target.dict" ;;
+  esac
   cp "fuzz/$target.options" "$OUT/$target.options"
   rm -f "$OUT/${target}_seed_corpus.zip"
   (cd "corpus/$target" && zip -q -X -r "$OUT/${target}_seed_corpus.zip" .)
