@@ -138,9 +138,16 @@ int RunConvert(Args args) {
         PrintFileError("convert", in, file.error());
         return kExitUsage;
       }
+      // A valid safetensors IN without --dtype is a usage error (the option is missing);
+      // any other bytes are not a checkpoint stguard can convert.
+      if (Checkpoint::Open(in).ok()) {
+        std::fprintf(stderr, "stguard convert: a safetensors IN needs --dtype\n%s",
+                     kConvertUsage);
+        return kExitUsage;
+      }
       PrintFileError("convert", in,
                      Error{ErrorCode::kNotATorchCheckpoint, 0,
-                           "not a torch checkpoint (a safetensors file needs --dtype)"});
+                           "neither a torch checkpoint nor a safetensors file"});
       return kExitInvalid;
     }
     return ConvertTorch(in, std::string(files[1]), torch_options, convert_options);

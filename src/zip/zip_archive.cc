@@ -318,11 +318,13 @@ Error CheckLocalRecord(const Reader& in, const CentralEntry& e, uint64_t limit,
   }
   uint64_t end = data + e.size;
   if ((flags & kFlagDataDescriptor) != 0) {
-    // With a data descriptor the local header holds zeros (or, for ZIP64, zeros in its
-    // ZIP64 field) and the descriptor after the data holds the values.
-    if (crc != 0 || csize != 0 || size != 0) {
+    // With a data descriptor the local header holds zeros (torch's writer) or the same
+    // values as the central directory; the descriptor after the data holds the values.
+    const bool zeros = crc == 0 && csize == 0 && size == 0;
+    const bool same = crc == e.crc && csize == e.csize && size == e.size;
+    if (!zeros && !same) {
       return Fail(ErrorCode::kZipHeaderMismatch, at,
-                  "local header with a data descriptor holds nonzero CRC or sizes", name);
+                  "local header CRC or sizes differ from the central directory", name);
     }
     const bool wide = zip64.present;
     const uint64_t descriptor_len = wide ? 24 : 16;

@@ -13,7 +13,8 @@
 //   (data descriptor) and bit 11 (UTF-8 names) refused, encryption included;
 // - every local header agrees with its central directory entry: name byte for byte,
 //   method, flags, and the CRC and sizes (in the local header, or, with bit 3, in a data
-//   descriptor that must carry its signature); local headers with bit 3 carry zeros;
+//   descriptor that must carry its signature); with bit 3 the local header holds zeros
+//   or the same values;
 // - the records tile the file: the first local header is at offset 0, each record (header,
 //   name, extra, data, descriptor) ends where the next begins, and the last ends where the
 //   central directory starts: no overlap, no gap, no leading bytes;

@@ -197,7 +197,12 @@ def test_convert_existing_dtype_path_still_works(tmp_path):
     result = run("convert", sample, out, "--dtype", "BF16")
     assert result.returncode == 0, result.stderr
     result = run("convert", sample, tmp_path / "x.safetensors")
+    assert result.returncode == 2 and "needs --dtype" in result.stderr  # option missing
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"not a checkpoint at all")
+    result = run("convert", junk, tmp_path / "x.safetensors")
     assert result.returncode == 1 and "NotATorchCheckpoint" in result.stderr
+    assert not (tmp_path / "x.safetensors").exists()
 
 
 def test_scan_folder_exit_codes(tmp_path):
