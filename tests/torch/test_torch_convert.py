@@ -210,3 +210,17 @@ def test_scan_folder_exit_codes(tmp_path):
     assert run("scan", CORPUS / "valid").returncode == 1  # training.* need --key
     assert run("scan", CORPUS / "refuse").returncode == 1
     assert run("scan", tmp_path / "missing.pt").returncode == 2
+
+
+def test_check_dir_scans_pickle_files(tmp_path):
+    (tmp_path / "model.safetensors").write_bytes((CORPUS.parent / "sample.safetensors").read_bytes())
+    clean = CORPUS / "valid" / "module_state_dict.zip.pt"
+    (tmp_path / "pytorch_model.bin").write_bytes(clean.read_bytes())
+    result = run("check", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "static scan found nothing outside the allowlist" in result.stdout
+    evil = CORPUS / "refuse" / "PickleGlobalRefused__zip_os_system.pt"
+    (tmp_path / "pytorch_model.bin").write_bytes(evil.read_bytes())
+    result = run("check", tmp_path)
+    assert result.returncode == 1
+    assert "PickleGlobalRefused" in result.stdout and "posix.system" in result.stdout
