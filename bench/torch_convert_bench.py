@@ -11,17 +11,13 @@ median, with the page cache warm (the input is read once first).
 
   bench/torch_convert_bench.py STGUARD_BINARY [SIZE_MB] [REPEAT]
 """
-import json
 import os
-import resource
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-import torch
 
 stguard = sys.argv[1]
 size_mb = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
@@ -29,14 +25,20 @@ repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 workdir = tempfile.mkdtemp(prefix="stguard-torch-bench-", dir=os.environ.get("TMPDIR", "/tmp"))
 src = os.path.join(workdir, "pytorch_model.bin")
 
-# A state dict shaped like a transformer's: 64 MiB matrices plus small vectors, F32.
+# A state dict shaped like a transformer's: 64 MiB matrices plus small vectors, F32. Made
+# in a child process, so this process stays small: Linux carries a parent's peak RSS into
+# ru_maxrss of the children it forks.
 n = size_mb // 64
+MAKE = r"""
+import sys, torch
+n, path = int(sys.argv[1]), sys.argv[2]
 state = {}
 for i in range(n):
     state[f"layers.{i}.weight"] = torch.randn(4096, 4096)
     state[f"layers.{i}.bias"] = torch.randn(4096)
-torch.save(state, src)
-del state
+torch.save(state, path)
+"""
+subprocess.run([sys.executable, "-c", MAKE, str(n), src], check=True)
 size = os.path.getsize(src)
 
 COPY = r"""
@@ -82,11 +84,16 @@ def run(cmd):
 
 cases = {
     "stguard convert": [stguard, "convert", src, os.path.join(workdir, "out.safetensors")],
+    "stguard canon of the same tensors as safetensors (no pickle, no CRC-32)": [
+        stguard, "canon", os.path.join(workdir, "reference.safetensors"),
+        os.path.join(workdir, "canon.safetensors")],
     "plain copy (read, write, fsync, rename)": [sys.executable, "-c", COPY, src,
                                                 os.path.join(workdir, "copy.bin")],
     "torch.load + write safetensors": [sys.executable, "-c", TORCH, src,
                                        os.path.join(workdir, "torch.safetensors")],
 }
+subprocess.run([stguard, "convert", src, os.path.join(workdir, "reference.safetensors")],
+               check=True, capture_output=True)
 with open(src, "rb") as f:  # warm the page cache
     while f.read(64 << 20):
         pass
