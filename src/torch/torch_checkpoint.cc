@@ -6,6 +6,7 @@
 #include <mutex>
 #include <utility>
 
+#include "base/release_pages.h"
 #include "stguard/mapped_file.h"
 #include "torch/containers.h"
 #include "torch/tensor_views.h"
@@ -53,6 +54,9 @@ class StringSink : public ByteSink {
 
 struct TorchCheckpoint::Impl {
   std::unique_ptr<MappedFile> file;  // null for FromBytes
+  // Release each streamed chunk's pages (Open only: the bytes are a file mapping, so
+  // resident memory stays near one chunk whatever the checkpoint's size).
+  bool release_pages = false;
   std::span<const std::byte> bytes;
   LoadedPickle loaded;
   std::vector<TorchTensor> tensors;
@@ -114,6 +118,7 @@ Result<TorchCheckpoint> TorchCheckpoint::Open(const std::string& path,
   Result<TorchCheckpoint> checkpoint = FromBytes(mapped->bytes(), options);
   if (!checkpoint.ok()) return checkpoint.error();
   checkpoint->impl_->file = std::move(mapped);  // the spans stay valid: same mapping
+  checkpoint->impl_->release_pages = true;
   return checkpoint;
 }
 
@@ -142,6 +147,7 @@ Error TorchCheckpoint::StreamTensor(size_t index, ByteSink& sink) const {
       const size_t n = std::min(view.size(), kStreamChunkLen);
       if (whole) crc = Crc32(crc, view.first(n));
       if (Error error = sink.Write(view.first(n)); !error.ok()) return error;
+      if (impl_->release_pages) ReleasePages(view.data(), n);
       view = view.subspan(n);
     }
     if (whole && crc != place.crc32) {

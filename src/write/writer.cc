@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <new>
 
+#include "base/release_pages.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "stguard/reader.h"
@@ -49,21 +50,6 @@ class BoundedSink final : public ByteSink {
   ByteSink* inner_;
   uint64_t remaining_;
 };
-
-// ReleasePages asks the kernel to reclaim the whole pages inside [data, data + len).
-// MADV_PAGEOUT keeps the contents (file pages are re-read, anonymous ones swapped), so it
-// is safe on any memory; a failure only means the pages stay resident.
-void ReleasePages(const std::byte* data, size_t len) {
-#ifdef MADV_PAGEOUT
-  static const uintptr_t page_len = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(data) & ~(page_len - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + len) & ~(page_len - 1);
-  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
-#else
-  (void)data;
-  (void)len;
-#endif
-}
 
 // CopyReleasing writes `data` to `sink` chunk by chunk, releasing each chunk's source
 // pages once written. A partial page at a chunk's end is released with the next chunk.
