@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   stguard_bench::RegisterHeaderBenchmarks();
   stguard_bench::RegisterWriterBenchmarks();
   stguard_bench::RegisterConvertBenchmarks();
+  stguard_bench::RegisterLintBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

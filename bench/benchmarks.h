@@ -19,6 +19,8 @@ void RegisterHeaderBenchmarks();
 // RegisterWriterBenchmarks registers nothing when stguard/writer.h is absent.
 void RegisterWriterBenchmarks();
 void RegisterConvertBenchmarks();
+// RegisterLintBenchmarks: lint_vs_check/{check,lint}/folder_30k (bench/lint_bench.cc).
+void RegisterLintBenchmarks();
 
 }  // namespace stguard_bench
 

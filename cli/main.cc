@@ -32,6 +32,9 @@ constexpr char kUsage[] =
     "  scan [--json] [--key NAME] FILE|DIR\n"
     "                                static report on PyTorch checkpoints: globals,\n"
     "                                tensors, storages, first refusal\n"
+    "  lint [--json] [--config PATH] DIR|FILE\n"
+    "                                compare a model folder with its config.json and the\n"
+    "                                format page's contracts (family tables, int4 pairs)\n"
     "\n"
     "exit status: 0 valid, 1 invalid, 2 usage or I/O error\n";
 
@@ -47,6 +50,7 @@ constexpr Command kCommands[] = {
     {"canon", stguard::cli::RunCanon},
     {"convert", stguard::cli::RunConvert},
     {"scan", stguard::cli::RunScan},
+    {"lint", stguard::cli::RunLint},
 };
 
 }  // namespace

@@ -15,8 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_pickle fuzz_zip
-         fuzz_torch_checkpoint)
+targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_config
+         fuzz_pickle fuzz_zip fuzz_torch_checkpoint)
 seconds=${STGUARD_FUZZ_SECONDS:-30}
 jobs=${STGUARD_FUZZ_JOBS:-2}
 export STGUARD_FUZZ_BUILD=${STGUARD_FUZZ_BUILD:-$root/build-fuzz}

@@ -4,7 +4,7 @@
 #
 # Builds the libFuzzer binaries first if needed (clang, -DSTGUARD_FUZZ=ON, ASan + UBSan)
 # in $STGUARD_FUZZ_BUILD (default: build-fuzz in the checkout), then runs TARGET in one
-# process with fuzz/safetensors.dict, the max_len of fuzz/TARGET.options, and the seeds of
+# process with fuzz/TARGET.dict (else fuzz/safetensors.dict), the max_len of fuzz/TARGET.options, and the seeds of
 # corpus/TARGET/ (plus the conformance folders that suit the target), read-only.
 #
 # New inputs go to fuzz/findings/TARGET/corpus/, and crashes, leaks, timeouts and
@@ -20,8 +20,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_pickle fuzz_zip
-         fuzz_torch_checkpoint)
+targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_config
+         fuzz_pickle fuzz_zip fuzz_torch_checkpoint)
 if [[ $# -lt 2 || ! " ${targets[*]} " =~ " $1 " || ! $2 =~ ^[0-9]+$ ]]; then
   echo "usage: fuzz/run.sh TARGET SECONDS [LIBFUZZER_FLAG...]" >&2
   echo "targets: ${targets[*]}" >&2
@@ -48,11 +48,9 @@ case $target in
   fuzz_header) seeds+=("$root/corpus/valid" "$root/corpus/invalid") ;;
   fuzz_roundtrip) seeds+=("$root/corpus/valid") ;;
   fuzz_index) seeds+=("$root/corpus/json") ;;
+  fuzz_config) seeds+=("$root/corpus/json") ;;
   fuzz_zip | fuzz_torch_checkpoint) seeds+=("$root/corpus/torch/valid" "$root/corpus/torch/refuse") ;;
 esac
-# The torch targets have their own dictionary (pickle opcodes, allowlisted names, ZIP).
-dict=$root/fuzz/safetensors.dict
-case $target in fuzz_pickle | fuzz_zip | fuzz_torch_checkpoint) dict=$root/fuzz/torch.dict ;; esac
 max_len=$(sed -n 's/^max_len *= *//p' "$root/fuzz/$target.options")
 
 # Findings already in the folder are old ones; only new files count against this run.
@@ -66,6 +64,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "=== $target: ${seconds}s, seeds: ${seeds[*]#"$root/"}"
 set +e
+dict=$root/fuzz/safetensors.dict
+[[ -f $root/fuzz/$target.dict ]] && dict=$root/fuzz/$target.dict  # a target's own dictionary
+# The torch targets share one dictionary (pickle opcodes, allowlisted names, ZIP records).
+case $target in fuzz_pickle | fuzz_zip | fuzz_torch_checkpoint) dict=$root/fuzz/torch.dict ;; esac
 "$binary" -max_total_time="$seconds" -dict="$dict" \
   -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$findings/" "$@" "$findings/corpus" "${seeds[@]}" \

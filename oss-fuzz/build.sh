@@ -10,13 +10,14 @@
 # once into $WORK with exactly the flags given, then linked into each target with $CXX.
 #
 # Produces in $OUT, for each target: the binary, <target>_seed_corpus.zip (corpus/<target>/,
-# flat), <target>.dict (fuzz/safetensors.dict) and <target>.options (fuzz/<target>.options).
+# flat), <target>.dict (fuzz/<target>.dict if present, else fuzz/safetensors.dict) and
+# <target>.options (fuzz/<target>.options).
 # fuzz/ci.sh runs this script locally with clang/libFuzzer values and checks the output.
 
 : "${CXX:?}" "${CXXFLAGS?}" "${LIB_FUZZING_ENGINE:?}" "${WORK:?}" "${OUT:?}"
 
-targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_pickle fuzz_zip
-         fuzz_torch_checkpoint)
+targets=(fuzz_json_tokenizer fuzz_header fuzz_roundtrip fuzz_writer fuzz_index fuzz_config
+         fuzz_pickle fuzz_zip fuzz_torch_checkpoint)
 if [[ ! -f include/stguard/reader.h || ! -f fuzz/fuzz_header.cc ]]; then
   echo "oss-fuzz/build.sh: run me from the stguard project root" >&2
   exit 1
@@ -42,7 +43,13 @@ for target in "${targets[@]}"; do
   $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -lz -o "$OUT/$target"
   case $target in
     fuzz_pickle | fuzz_zip | fuzz_torch_checkpoint) cp fuzz/torch.dict "$OUT/$target.dict" ;;
-    *) cp fuzz/safetensors.dict "$OUT/$target.dict" ;;
+    *)
+      if [[ -f fuzz/$target.dict ]]; then  # a target's own dictionary, else the shared one
+        cp "fuzz/$target.dict" "$OUT/$target.dict"
+      else
+        cp fuzz/safetensors.dict "$OUT/$target.dict"
+      fi
+      ;;
   esac
   cp "fuzz/$target.options" "$OUT/$target.options"
   rm -f "$OUT/${target}_seed_corpus.zip"

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// stguard lint [--json] [--config PATH] [--allow-external-symlinks] DIR|FILE: argument
+// parsing and printing only; the rules live in src/lint/ (stguard/lint.h).
+#include <cstdio>
+#include <string>
+
+#include "commands.h"
+#include "output.h"
+#include "stguard/json_escape.h"
+#include "stguard/lint.h"
+
+namespace stguard::cli {
+namespace {
+
+constexpr char kLintUsage[] =
+    "usage: stguard lint [--json] [--config PATH] [--allow-external-symlinks] DIR|FILE\n";
+
+void AppendFindingJson(const LintFinding& finding, std::string* out) {
+  *out += "{\"severity\":";
+  AppendJsonString(LintSeverityName(finding.severity), out);
+  *out += ",\"rule\":";
+  AppendJsonString(finding.rule, out);
+  *out += ",\"file\":";
+  AppendJsonString(finding.file, out);
+  *out += ",\"tensor\":";
+  AppendJsonString(finding.tensor, out);
+  *out += ",\"expected\":";
+  AppendJsonString(finding.expected, out);
+  *out += ",\"found\":";
+  AppendJsonString(finding.found, out);
+  *out += std::string(",\"transposed\":") + (finding.transposed ? "true" : "false");
+  *out += ",\"message\":";
+  AppendJsonString(finding.message, out);
+  *out += "}";
+}
+
+// FindingLine renders "PATH: error: wrong-shape: tensor 'x': expected [a, b], found [b, a]
+// (transposed): message".
+std::string FindingLine(const std::string& path, const LintFinding& finding) {
+  std::string line = PrintableText(path) + ": " + std::string(LintSeverityName(finding.severity)) +
+                     ": " + finding.rule + ":";
+  if (!finding.file.empty()) line += " file '" + PrintableText(finding.file) + "'";
+  if (!finding.tensor.empty()) line += " tensor '" + PrintableText(finding.tensor) + "'";
+  if (!finding.expected.empty()) line += " expected " + PrintableText(finding.expected);
+  if (!finding.found.empty()) {
+    line += (finding.expected.empty() ? " found " : ", found ") + PrintableText(finding.found);
+  }
+  if (finding.transposed) line += " (transposed)";
+  return line + ": " + PrintableText(finding.message);
+}
+
+std::string Count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int RunLint(Args args) {
+  bool json = false;
+  LintOptions options;
+  std::string path;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg == "--json") {
+      json = true;
+    } else if (arg == "--allow-external-symlinks") {
+      options.dir.allow_external_symlinks = true;
+    } else if (arg == "--config") {
+      if (i + 1 >= args.size() || args[i + 1].empty()) {
+        std::fputs(kLintUsage, stderr);
+        return kExitUsage;
+      }
+      options.config_path = std::string(args[++i]);
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      std::fprintf(stderr, "stguard lint: unknown option '%.*s'\n%s", static_cast<int>(arg.size()),
+                   arg.data(), kLintUsage);
+      return kExitUsage;
+    } else if (path.empty()) {
+      path = std::string(arg);
+    } else {
+      std::fputs(kLintUsage, stderr);
+      return kExitUsage;
+    }
+  }
+  if (path.empty()) {
+    std::fputs(kLintUsage, stderr);
+    return kExitUsage;
+  }
+
+  const LintReport report = LintModel(path, options);
+  if (!report.error.ok()) {
+    if (json) {
+      std::string line = "{\"file\":";
+      AppendJsonString(path, &line);
+      line += ",\"ok\":false,\"error\":";
+      AppendErrorJson(report.error, &line);
+      PrintLine(line + "}");
+    } else {
+      PrintFileError("lint", path, report.error);
+    }
+    return kExitUsage;
+  }
+  const int status = report.num_errors() == 0 ? kExitOk : kExitInvalid;
+  if (json) {
+    std::string line = "{\"file\":";
+    AppendJsonString(path, &line);
+    line += std::string(",\"ok\":") + (status == kExitOk ? "true" : "false") + ",\"family\":";
+    if (report.family.empty()) {
+      line += "null";
+    } else {
+      AppendJsonString(report.family, &line);
+    }
+    line += ",\"tensors\":" + std::to_string(report.num_tensors) +
+            ",\"shards\":" + std::to_string(report.num_shards) +
+            ",\"errors\":" + std::to_string(report.num_errors()) +
+            ",\"warnings\":" + std::to_string(report.num_warnings()) + ",\"findings\":[";
+    for (size_t i = 0; i < report.findings.size(); ++i) {
+      if (i > 0) line += ",";
+      AppendFindingJson(report.findings[i], &line);
+    }
+    PrintLine(line + "]}");
+    return status;
+  }
+  for (const LintFinding& finding : report.findings) PrintLine(FindingLine(path, finding));
+  PrintLine(PrintableText(path) + ": " + (status == kExitOk ? "ok" : "failed") + " (" +
+            (report.family.empty() ? std::string("no family") : "family " + report.family) + ", " +
+            std::to_string(report.num_tensors) + " tensors in " +
+            std::to_string(report.num_shards) + (report.num_shards == 1 ? " shard" : " shards") +
+            ", " + Count(report.num_errors(), "error") + ", " +
+            Count(report.num_warnings(), "warning") + ")");
+  return status;
+}
+
+}  // namespace stguard::cli

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// LintModel: the file-system part of lint. Opens the checkpoint as `check` does (an
+// invalid file is an error finding and ends the run), reads config.json (the named one,
+// or the one beside the weights) and notes whether tokenizer.json is there, then runs the
+// engine (lint_engine.cc).
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+
+#include "folder/folder_util.h"
+#include "lint/engine.h"
+#include "stguard/mapped_file.h"
+
+namespace stguard {
+namespace {
+
+bool IsIoError(const Error& error) {
+  return error.code == ErrorCode::kIoError || error.code == ErrorCode::kNotARegularFile;
+}
+
+// ConfigText is config.json as read: absent, or its bytes (kept mapped).
+struct ConfigText {
+  bool present = false;
+  std::unique_ptr<MappedFile> mapping;
+  std::string_view text;
+};
+
+// ReadConfigFile maps `path`. An absent file is not an error unless `required` (the user
+// named it). Returns an I/O error, or ok with *out filled.
+Error ReadConfigFile(const std::string& path, bool required, const Options& limits,
+                     ConfigText* out, lint::Findings* findings) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT && !required) return Error{};
+    return folder::FolderIoError("cannot open config", path, errno);
+  }
+  // Checked before opening: open(2) on a FIFO would wait for a writer forever.
+  if (!S_ISREG(info.st_mode)) {
+    return Error{ErrorCode::kNotARegularFile, 0, "config.json is not a regular file", path};
+  }
+  const uint64_t cap = std::min(limits.max_header_len, kMaxHeaderLen);
+  if (static_cast<uint64_t>(info.st_size) > cap) {
+    findings->Error("config-invalid-json", {}, "at most " + std::to_string(cap) + " bytes",
+                    std::to_string(info.st_size) + " bytes", "config.json is larger than the cap",
+                    "config.json");
+    return Error{};
+  }
+  Result<std::unique_ptr<MappedFile>> mapping = MappedFile::Open(path);
+  if (!mapping.ok()) return mapping.error();
+  out->present = true;
+  out->mapping = std::move(*mapping);
+  const std::span<const std::byte> bytes = out->mapping->bytes();
+  out->text = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return Error{};
+}
+
+// InsideFolder says whether `path` resolves to a file directly in `folder`'s real path.
+bool InsideFolder(const std::string& path, const std::string& folder_path) {
+  std::string real_file;
+  std::string real_folder;
+  if (!folder::RealPath(path, &real_file) || !folder::RealPath(folder_path, &real_folder)) {
+    return false;
+  }
+  std::string parent;
+  std::string name;
+  folder::SplitPath(real_file, &parent, &name);
+  return parent == real_folder;
+}
+
+}  // namespace
+
+LintReport LintModel(const std::string& path, const LintOptions& options) {
+  LintReport report;
+  Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options.dir);
+  if (!checkpoint.ok()) {
+    if (IsIoError(checkpoint.error())) {
+      report.error = checkpoint.error();
+    } else {
+      report.findings.push_back(LintFinding{LintSeverity::kError, "invalid-checkpoint",
+                                            checkpoint.error().context, checkpoint.error().tensor,
+                                            {}, std::string(ErrorCodeName(checkpoint.error().code)),
+                                            false,
+                                            "`stguard check` rejects the checkpoint: " +
+                                                checkpoint.error().ToString()});
+    }
+    return report;
+  }
+  const std::string& folder_path = checkpoint->folder();
+  std::vector<LintFinding> early;
+  lint::Findings findings(&early);
+  ConfigText config;
+  const bool named = !options.config_path.empty();
+  const std::string config_path =
+      named ? options.config_path : folder::JoinPath(folder_path, "config.json");
+  bool config_usable = true;
+  struct stat link_info;
+  if (!named && ::lstat(config_path.c_str(), &link_info) == 0 &&
+      !options.dir.allow_external_symlinks && !InsideFolder(config_path, folder_path)) {
+    // As for shards: a downloaded folder must not make lint read any file on the machine.
+    findings.Error("config-unsafe", {}, "a file in the model folder", "a link out of it",
+                   "config.json is a symbolic link out of the folder (allow it with "
+                   "allow_external_symlinks)",
+                   "config.json");
+    config_usable = false;
+  }
+  if (config_usable) {
+    report.error = ReadConfigFile(config_path, named, options.dir.reader, &config, &findings);
+    if (!report.error.ok()) return report;
+  }
+  struct stat info;
+  const bool has_tokenizer =
+      ::stat(folder::JoinPath(folder_path, "tokenizer.json").c_str(), &info) == 0;
+  std::vector<lint::ShardRef> shards;
+  for (const ShardFile& shard : checkpoint->shards()) {
+    shards.push_back(lint::ShardRef{shard.name, &shard.checkpoint});
+  }
+  const bool config_read_failed = config_usable && !config.present && !early.empty();
+  report.findings = std::move(early);
+  if (!config_usable || config_read_failed) {
+    // The config exists but cannot be used: lint what needs no config, without the
+    // config-missing warning.
+    std::vector<LintFinding> rest;
+    LintReport partial;
+    lint::LintShards(shards, false, {}, lint::TokenizerFile::kUnknown,
+                     options.dir.reader.max_depth, &partial);
+    for (LintFinding& finding : partial.findings) {
+      if (finding.rule != "config-missing") report.findings.push_back(std::move(finding));
+    }
+    report.num_tensors = partial.num_tensors;
+    report.num_shards = partial.num_shards;
+    return report;
+  }
+  lint::LintShards(shards, config.present, config.text,
+                   has_tokenizer ? lint::TokenizerFile::kPresent : lint::TokenizerFile::kAbsent,
+                   options.dir.reader.max_depth, &report);
+  return report;
+}
+
+}  // namespace stguard

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: Apache-2.0
+// stguard lint, one rule at a time: a tiny model of each family (header-only, data a
+// sparse hole) that lints clean, and one change that each rule must catch. Plus the
+// hostile configs (huge layer counts, overflowing products), the findings cap, the table
+// sanity check and the command line (exit status, --json).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "lint/engine.h"
+#include "stguard/json_tokenizer.h"
+#include "stguard/lint.h"
+#include "support/sparse_checkpoint.h"
+#include "support/temp_dir.h"
+#include "support/test_files.h"
+
+namespace stguard {
+namespace {
+
+using testing::ShapedTensor;
+using testing::TempDir;
+using testing::WriteFileBytes;
+
+// Model is a folder to lint: config.json text (none when empty) and one shard.
+struct Model {
+  std::string config;
+  std::vector<ShapedTensor> tensors;
+  std::vector<std::pair<std::string, std::string>> metadata = {{"format", "pt"}};
+
+  ShapedTensor* Find(const std::string& name) {
+    for (ShapedTensor& tensor : tensors) {
+      if (tensor.name == name) return &tensor;
+    }
+    return nullptr;
+  }
+  void Remove(const std::string& name) {
+    tensors.erase(std::remove_if(tensors.begin(), tensors.end(),
+                                 [&](const ShapedTensor& t) { return t.name == name; }),
+                  tensors.end());
+  }
+  void SetConfig(const std::string& from, const std::string& to) {
+    const size_t at = config.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    config.replace(at, from.size(), to);
+  }
+};
+
+// TinyLlama: vocab 32, hidden 16, 2 layers, 4 heads of 4, 2 kv heads, mlp 24, untied.
+Model TinyLlama(Dtype dtype = Dtype::kF32) {
+  Model model;
+  model.config =
+      R"({"model_type": "llama", "vocab_size": 32, "hidden_size": 16, "num_hidden_layers": 2,)"
+      R"( "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 24,)"
+      R"( "tie_word_embeddings": false, "torch_dtype": "float32", "rms_norm_eps": 1e-05})";
+  model.tensors = {{"model.embed_tokens.weight", dtype, {32, 16}},
+                   {"model.norm.weight", dtype, {16}},
+                   {"lm_head.weight", dtype, {32, 16}}};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    model.tensors.push_back({p + "self_attn.q_proj.weight", dtype, {16, 16}});
+    model.tensors.push_back({p + "self_attn.k_proj.weight", dtype, {8, 16}});
+    model.tensors.push_back({p + "self_attn.v_proj.weight", dtype, {8, 16}});
+    model.tensors.push_back({p + "self_attn.o_proj.weight", dtype, {16, 16}});
+    model.tensors.push_back({p + "mlp.gate_proj.weight", dtype, {24, 16}});
+    model.tensors.push_back({p + "mlp.up_proj.weight", dtype, {24, 16}});
+    model.tensors.push_back({p + "mlp.down_proj.weight", dtype, {16, 24}});
+    model.tensors.push_back({p + "input_layernorm.weight", dtype, {16}});
+    model.tensors.push_back({p + "post_attention_layernorm.weight", dtype, {16}});
+  }
+  return model;
+}
+
+// TinyGpt2: vocab 50, n_embd 8, 2 layers, 16 positions, tied, optional prefix.
+Model TinyGpt2(const std::string& prefix = "") {
+  Model model;
+  model.config = R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 8, "n_layer": 2,)"
+                 R"( "n_head": 2, "n_positions": 16, "n_inner": null})";
+  model.tensors = {{prefix + "wte.weight", Dtype::kF32, {50, 8}},
+                   {prefix + "wpe.weight", Dtype::kF32, {16, 8}},
+                   {prefix + "ln_f.weight", Dtype::kF32, {8}},
+                   {prefix + "ln_f.bias", Dtype::kF32, {8}}};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = prefix + "h." + std::to_string(i) + ".";
+    for (const char* ln : {"ln_1", "ln_2"}) {
+      model.tensors.push_back({p + ln + ".weight", Dtype::kF32, {8}});
+      model.tensors.push_back({p + ln + ".bias", Dtype::kF32, {8}});
+    }
+    model.tensors.push_back({p + "attn.c_attn.weight", Dtype::kF32, {8, 24}});
+    model.tensors.push_back({p + "attn.c_attn.bias", Dtype::kF32, {24}});
+    model.tensors.push_back({p + "attn.c_proj.weight", Dtype::kF32, {8, 8}});
+    model.tensors.push_back({p + "attn.c_proj.bias", Dtype::kF32, {8}});
+    model.tensors.push_back({p + "mlp.c_fc.weight", Dtype::kF32, {8, 32}});
+    model.tensors.push_back({p + "mlp.c_fc.bias", Dtype::kF32, {32}});
+    model.tensors.push_back({p + "mlp.c_proj.weight", Dtype::kF32, {32, 8}});
+    model.tensors.push_back({p + "mlp.c_proj.bias", Dtype::kF32, {8}});
+  }
+  return model;
+}
+
+// Qwen: TinyLlama renamed, with q/k/v biases (qwen2) or q/k norms (qwen3).
+Model TinyQwen(int version) {
+  Model model = TinyLlama();
+  model.SetConfig("\"llama\"", version == 2 ? "\"qwen2\"" : "\"qwen3\"");
+  if (version == 3) model.SetConfig("\"intermediate_size\"", "\"head_dim\": 4, \"intermediate_size\"");
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".self_attn.";
+    if (version == 2) {
+      model.tensors.push_back({p + "q_proj.bias", Dtype::kF32, {16}});
+      model.tensors.push_back({p + "k_proj.bias", Dtype::kF32, {8}});
+      model.tensors.push_back({p + "v_proj.bias", Dtype::kF32, {8}});
+    } else {
+      model.tensors.push_back({p + "q_norm.weight", Dtype::kF32, {4}});
+      model.tensors.push_back({p + "k_norm.weight", Dtype::kF32, {4}});
+    }
+  }
+  return model;
+}
+
+Model TinyBigram() {
+  Model model;
+  model.config = R"({"tl_arch": "bigram", "vocab_size": 27})";
+  model.tensors = {{"bigram.weight", Dtype::kF32, {27, 27}}};
+  model.metadata = {{"format", "tinyllm"}};
+  return model;
+}
+
+class LintTest : public ::testing::Test {
+ protected:
+  LintReport Lint(const Model& model) {
+    EXPECT_TRUE(testing::WriteSparseCheckpoint(dir_.File("model.safetensors"), model.tensors,
+                                               model.metadata)
+                    .ok());
+    if (!model.config.empty()) {
+      EXPECT_TRUE(WriteFileBytes(dir_.File("config.json"), model.config));
+    }
+    return LintModel(dir_.path());
+  }
+
+  static std::string Describe(const LintReport& report) {
+    std::string out;
+    for (const LintFinding& f : report.findings) {
+      out += std::string(LintSeverityName(f.severity)) + " " + f.rule + " '" + f.tensor +
+             "' expected " + f.expected + " found " + f.found + ": " + f.message + "\n";
+    }
+    return out;
+  }
+  static size_t Count(const LintReport& report, const std::string& rule) {
+    return static_cast<size_t>(std::count_if(report.findings.begin(), report.findings.end(),
+                                             [&](const LintFinding& f) { return f.rule == rule; }));
+  }
+  static const LintFinding* First(const LintReport& report, const std::string& rule) {
+    for (const LintFinding& f : report.findings) {
+      if (f.rule == rule) return &f;
+    }
+    return nullptr;
+  }
+  // ExpectClean: no findings at all.
+  static void ExpectClean(const LintReport& report) {
+    EXPECT_TRUE(report.error.ok()) << report.error.ToString();
+    EXPECT_TRUE(report.findings.empty()) << Describe(report);
+  }
+  // ExpectOnly: exactly the findings of `rule`, `count` of them, with `severity`.
+  static void ExpectOnly(const LintReport& report, const std::string& rule, size_t count,
+                         LintSeverity severity = LintSeverity::kError) {
+    EXPECT_EQ(Count(report, rule), count) << Describe(report);
+    EXPECT_EQ(report.findings.size(), count) << Describe(report);
+    for (const LintFinding& f : report.findings) EXPECT_EQ(f.severity, severity) << Describe(report);
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(LintTest, EveryFamilyCleanCase) {
+  ExpectClean(Lint(TinyLlama()));
+  EXPECT_EQ(LintModel(dir_.path()).family, "llama");
+}
+TEST_F(LintTest, Qwen2Clean) { ExpectClean(Lint(TinyQwen(2))); }
+TEST_F(LintTest, Qwen3Clean) { ExpectClean(Lint(TinyQwen(3))); }
+TEST_F(LintTest, Gpt2CleanWithoutPrefix) { ExpectClean(Lint(TinyGpt2())); }
+TEST_F(LintTest, Gpt2CleanWithTransformerPrefix) { ExpectClean(Lint(TinyGpt2("transformer."))); }
+TEST_F(LintTest, BigramClean) { ExpectClean(Lint(TinyBigram())); }
+
+TEST_F(LintTest, MistralSharesTheLlamaTable) {
+  Model model = TinyLlama();
+  model.SetConfig("\"llama\"", "\"mistral\"");
+  ExpectClean(Lint(model));
+}
+
+TEST_F(LintTest, FamilyFromArchitecturesWhenModelTypeIsAbsent) {
+  Model model = TinyLlama();
+  model.SetConfig("\"model_type\": \"llama\"", "\"architectures\": [\"LlamaForCausalLM\"]");
+  ExpectClean(Lint(model));
+}
+
+// ---- config.json -------------------------------------------------------------------
+TEST_F(LintTest, ConfigInvalidJson) {
+  Model model = TinyLlama();
+  model.config += ",";
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "config-invalid-json", 1);
+  EXPECT_EQ(report.family, "");
+}
+
+TEST_F(LintTest, ConfigNotObject) {
+  Model model = TinyLlama();
+  model.config = "[1]";
+  ExpectOnly(Lint(model), "config-not-object", 1);
+}
+
+TEST_F(LintTest, ConfigDuplicateKeyAtTopLevelAndNested) {
+  Model model = TinyLlama();
+  model.SetConfig("\"vocab_size\": 32", "\"vocab_size\": 32, \"vocab_size\": 33");
+  ExpectOnly(Lint(model), "config-duplicate-key", 1);
+  model = TinyLlama();
+  model.SetConfig("\"vocab_size\": 32", "\"vocab_size\": 32, \"x\": {\"a\": 1, \"\\u0061\": 2}");
+  ExpectOnly(Lint(model), "config-duplicate-key", 1);
+}
+
+TEST_F(LintTest, ConfigWrongType) {
+  for (const char* value : {"\"16\"", "16.0", "1.6e1", "true", "[16]"}) {
+    Model model = TinyLlama();
+    model.SetConfig("\"hidden_size\": 16", std::string("\"hidden_size\": ") + value);
+    const LintReport report = Lint(model);
+    EXPECT_EQ(Count(report, "config-wrong-type"), 1u) << value << "\n" << Describe(report);
+    EXPECT_EQ(report.num_warnings(), 0u) << Describe(report);
+  }
+  Model model = TinyLlama();
+  model.SetConfig("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": \"false\"");
+  EXPECT_EQ(Count(Lint(model), "config-wrong-type"), 1u);
+}
+
+TEST_F(LintTest, ConfigMissingField) {
+  Model model = TinyLlama();
+  model.SetConfig("\"intermediate_size\": 24,", "");
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "config-missing-field", 1);
+  EXPECT_EQ(First(report, "config-missing-field")->expected, "intermediate_size");
+  // null means absent: a default applies where there is one (num_key_value_heads).
+  model = TinyLlama();
+  model.SetConfig("\"num_key_value_heads\": 2", "\"num_key_value_heads\": null");
+  EXPECT_EQ(Count(Lint(model), "wrong-shape"), 4u);  // k and v of 2 layers: now [16, 16]
+}
+
+TEST_F(LintTest, ConfigValueNegativeInexactZeroAndOverflow) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"\"hidden_size\": 16", "\"hidden_size\": -16"},
+      {"\"num_attention_heads\": 4", "\"num_attention_heads\": 3"},  // 16 / 3
+      {"\"num_attention_heads\": 4", "\"num_attention_heads\": 0"},
+      {"\"vocab_size\": 32", "\"vocab_size\": 18446744073709551616"},
+      {"\"intermediate_size\": 24", "\"head_dim\": 4611686018427387904, \"intermediate_size\": 24"},
+      {"\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3"},  // 4 heads / 3 kv heads
+      {"\"num_key_value_heads\": 2", "\"num_key_value_heads\": 0"},
+  };
+  for (const auto& [from, to] : cases) {
+    Model model = TinyLlama();
+    model.SetConfig(from, to);
+    const LintReport report = Lint(model);
+    EXPECT_GE(Count(report, "config-value"), 1u) << to << "\n" << Describe(report);
+    // The only other errors are shapes that differ from what the config (now) implies.
+    EXPECT_EQ(Count(report, "config-value") + Count(report, "wrong-shape"), report.num_errors())
+        << to << "\n" << Describe(report);
+  }
+}
+
+TEST_F(LintTest, ConfigLinkingOutOfTheFolderIsRefused) {
+  Model model = TinyLlama();
+  const std::string config = model.config;
+  model.config.clear();
+  Lint(model);
+  TempDir outside;
+  ASSERT_TRUE(WriteFileBytes(outside.File("config.json"), config));
+  ASSERT_EQ(::symlink(outside.File("config.json").c_str(), dir_.File("config.json").c_str()), 0);
+  const LintReport report = LintModel(dir_.path());
+  ExpectOnly(report, "config-unsafe", 1);
+  LintOptions options;
+  options.dir.allow_external_symlinks = true;
+  ExpectClean(LintModel(dir_.path(), options));
+}
+
+TEST_F(LintTest, ConfigMissingIsAWarningAndOtherRulesStillRun) {
+  Model model = TinyLlama();
+  model.config.clear();
+  ExpectOnly(Lint(model), "config-missing", 1, LintSeverity::kWarning);
+}
+
+TEST_F(LintTest, UnknownFamilyIsAWarning) {
+  Model model = TinyLlama();
+  model.SetConfig("\"llama\"", "\"bert\"");
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "unknown-family", 1, LintSeverity::kWarning);
+  EXPECT_EQ(report.family, "");
+}
+
+// ---- tensors against the table -------------------------------------------------------
+TEST_F(LintTest, MissingTensor) {
+  Model model = TinyLlama();
+  model.Remove("model.layers.1.mlp.down_proj.weight");
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "missing-tensor", 1);
+  EXPECT_EQ(report.findings[0].tensor, "model.layers.1.mlp.down_proj.weight");
+  EXPECT_EQ(report.findings[0].expected, "[16, 24]");
+}
+
+TEST_F(LintTest, WrongShapeGroupedQueryAttention) {
+  Model model = TinyLlama();
+  model.Find("model.layers.0.self_attn.k_proj.weight")->shape = {16, 16};  // full MHA size
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "wrong-shape", 1);
+  EXPECT_EQ(report.findings[0].expected, "[8, 16]");
+  EXPECT_EQ(report.findings[0].found, "[16, 16]");
+  EXPECT_FALSE(report.findings[0].transposed);
+}
+
+TEST_F(LintTest, WrongShapeSaysTransposed) {
+  Model model = TinyLlama();
+  model.Find("model.layers.1.mlp.down_proj.weight")->shape = {24, 16};
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "wrong-shape", 1);
+  EXPECT_TRUE(report.findings[0].transposed);
+  Model gpt2 = TinyGpt2();
+  gpt2.Find("h.0.attn.c_attn.weight")->shape = {24, 8};  // nn.Linear layout, not Conv1D
+  const LintReport gpt2_report = Lint(gpt2);
+  ExpectOnly(gpt2_report, "wrong-shape", 1);
+  EXPECT_TRUE(gpt2_report.findings[0].transposed);
+}
+
+TEST_F(LintTest, WrongShapeEmbeddingOneRowTooMany) {
+  Model model = TinyLlama();
+  model.Find("model.embed_tokens.weight")->shape = {33, 16};
+  ExpectOnly(Lint(model), "wrong-shape", 1);
+}
+
+TEST_F(LintTest, LayerOutOfRange) {
+  Model model = TinyLlama();
+  model.tensors.push_back({"model.layers.2.input_layernorm.weight", Dtype::kF32, {16}});
+  model.tensors.push_back({"model.layers.99999999999999999999999.input_layernorm.weight",
+                           Dtype::kF32, {16}});
+  ExpectOnly(Lint(model), "layer-out-of-range", 2);
+}
+
+TEST_F(LintTest, LmHeadMissingInUntiedModel) {
+  Model model = TinyLlama();
+  model.Remove("lm_head.weight");
+  ExpectOnly(Lint(model), "lm-head-missing", 1);
+  model.SetConfig("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": true");
+  ExpectClean(Lint(model));
+}
+
+TEST_F(LintTest, LmHeadInTiedModelIsAWarning) {
+  Model model = TinyLlama();
+  model.SetConfig("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": true");
+  ExpectOnly(Lint(model), "lm-head-tied", 1, LintSeverity::kWarning);
+}
+
+TEST_F(LintTest, UnknownTensorsListedOnceWithACount) {
+  Model model = TinyLlama();
+  model.tensors.push_back({"model.layers.0.self_attn.rotary_emb.inv_freq", Dtype::kF32, {2}});
+  model.tensors.push_back({"model.layers.1.self_attn.rotary_emb.inv_freq", Dtype::kF32, {2}});
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "unknown-tensor", 1, LintSeverity::kWarning);
+  EXPECT_EQ(report.findings[0].found, "2 tensors");
+  EXPECT_EQ(report.findings[0].tensor, "model.layers.0.self_attn.rotary_emb.inv_freq");
+}
+
+TEST_F(LintTest, DtypeDifferentFromTorchDtype) {
+  Model model = TinyLlama(Dtype::kBF16);
+  ExpectOnly(Lint(model), "dtype-mismatch", 1, LintSeverity::kWarning);
+  model.SetConfig("\"float32\"", "\"bfloat16\"");
+  ExpectClean(Lint(model));
+}
+
+TEST_F(LintTest, DuplicateUnderTwoPrefixes) {
+  Model model = TinyGpt2();
+  model.tensors.push_back({"transformer.wte.weight", Dtype::kF32, {50, 8}});
+  ExpectOnly(Lint(model), "duplicate-tensor", 1);
+}
+
+TEST_F(LintTest, Qwen2BiasesAreRequired) {
+  Model model = TinyQwen(2);
+  model.Remove("model.layers.0.self_attn.k_proj.bias");
+  ExpectOnly(Lint(model), "missing-tensor", 1);
+}
+
+TEST_F(LintTest, LlamaBiasesFollowAttentionBias) {
+  Model model = TinyQwen(2);
+  model.SetConfig("\"qwen2\"", "\"llama\"");  // llama: attention_bias defaults to false
+  ExpectOnly(Lint(model), "unexpected-tensor", 6, LintSeverity::kWarning);
+  model.SetConfig("\"rms_norm_eps\"", "\"attention_bias\": true, \"rms_norm_eps\"");
+  ExpectOnly(Lint(model), "missing-tensor", 2);  // o_proj.bias of both layers
+}
+
+TEST_F(LintTest, Qwen3QkNormsUseHeadDim) {
+  Model model = TinyQwen(3);
+  model.Find("model.layers.1.self_attn.k_norm.weight")->shape = {16};
+  ExpectOnly(Lint(model), "wrong-shape", 1);
+}
+
+TEST_F(LintTest, BigramMustBeF32) {
+  Model model = TinyBigram();
+  model.tensors[0].dtype = Dtype::kF16;
+  ExpectOnly(Lint(model), "wrong-dtype", 1);
+}
+
+// ---- the format page's contracts ----------------------------------------------------
+TEST_F(LintTest, CourseFilesMustSayTinyllm) {
+  Model model = TinyBigram();
+  model.metadata = {{"format", "pt"}};
+  ExpectOnly(Lint(model), "format-metadata", 1);
+  model.metadata.clear();
+  ExpectOnly(Lint(model), "format-metadata", 1);
+  Model course = TinyLlama();
+  course.SetConfig("\"model_type\": \"llama\"", "\"tl_arch\": \"llama\"");
+  course.metadata = {{"format", "tinyllm"}};
+  ExpectClean(Lint(course));
+}
+
+TEST_F(LintTest, OtherFilesWithoutFormatGetAWarning) {
+  Model model = TinyLlama();
+  model.metadata.clear();
+  ExpectOnly(Lint(model), "format-metadata", 1, LintSeverity::kWarning);
+}
+
+TEST_F(LintTest, TokenizerJsonOnlyWhenTlTokenizerIsFile) {
+  Model model = TinyBigram();
+  model.SetConfig("\"vocab_size\"", "\"tl_tokenizer\": \"file\", \"vocab_size\"");
+  ExpectOnly(Lint(model), "tl-tokenizer", 1, LintSeverity::kWarning);
+  ASSERT_TRUE(WriteFileBytes(dir_.File("tokenizer.json"), "{}"));
+  ExpectClean(Lint(model));
+  model.SetConfig("\"file\"", "\"bytes\"");
+  ExpectOnly(Lint(model), "tl-tokenizer", 1, LintSeverity::kWarning);
+}
+
+// Int4: layer 0's k_proj [8, 16] and down_proj [16, 24] quantized with group 8.
+Model QuantizedLlama(const std::string& quant = "int4-g8-sym") {
+  Model model = TinyLlama();
+  model.Remove("model.layers.0.self_attn.k_proj.weight");
+  model.Remove("model.layers.0.mlp.down_proj.weight");
+  model.tensors.push_back({"model.layers.0.self_attn.k_proj.qweight", Dtype::kU8, {8, 8}});
+  model.tensors.push_back({"model.layers.0.self_attn.k_proj.scales", Dtype::kF16, {8, 2}});
+  model.tensors.push_back({"model.layers.0.mlp.down_proj.qweight", Dtype::kU8, {16, 12}});
+  model.tensors.push_back({"model.layers.0.mlp.down_proj.scales", Dtype::kF16, {16, 3}});
+  model.metadata = {{"format", "pt"}, {"quant", quant}};
+  return model;
+}
+
+TEST_F(LintTest, Int4PairsClean) { ExpectClean(Lint(QuantizedLlama())); }
+
+TEST_F(LintTest, Int4Unpaired) {
+  Model model = QuantizedLlama();
+  model.Remove("model.layers.0.self_attn.k_proj.scales");
+  ExpectOnly(Lint(model), "int4-unpaired", 1);
+}
+
+TEST_F(LintTest, Int4Dtype) {
+  Model model = QuantizedLlama();
+  model.Find("model.layers.0.self_attn.k_proj.qweight")->dtype = Dtype::kI8;
+  model.Find("model.layers.0.self_attn.k_proj.scales")->dtype = Dtype::kF32;
+  ExpectOnly(Lint(model), "int4-dtype", 2);
+}
+
+TEST_F(LintTest, Int4ShapeCheckedAgainstTheFamilyTable) {
+  Model model = QuantizedLlama();
+  // A qweight sized for full multi-head attention: consistent with its scales, wrong for
+  // num_key_value_heads.
+  model.Find("model.layers.0.self_attn.k_proj.qweight")->shape = {16, 8};
+  model.Find("model.layers.0.self_attn.k_proj.scales")->shape = {16, 2};
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "int4-shape", 2);
+  EXPECT_EQ(report.findings[0].expected, "[8, 8]");
+}
+
+TEST_F(LintTest, Int4GroupMustDivideIn) {
+  const LintReport report = Lint(QuantizedLlama("int4-g16-sym"));
+  EXPECT_EQ(Count(report, "int4-group"), 1u) << Describe(report);  // down_proj: 24 % 16
+  EXPECT_EQ(Count(report, "int4-shape"), 1u) << Describe(report);  // k_proj scales: [8, 1]
+  EXPECT_EQ(report.findings.size(), 2u) << Describe(report);
+  EXPECT_EQ(Count(Lint(QuantizedLlama("int4-g4-sym")), "int4-shape"), 2u);  // scales for g8
+}
+
+TEST_F(LintTest, Int4GroupAcceptedWhenItDivides) {
+  Model model = QuantizedLlama("int4-g4-sym");
+  model.Find("model.layers.0.self_attn.k_proj.scales")->shape = {8, 4};
+  model.Find("model.layers.0.mlp.down_proj.scales")->shape = {16, 6};
+  ExpectClean(Lint(model));
+}
+
+TEST_F(LintTest, Int4OddIn) {
+  Model model = QuantizedLlama();
+  model.SetConfig("\"intermediate_size\": 24", "\"intermediate_size\": 25");
+  for (ShapedTensor& tensor : model.tensors) {
+    if (tensor.name.find("gate_proj") != std::string::npos ||
+        tensor.name.find("up_proj") != std::string::npos) {
+      tensor.shape[0] = 25;
+    }
+    if (tensor.name == "model.layers.1.mlp.down_proj.weight") tensor.shape[1] = 25;
+  }
+  ExpectOnly(Lint(model), "int4-odd-in", 1);
+}
+
+TEST_F(LintTest, Int4NeedsQuantMetadataAndTheReverse) {
+  Model model = QuantizedLlama();
+  model.metadata = {{"format", "pt"}};
+  ExpectOnly(Lint(model), "int4-quant-metadata", 1);
+  Model plain = TinyLlama();
+  plain.metadata = {{"format", "pt"}, {"quant", "int4-g8-sym"}};
+  ExpectOnly(Lint(plain), "int4-quant-metadata", 1);
+  ExpectOnly(Lint(QuantizedLlama("int4-g08-sym")), "int4-quant-metadata", 1);
+  ExpectOnly(Lint(QuantizedLlama("int8-g8-sym")), "int4-quant-metadata", 1);
+}
+
+TEST_F(LintTest, Int4WithoutConfigChecksPairsAgainstEachOther) {
+  Model model = QuantizedLlama();
+  model.config.clear();
+  ExpectOnly(Lint(model), "config-missing", 1, LintSeverity::kWarning);
+  model.Find("model.layers.0.mlp.down_proj.scales")->shape = {16, 4};
+  const LintReport report = Lint(model);
+  EXPECT_EQ(Count(report, "int4-shape"), 1u) << Describe(report);
+}
+
+// ---- check first, hostile configs, the cap ----------------------------------------------
+TEST_F(LintTest, InvalidCheckpointIsAnError) {
+  ASSERT_TRUE(WriteFileBytes(dir_.File("model.safetensors"),
+                             testing::FileWithHeader(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,8]}})")));
+  ASSERT_TRUE(WriteFileBytes(dir_.File("config.json"), TinyLlama().config));
+  const LintReport report = LintModel(dir_.path());
+  ExpectOnly(report, "invalid-checkpoint", 1);
+}
+
+TEST_F(LintTest, MissingPathIsAnIoError) {
+  const LintReport report = LintModel(dir_.File("nothing-here"));
+  EXPECT_EQ(report.error.code, ErrorCode::kIoError);
+  LintOptions options;
+  options.config_path = dir_.File("no-config.json");
+  ASSERT_TRUE(testing::WriteSparseCheckpoint(dir_.File("model.safetensors"), TinyLlama().tensors, {}).ok());
+  EXPECT_EQ(LintModel(dir_.path(), options).error.code, ErrorCode::kIoError);
+}
+
+TEST_F(LintTest, HugeLayerCountIsBoundedAndCounted) {
+  Model model = TinyLlama();
+  model.SetConfig("\"num_hidden_layers\": 2", "\"num_hidden_layers\": 1000000000000000000");
+  const LintReport report = Lint(model);
+  EXPECT_EQ(Count(report, "missing-tensor"), kMaxFindingsPerRule + 1) << Describe(report);
+  const LintFinding& more = report.findings.back();
+  EXPECT_EQ(more.rule, "missing-tensor");
+  // 9 rows per layer: 9 * 10^18 expected, 18 present, 20 listed.
+  EXPECT_EQ(more.found, std::to_string(9000000000000000000ull - 18 - 20) + " more");
+}
+
+TEST_F(LintTest, GiantVocabNeverAllocates) {
+  Model model = TinyLlama();
+  model.SetConfig("\"vocab_size\": 32", "\"vocab_size\": 18446744073709551615");
+  ExpectOnly(Lint(model), "wrong-shape", 2);
+}
+
+TEST_F(LintTest, FindingsArCappedPerRule) {
+  Model model = TinyLlama();
+  for (int i = 2; i < 40; ++i) {
+    model.tensors.push_back({"model.layers." + std::to_string(i) + ".input_layernorm.weight",
+                             Dtype::kF32, {16}});
+  }
+  const LintReport report = Lint(model);
+  ExpectOnly(report, "layer-out-of-range", kMaxFindingsPerRule + 1);
+  EXPECT_EQ(report.findings.back().found, "18 more");
+}
+
+// Every formula of every table evaluates with every field set to 1 (no typo in a table).
+TEST(LintFamilies, EveryTableFormulaIsWellFormed) {
+  for (const lint::Family& family : lint::Families()) {
+    std::vector<lint::FieldValue> fields;
+    for (const lint::FieldSpec& field : family.fields) {
+      fields.push_back(lint::FieldValue{field.name, 1, true});
+      if (field.type == lint::FieldType::kCount && !field.fallback.empty()) {
+        uint64_t value = 0;
+        std::string detail;
+        EXPECT_EQ(lint::EvaluateDim(field.fallback, fields, &value, &detail), lint::FormulaError::kOk)
+            << family.name << " " << field.name;
+      }
+    }
+    bool has_layers = family.layers_field.empty();
+    for (const lint::FieldSpec& field : family.fields) has_layers |= field.name == family.layers_field;
+    EXPECT_TRUE(has_layers) << family.name;
+    for (std::string_view constraint : family.constraints) {
+      uint64_t value = 0;
+      std::string detail;
+      EXPECT_EQ(lint::EvaluateDim(constraint, fields, &value, &detail), lint::FormulaError::kOk)
+          << family.name << " " << constraint;
+    }
+    for (const lint::TensorRow& row : family.rows) {
+      std::vector<uint64_t> dims;
+      std::string detail;
+      EXPECT_EQ(lint::EvaluateShape(row.shape, fields, &dims, &detail), lint::FormulaError::kOk)
+          << family.name << " " << row.pattern;
+      if (row.when == lint::When::kIfTrue || row.when == lint::When::kIfFalse) {
+        bool declared = false;
+        for (const lint::FieldSpec& field : family.fields) {
+          declared |= field.name == row.when_field && field.type == lint::FieldType::kBool;
+        }
+        EXPECT_TRUE(declared) << family.name << " " << row.pattern;
+      }
+    }
+  }
+  std::vector<lint::FieldValue> none;
+  uint64_t value = 0;
+  std::string detail;
+  EXPECT_EQ(lint::EvaluateDim("undeclared*2", none, &value, &detail), lint::FormulaError::kSyntax);
+  EXPECT_EQ(lint::EvaluateDim("2**2", none, &value, &detail), lint::FormulaError::kSyntax);
+}
+
+// ---- the command ---------------------------------------------------------------------
+int RunCli(const std::string& args, std::string* out) {
+  TempDir scratch;
+  const std::string command = std::string(STGUARD_CLI_PATH) + " " + args + " >" +
+                              scratch.File("out") + " 2>&1";
+  const int status = std::system(command.c_str());
+  *out = testing::ReadFileBytes(scratch.File("out"));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(LintTest, CommandExitStatusAndJson) {
+  Model model = TinyLlama();
+  Lint(model);
+  std::string out;
+  EXPECT_EQ(RunCli("lint " + dir_.path(), &out), 0) << out;
+  EXPECT_NE(out.find(": ok (family llama, 21 tensors in 1 shard, 0 errors, 0 warnings)"),
+            std::string::npos)
+      << out;
+  model.Find("model.layers.1.mlp.down_proj.weight")->shape = {24, 16};
+  Lint(model);
+  EXPECT_EQ(RunCli("lint " + dir_.File("model.safetensors"), &out), 1) << out;
+  EXPECT_NE(out.find("error: wrong-shape: tensor 'model.layers.1.mlp.down_proj.weight' expected "
+                     "[16, 24], found [24, 16] (transposed)"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunCli("lint --json " + dir_.path(), &out), 1) << out;
+  EXPECT_TRUE(ValidateJson(out).ok()) << out;
+  EXPECT_NE(out.find("\"rule\":\"wrong-shape\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"transposed\":true"), std::string::npos) << out;
+  ASSERT_TRUE(WriteFileBytes(dir_.File("other.json"), TinyLlama().config));
+  EXPECT_EQ(RunCli("lint --config " + dir_.File("other.json") + " " + dir_.path(), &out), 1);
+  EXPECT_EQ(RunCli("lint " + dir_.File("absent"), &out), 2) << out;
+  EXPECT_EQ(RunCli("lint --config " + dir_.File("absent.json") + " " + dir_.path(), &out), 2);
+  EXPECT_EQ(RunCli("lint", &out), 2);
+  EXPECT_EQ(RunCli("lint --bogus " + dir_.path(), &out), 2);
+  EXPECT_EQ(RunCli("lint " + dir_.path() + " " + dir_.path(), &out), 2);
+}
+
+}  // namespace
+}  // namespace stguard
