@@ -60,14 +60,20 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
     ModelFolderReport folder = CheckModelFolder(checkpoint->folder(), &*checkpoint);
     error = folder.error;
     warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
-    // Pickle files beside the weights are scanned statically (never loaded): a refusal
-    // fails the check; a clean one stays a warning that says what the scan found.
+    // Pickle files beside the weights are scanned statically (never loaded). One that
+    // names code to run (a refused global, opcode or call) fails the check; any other
+    // verdict stays a warning that says what the scan found.
     for (Warning& warning : warnings) {
       if (warning.kind != WarningKind::kPickleFile) continue;
       const TorchScanReport scan =
           ScanTorchFile(checkpoint->folder() + "/" + warning.file);
+      const ErrorCode code = scan.error.code;
+      const bool runs_code = code == ErrorCode::kPickleGlobalRefused ||
+                             code == ErrorCode::kPickleOpcodeRefused ||
+                             code == ErrorCode::kPickleBadArguments ||
+                             code == ErrorCode::kPickleMemoConflict;
       if (!scan.error.ok()) {
-        if (error.ok()) {
+        if (error.ok() && runs_code) {
           error = scan.error;
           error.context = "file '" + warning.file + "'" +
                           (error.context.empty() ? "" : "; " + error.context);

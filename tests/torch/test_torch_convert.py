@@ -224,3 +224,11 @@ def test_check_dir_scans_pickle_files(tmp_path):
     result = run("check", tmp_path)
     assert result.returncode == 1
     assert "PickleGlobalRefused" in result.stdout and "posix.system" in result.stdout
+
+
+def test_check_dir_non_checkpoint_bin_stays_a_warning(tmp_path):
+    (tmp_path / "model.safetensors").write_bytes((CORPUS.parent / "sample.safetensors").read_bytes())
+    (tmp_path / "vocab.bin").write_bytes(b"not a pickle")
+    result = run("check", tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "NotATorchCheckpoint" in result.stdout and "warning" in result.stdout
