@@ -3,7 +3,10 @@
 //
 // The data is streamed from IN's mapping into a temporary file beside OUT, which replaces
 // OUT only once complete and synced; so peak memory does not depend on the data size, and
-// OUT may be IN itself (the mapping keeps the old file's inode alive).
+// OUT may be IN itself (the mapping keeps the old file's inode alive). OUT "-" streams
+// the file to standard output instead; a path that names standard output through a
+// descriptor (/dev/stdout) is refused, since renaming over it would replace the file
+// that standard output happens to be.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,24 +19,26 @@
 namespace stguard::cli {
 namespace {
 
-constexpr char kCanonUsage[] = "usage: stguard canon IN OUT\n";
+constexpr char kCanonUsage[] = "usage: stguard canon [--] IN OUT|-\n";
 
 
 }  // namespace
 
 int RunCanon(Args args) {
   std::vector<std::string_view> files;
+  bool options_done = false;
   for (std::string_view arg : args) {
-    if (arg == "-h" || arg == "--help") {
+    if (!options_done && arg == "--") {
+      options_done = true;
+    } else if (!options_done && (arg == "-h" || arg == "--help")) {
       std::fputs(kCanonUsage, stdout);
       return kExitOk;
-    }
-    if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard canon: unknown option '%s'\n%s",
-                   PrintableText(arg).c_str(), kCanonUsage);
+    } else if (!options_done && IsOption(arg)) {
+      PrintUnknownOption("canon", arg, kCanonUsage);
       return kExitUsage;
+    } else {
+      files.push_back(arg);
     }
-    files.push_back(arg);
   }
   if (files.size() != 2) {
     std::fputs(kCanonUsage, stderr);
@@ -47,6 +52,19 @@ int RunCanon(Args args) {
     PrintFileError("canon", in, checkpoint.error());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
+  if (out == "-") {
+    if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
+      std::fputs(("stguard canon: " + refusal + "\n").c_str(), stderr);
+      return kExitUsage;
+    }
+    StdoutSink sink;
+    if (Error error = WriteCanonical(*checkpoint, sink); !error.ok()) {
+      PrintFileError("canon", "-", error);
+      return IsIoError(error) ? kExitUsage : kExitInvalid;
+    }
+    return kExitOk;
+  }
+  PrintLeftoverNotes("canon", out);
   CanonicalWriteOptions options;
   options.release_source_pages = true;  // the checkpoint is a file mapping
   if (Error error = WriteCanonicalFile(*checkpoint, out, options); !error.ok()) {

@@ -14,14 +14,35 @@
 
 namespace stguard::cli {
 
+namespace {
+
+constexpr char kCheckUsage[] =
+    "usage: stguard check [-q] [--json] [--canonical] [--allow-external-symlinks] [--] "
+    "FILE|DIR...\n"
+    "  FILE     a .safetensors file, validated strictly; with --canonical it must also be\n"
+    "           byte-identical to its canonical form\n"
+    "  DIR      a checkpoint folder or a *.safetensors.index.json: the index, every\n"
+    "           *.safetensors file in the folder, config.json and pickle files\n"
+    "exit status: 0 all valid, 1 any invalid, 2 usage, I/O error or out of memory\n";
+
+}  // namespace
+
 int RunCheck(Args args) {
   bool quiet = false;
   bool json = false;
   bool allow_external_symlinks = false;
   bool canonical = false;
   std::vector<std::string_view> files;
+  bool options_done = false;
   for (std::string_view arg : args) {
-    if (arg == "-q" || arg == "--quiet") {
+    if (options_done) {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::fputs(kCheckUsage, stdout);
+      return kExitOk;
+    } else if (arg == "-q" || arg == "--quiet") {
       quiet = true;
     } else if (arg == "--json") {
       json = true;
@@ -29,18 +50,15 @@ int RunCheck(Args args) {
       canonical = true;
     } else if (arg == "--allow-external-symlinks") {
       allow_external_symlinks = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard check: unknown option '%.*s'\n",
-                   static_cast<int>(arg.size()), arg.data());
+    } else if (IsOption(arg)) {
+      PrintUnknownOption("check", arg, kCheckUsage);
       return kExitUsage;
     } else {
       files.push_back(arg);
     }
   }
   if (files.empty()) {
-    std::fputs("usage: stguard check [-q] [--json] [--canonical] [--allow-external-symlinks] "
-        "FILE|DIR...\n",
-               stderr);
+    std::fputs(kCheckUsage, stderr);
     return kExitUsage;
   }
 
@@ -56,13 +74,25 @@ int RunCheck(Args args) {
     // With --canonical a valid file that differs from its canonical form counts as a
     // failure (exit 1), so scripts can gate on it.
     std::optional<CanonicalDiff> diff;
+    // no_canonical_form: a valid file whose canonical rewrite cannot exist (its canonical
+    // header would pass the 100,000,000-byte cap), so it is not canonical: exit 1.
+    Error no_canonical_form;
+    // The error that decides this file's line: invalid, or running out of memory.
+    Error error = checkpoint.ok() ? Error{} : checkpoint.error();
     if (checkpoint.ok() && canonical) {
       Result<CanonicalDiff> compared = CompareToCanonical(*checkpoint);
-      if (compared.ok()) diff = *compared;
+      if (compared.ok()) {
+        diff = *compared;
+      } else if (compared.error().code == ErrorCode::kOutOfMemory) {
+        error = compared.error();  // no verdict: exit 2
+      } else {
+        no_canonical_form = compared.error();
+      }
     }
-    const bool failed = !checkpoint.ok() || (diff && !diff->canonical);
-    if (!checkpoint.ok()) {
-      status = std::max(status, IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid);
+    const bool not_canonical = (diff && !diff->canonical) || !no_canonical_form.ok();
+    const bool failed = !error.ok() || not_canonical;
+    if (!error.ok()) {
+      status = std::max(status, IsIoError(error) ? kExitUsage : kExitInvalid);
     } else if (failed) {
       status = std::max(status, kExitInvalid);
     }
@@ -70,11 +100,14 @@ int RunCheck(Args args) {
     std::string line;
     if (json) {
       line = "{\"file\":";
-      AppendJsonString(path, &line);
-      if (checkpoint.ok()) {
+      AppendJsonText(path, &line);
+      if (error.ok()) {
         line += ",\"ok\":true,\"tensors\":" + std::to_string(checkpoint->num_tensors()) +
                 ",\"header_bytes\":" + std::to_string(checkpoint->header_len());
-        if (diff) {
+        if (!no_canonical_form.ok()) {
+          line += ",\"canonical\":false,\"canonical_reason\":\"no-canonical-form\",\"canonical_error\":";
+          AppendErrorJson(no_canonical_form, &line);
+        } else if (diff) {
           line += std::string(",\"canonical\":") + (diff->canonical ? "true" : "false");
           if (!diff->canonical) {
             line += ",\"canonical_reason\":\"" +
@@ -86,17 +119,21 @@ int RunCheck(Args args) {
         line += "}";
       } else {
         line += ",\"ok\":false,\"error\":";
-        AppendErrorJson(checkpoint.error(), &line);
+        AppendErrorJson(error, &line);
         line += "}";
       }
     } else {
       line = PrintableText(path) + ": ";
-      if (checkpoint.ok()) {
+      if (error.ok()) {
         line += "ok (" + std::to_string(checkpoint->num_tensors()) + " tensors, " +
                 std::to_string(checkpoint->header_len()) + " header bytes)";
-        if (diff) line += "; " + DescribeCanonicalDiff(*diff);
+        if (!no_canonical_form.ok()) {
+          line += "; not canonical: no canonical form exists: " + no_canonical_form.ToString();
+        } else if (diff) {
+          line += "; " + DescribeCanonicalDiff(*diff);
+        }
       } else {
-        line += "error: " + checkpoint.error().ToString();
+        line += "error: " + error.ToString();
       }
     }
     PrintLine(line);

@@ -23,11 +23,11 @@ void AppendWarningsJson(std::span<const Warning> warnings, std::string* out) {
     *out += "{\"kind\":";
     AppendJsonString(WarningKindName(warnings[i].kind), out);
     *out += ",\"file\":";
-    AppendJsonString(warnings[i].file, out);
+    AppendJsonText(warnings[i].file, out);
     *out += ",\"tensor\":";
-    AppendJsonString(warnings[i].tensor, out);
+    AppendJsonText(warnings[i].tensor, out);
     *out += ",\"message\":";
-    AppendJsonString(warnings[i].message, out);
+    AppendJsonText(warnings[i].message, out);
     *out += "}";
   }
   *out += "]";
@@ -52,12 +52,16 @@ bool IsCheckpointDirPath(const std::string& path) {
 int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
   DirOptions options;
   options.allow_external_symlinks = flags.allow_external_symlinks;
+  // Validation needs no data: keep no shard mapped, so any number of shards can be
+  // checked.
+  options.headers_only = true;
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   Error error = checkpoint.ok() ? Error{} : checkpoint.error();
   std::vector<Warning> warnings;
   if (checkpoint.ok()) {
     warnings.assign(checkpoint->warnings().begin(), checkpoint->warnings().end());
-    ModelFolderReport folder = CheckModelFolder(checkpoint->folder(), &*checkpoint);
+    ModelFolderReport folder = CheckModelFolder(checkpoint->folder(), &*checkpoint,
+                                                options.reader, flags.allow_external_symlinks);
     error = folder.error;
     warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
     // Pickle files beside the weights are scanned statically (never loaded). One that
@@ -95,13 +99,13 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
 
   if (flags.json) {
     std::string line = "{\"file\":";
-    AppendJsonString(path, &line);
+    AppendJsonText(path, &line);
     if (error.ok()) {
       line += ",\"ok\":true,\"tensors\":" + std::to_string(checkpoint->num_tensors()) +
               ",\"shards\":" + std::to_string(checkpoint->shards().size()) +
               ",\"data_bytes\":" + std::to_string(checkpoint->total_bytes()) + ",\"index\":";
       if (checkpoint->has_index()) {
-        AppendJsonString(checkpoint->index_path(), &line);
+        AppendJsonText(checkpoint->index_path(), &line);
       } else {
         line += "null";
       }

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // stguard convert IN OUT --dtype BF16|F16|F32: rewrite the floating tensors of IN (F64,
 // F32, F16, BF16) to the given dtype, round to nearest even, and write OUT canonically.
-// stguard convert IN OUT [--key NAME] [--drop-aliases]: IN a PyTorch checkpoint (format
-// detected from its bytes), OUT safetensors; IN a folder with pytorch_model.bin.index.json:
-// OUT a folder of shards and model.safetensors.index.json (torch_checkpoint.h).
 //
 // Other tensors (integers, BOOL, the 8-bit and smaller float formats, C64) and the
 // metadata are copied unchanged. The data is converted as it is streamed into a
 // temporary file beside OUT, which replaces OUT only once complete and synced; peak
 // memory does not depend on the data size, and OUT may be IN.
+// stguard convert IN OUT [--key NAME] [--drop-aliases]: IN a PyTorch checkpoint (format
+// detected from its bytes), OUT safetensors; IN a folder with pytorch_model.bin.index.json:
+// OUT a folder of shards and model.safetensors.index.json (torch_checkpoint.h).
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -28,7 +28,7 @@ namespace stguard::cli {
 namespace {
 
 constexpr char kConvertUsage[] =
-    "usage: stguard convert IN.safetensors OUT --dtype BF16|F16|F32\n"
+    "usage: stguard convert IN.safetensors OUT|- --dtype BF16|F16|F32\n"
     "       stguard convert IN.bin|.pt|.pth|.ckpt OUT.safetensors [--key NAME] [--drop-aliases]\n"
     "       stguard convert DIR OUTDIR [--drop-aliases]   (DIR: pytorch_model.bin[.index.json])\n";
 
@@ -46,6 +46,11 @@ void PrintDropped(const std::vector<TorchDroppedAlias>& dropped) {
 
 int ConvertTorch(const std::string& in, const std::string& out, const TorchOptions& options,
                  const TorchConvertOptions& convert_options) {
+  if (out == "-") {
+    std::fputs("stguard convert: a torch checkpoint converts to a file or folder, not to "
+               "standard output\n", stderr);
+    return kExitUsage;
+  }
   if (IsDirectory(in)) {
     if (!IsDirectory(out) && ::mkdir(out.c_str(), 0777) != 0) {
       std::fprintf(stderr, "stguard convert: cannot create folder '%s'\n",
@@ -75,6 +80,7 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
     PrintFileError("convert", in, error);
     return kExitInvalid;
   }
+  PrintLeftoverNotes("convert", out);
   if (Error error = writer.WriteToFile(out); !error.ok()) {
     // A checksum failure surfaces while streaming; the output is untouched either way.
     PrintFileError("convert", error.code == ErrorCode::kZipChecksum ? in : out, error);
@@ -100,15 +106,19 @@ bool LooksLikeTorch(const std::string& path) {
 int RunConvert(Args args) {
   std::vector<std::string_view> files;
   std::optional<std::string_view> dtype_name;
+  bool options_done = false;
   TorchOptions torch_options;
   TorchConvertOptions convert_options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+    if (options_done) {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
       std::fputs(kConvertUsage, stdout);
       return kExitOk;
-    }
-    if (arg == "--dtype" && i + 1 < args.size()) {
+    } else if (arg == "--dtype" && i + 1 < args.size()) {
       dtype_name = args[++i];
     } else if (arg.starts_with("--dtype=")) {
       dtype_name = arg.substr(8);
@@ -118,9 +128,8 @@ int RunConvert(Args args) {
       torch_options.key = std::string(arg.substr(6));
     } else if (arg == "--drop-aliases") {
       convert_options.drop_aliases = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard convert: unknown option '%s'\n%s",
-                   PrintableText(arg).c_str(), kConvertUsage);
+    } else if (IsOption(arg)) {
+      PrintUnknownOption("convert", arg, kConvertUsage);
       return kExitUsage;
     } else {
       files.push_back(arg);
@@ -178,13 +187,28 @@ int RunConvert(Args args) {
     PrintFileError("convert", in, error);
     return kExitInvalid;
   }
-  if (Error error = writer.WriteToFile(out); !error.ok()) {
-    PrintFileError("convert", out, error);
-    // A valid checkpoint always converts, so any failure here is about writing: the
-    // output is untouched.
-    return kExitUsage;
+  const bool to_stdout = out == "-";
+  if (to_stdout) {
+    if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
+      std::fputs(("stguard convert: " + refusal + "\n").c_str(), stderr);
+      return kExitUsage;
+    }
+    StdoutSink sink;
+    if (Error error = writer.WriteTo(sink); !error.ok()) {
+      PrintFileError("convert", "-", error);
+      return kExitUsage;
+    }
+  } else {
+    PrintLeftoverNotes("convert", out);
+    if (Error error = writer.WriteToFile(out); !error.ok()) {
+      // A valid checkpoint always converts, so any failure here is about reading IN or
+      // writing OUT: the output is untouched either way.
+      PrintFileError("convert", out, error);
+      return kExitUsage;
+    }
   }
-  PrintLine(PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
+  // The summary goes to stderr when the file itself goes to standard output.
+  (to_stdout ? PrintErrorLine : PrintLine)(PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
             std::to_string(checkpoint->num_tensors()) + " tensors converted to " +
             std::string(DtypeName(*target)));
   return kExitOk;

@@ -62,7 +62,7 @@ void PrintText(const std::string& path, const Checkpoint& checkpoint) {
 
 void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
   std::string out = "{\"file\":";
-  AppendJsonString(path, &out);
+  AppendJsonText(path, &out);
   out += ",\"metadata\":{";
   bool first = true;
   for (const MetadataEntry& entry : checkpoint.metadata()) {
@@ -95,29 +95,40 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
   PrintLine(out);
 }
 
+constexpr char kInspectUsage[] =
+    "usage: stguard inspect [--json] [--] FILE\n"
+    "       stguard inspect --stats [--json] [--allow-external-symlinks] [--] FILE|DIR\n";
+
 }  // namespace
 
 int RunInspect(Args args) {
-  if (std::find(args.begin(), args.end(), "--stats") != args.end()) {
+  // --stats before any "--" selects the data scan (cmd_stats.cc).
+  const auto options_end = std::find(args.begin(), args.end(), "--");
+  if (std::find(args.begin(), options_end, "--stats") != options_end) {
     return RunInspectStats(args);  // cmd_stats.cc
   }
   bool json = false;
   std::vector<std::string_view> files;
+  bool options_done = false;
   for (std::string_view arg : args) {
-    if (arg == "--json") {
+    if (options_done) {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::fputs(kInspectUsage, stdout);
+      return kExitOk;
+    } else if (arg == "--json") {
       json = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard inspect: unknown option '%.*s'\n",
-                   static_cast<int>(arg.size()), arg.data());
+    } else if (IsOption(arg)) {
+      PrintUnknownOption("inspect", arg, kInspectUsage);
       return kExitUsage;
     } else {
       files.push_back(arg);
     }
   }
   if (files.size() != 1) {
-    std::fputs("usage: stguard inspect [--json] FILE\n"
-               "       stguard inspect --stats [--json] FILE|DIR\n",
-               stderr);
+    std::fputs(kInspectUsage, stderr);
     return kExitUsage;
   }
   const std::string path(files[0]);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "output.h"
@@ -12,11 +13,30 @@
 namespace stguard::cli {
 
 int RunJson(Args args) {
-  if (args.size() != 1 || (args[0].size() > 1 && args[0][0] == '-')) {
-    std::fputs("usage: stguard json FILE\n", stderr);
+  constexpr char kJsonUsage[] = "usage: stguard json [--] FILE\n";
+  std::vector<std::string_view> files;
+  bool options_done = false;
+  for (std::string_view arg : args) {
+    if (options_done) {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::fputs(kJsonUsage, stdout);
+      return kExitOk;
+    } else if (IsOption(arg)) {
+      PrintUnknownOption("json", arg, kJsonUsage);
+      return kExitUsage;
+    } else {
+      files.push_back(arg);
+    }
+  }
+  if (files.size() != 1) {
+    std::fputs(kJsonUsage, stderr);
     return kExitUsage;
   }
-  const std::string path(args[0]);
+  // MappedFile reads a file that reports size 0 (/proc/self/status) to its end.
+  const std::string path(files[0]);
   const Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok()) {
     PrintLine(PrintableText(path) + ": error: " + file.error().ToString());

@@ -26,7 +26,7 @@ namespace stguard::cli {
 namespace {
 
 constexpr char kStatsUsage[] =
-    "usage: stguard inspect --stats [--json] [--allow-external-symlinks] FILE|DIR\n";
+    "usage: stguard inspect --stats [--json] [--allow-external-symlinks] [--] FILE|DIR\n";
 
 using Clock = std::chrono::steady_clock;
 
@@ -120,7 +120,7 @@ bool MinMaxFromF32(Dtype dtype) { return dtype != Dtype::kF64 && IsFloatingDtype
 void PrintJson(const std::string& path, const CheckpointDir& checkpoint,
                const std::vector<Row>& rows, double seconds) {
   std::string out = "{\"file\":";
-  AppendJsonString(path, &out);
+  AppendJsonText(path, &out);
   out += ",\"tensors\":[";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
@@ -129,7 +129,7 @@ void PrintJson(const std::string& path, const CheckpointDir& checkpoint,
     out += "{\"name\":";
     AppendJsonString(row.tensor->name, &out);
     out += ",\"shard\":";
-    AppendJsonString(row.shard->name, &out);
+    AppendJsonText(row.shard->name, &out);
     out += ",\"dtype\":\"" + std::string(DtypeName(row.tensor->dtype)) +
            "\",\"shape\":" + ShapeText(row.tensor->shape, ",") +
            ",\"elements\":" + std::to_string(row.tensor->num_elements()) +
@@ -201,16 +201,23 @@ int RunInspectStats(Args args) {
   bool json = false;
   DirOptions options;
   std::vector<std::string_view> files;
+  bool options_done = false;
   for (std::string_view arg : args) {
-    if (arg == "--stats") {
+    if (options_done) {
+      files.push_back(arg);
+    } else if (arg == "--") {
+      options_done = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::fputs(kStatsUsage, stdout);
+      return kExitOk;
+    } else if (arg == "--stats") {
       continue;
     } else if (arg == "--json") {
       json = true;
     } else if (arg == "--allow-external-symlinks") {
       options.allow_external_symlinks = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard inspect: unknown option '%s'\n%s", PrintableText(arg).c_str(),
-                   kStatsUsage);
+    } else if (IsOption(arg)) {
+      PrintUnknownOption("inspect", arg, kStatsUsage);
       return kExitUsage;
     } else {
       files.push_back(arg);
@@ -235,13 +242,20 @@ int RunInspectStats(Args args) {
   ProgressBar progress(total);
   ScanOptions scan;
   scan.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
-  scan.release_scanned_pages = true;  // these are file mappings
   const Clock::time_point start = Clock::now();
   std::vector<Row> rows;
   rows.reserve(checkpoint->num_tensors());
   for (const ShardFile& shard : checkpoint->shards()) {
     for (const TensorView& tensor : shard.checkpoint.tensors()) {
-      rows.push_back(Row{&shard, &tensor, ComputeTensorStats(tensor, scan)});
+      // Copied with pread, not read through the mapping: a file truncated meanwhile is an
+      // I/O error naming it, not a SIGBUS.
+      Result<TensorStats> stats = ComputeTensorStats(shard.checkpoint, tensor, scan);
+      if (!stats.ok()) {
+        progress.Clear();
+        PrintFileError("inspect", path, stats.error());
+        return IsIoError(stats.error()) ? kExitUsage : kExitInvalid;
+      }
+      rows.push_back(Row{&shard, &tensor, *stats});
     }
   }
   progress.Clear();

@@ -2,10 +2,13 @@
 // stguard: validate, inspect and rewrite safetensors files. All logic lives in the
 // library; this file only picks the subcommand.
 #include <cstdio>
+#include <new>
 #include <string_view>
 #include <vector>
 
 #include "commands.h"
+#include "stguard/error.h"
+#include "stguard/writer.h"
 
 namespace {
 
@@ -36,7 +39,9 @@ constexpr char kUsage[] =
     "                                compare a model folder with its config.json and the\n"
     "                                format page's contracts (family tables, int4 pairs)\n"
     "\n"
-    "exit status: 0 valid, 1 invalid, 2 usage or I/O error\n";
+    "\n"
+    "OUT may be - for standard output (not a terminal). '--' ends the options.\n"
+    "exit status: 0 valid, 1 invalid, 2 usage, I/O error or out of memory\n";
 
 struct Command {
   std::string_view name;
@@ -53,10 +58,7 @@ constexpr Command kCommands[] = {
     {"lint", stguard::cli::RunLint},
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
+int Run(const std::vector<std::string_view>& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? stguard::cli::kExitUsage : stguard::cli::kExitOk;
@@ -66,7 +68,23 @@ int main(int argc, char** argv) {
       return command.run(stguard::cli::Args(args).subspan(1));
     }
   }
-  std::fprintf(stderr, "stguard: unknown command '%.*s'\n\n%s", static_cast<int>(args[0].size()),
-               args[0].data(), kUsage);
+  std::fprintf(stderr, "stguard: unknown command '%s'\n\n%s",
+               stguard::PrintableText(args[0]).c_str(), kUsage);
   return stguard::cli::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Interrupted writes remove their temporary files, and a write past `ulimit -f` is
+  // reported instead of killing the process silently (see stguard/writer.h).
+  stguard::RemoveTemporaryFilesOnSignals();
+  try {
+    return Run(std::vector<std::string_view>(argv + 1, argv + argc));
+  } catch (const std::bad_alloc&) {
+    // The library returns kOutOfMemory rather than throwing; this catches the CLI's own
+    // allocations. Running out of memory says nothing about the file: status 2.
+    std::fputs("stguard: out of memory\n", stderr);
+    return stguard::cli::kExitUsage;
+  }
 }

@@ -10,14 +10,47 @@
 #include <vector>
 
 #include "stguard/error.h"
+#include "stguard/writer.h"
 
 namespace stguard::cli {
 
-// IsIoError says whether an error is about reaching the file rather than its contents;
-// such errors exit with status 2, content errors with 1.
+// IsIoError says whether an error is about reaching the file (or memory to read it in)
+// rather than its contents; such errors exit with status 2, content errors with 1. Out of
+// memory is a limit of this machine, not a verdict on the file.
 inline bool IsIoError(const Error& error) {
-  return error.code == ErrorCode::kIoError || error.code == ErrorCode::kNotARegularFile;
+  return error.code == ErrorCode::kIoError || error.code == ErrorCode::kNotARegularFile ||
+         error.code == ErrorCode::kOutOfMemory;
 }
+
+// IsOption says whether a command-line argument is an option: "-" alone is a file name
+// (standard output where a command takes OUT), and everything after "--" is a file name.
+inline bool IsOption(std::string_view arg) { return arg.size() > 1 && arg[0] == '-'; }
+
+// PrintUnknownOption prints "stguard COMMAND: unknown option 'ARG'" with ARG escaped (it
+// may hold anything), then `usage`, to stderr.
+void PrintUnknownOption(std::string_view command, std::string_view arg, const char* usage);
+
+// StdoutSink writes a file's bytes to standard output, for OUT given as "-".
+class StdoutSink final : public ByteSink {
+ public:
+  Error Write(std::span<const std::byte> bytes) override;
+};
+
+// StdoutRefusal returns why a binary file must not go to standard output (it is a
+// terminal), or an empty string.
+std::string StdoutRefusal();
+
+// PrintLeftoverNotes names temporary files that killed earlier writes to `out` left
+// beside it (see FindLeftoverTemporaryFiles in stguard/writer.h).
+void PrintLeftoverNotes(std::string_view command, const std::string& out);
+
+// AppendJsonText appends `text` as a JSON string that is always valid JSON, even for
+// bytes that are not UTF-8 (paths on Linux are any bytes but NUL and '/'): well-formed
+// UTF-8 is escaped as AppendJsonString does, and every byte that is not part of
+// well-formed UTF-8 is written as the four characters \xNN (lowercase hex, so the JSON
+// text holds "\\xff"), as the text output shows it. Used for paths, file names and error
+// contexts; names and metadata from a validated header are UTF-8 already.
+void AppendJsonText(std::string_view text, std::string* out);
 
 // AppendErrorJson appends {"code":...,"offset":...,"message":...,"context":...,
 // "tensor":...} to *out.
@@ -44,6 +77,11 @@ std::string FormatRow(const std::vector<std::string>& cells, const std::vector<s
 inline void PrintLine(const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fputc('\n', stdout);
+}
+
+inline void PrintErrorLine(const std::string& line) {
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fputc('\n', stderr);
 }
 
 }  // namespace stguard::cli

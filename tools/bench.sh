@@ -25,6 +25,13 @@ trap 'rm -rf "$scratch"' EXIT
 "$build/bench/rss_probe" --write near_cap "$scratch/near_cap.safetensors"
 "$build/bench/rss_probe" "$scratch/near_cap.safetensors" | tee "$build/rss.json" >&2
 rm -f "$scratch/near_cap.safetensors"
+echo "=== peak RSS: hostile header shapes (issue 12; bound 2 N beyond the header)" >&2
+: > "$build/rss_hostile.json"
+for shape in meta_8m dims_49m zero_1_7m; do
+  "$build/bench/rss_probe" --write-hostile "$shape" "$scratch/$shape.safetensors"
+  "$build/bench/rss_probe" "$scratch/$shape.safetensors" | tee -a "$build/rss_hostile.json" >&2
+  rm -f "$scratch/$shape.safetensors"
+done
 
 echo "=== benchmarks (medians of the repetitions; JSON in $build/bench*.json)" >&2
 # Repetitions are interleaved at random so that a noisy spell on a shared machine spreads

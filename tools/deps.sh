@@ -6,8 +6,11 @@
 #   tools/deps.sh --all    also what fuzzing, coverage and the benchmarks need
 set -euo pipefail
 
-packages=(cmake make g++ clang libgtest-dev librapidcheck-dev zlib1g-dev python3-torch
-          python3-numpy python3-pytest)
+packages=(cmake make g++ clang libgtest-dev librapidcheck-dev zlib1g-dev)
+# The Python package (python/) and its tests: the extension, numpy and torch, pytest, and
+# an offline `pip install --no-build-isolation .` into a venv.
+packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-venv
+           python3-setuptools python3-pip python3-wheel)
 if [[ "${1:-}" == "--all" ]]; then
   packages+=(libclang-rt-14-dev llvm zip unzip libbenchmark-dev libsimdjson-dev
              nlohmann-json3-dev python3)

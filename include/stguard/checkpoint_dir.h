@@ -37,7 +37,10 @@
 // byte offsets in that file.
 //
 // RESOURCES: the index is read once (capped at Options::max_header_len bytes); each shard
-// is mapped and validated as Checkpoint::Open does, touching only header pages. Memory is
+// is validated as Checkpoint::Open does (its header copied with pread) and stays mapped
+// for its data, or, with DirOptions::headers_only, as Checkpoint::OpenHeader does, keeping
+// no mapping at all. Symbolic-link loops and names too long for the file system are
+// verdicts (kUnsafeShardName), as are links out of the folder. Memory is
 // O(index size + headers). Lookups are binary searches over all tensor names. The folder
 // must not change while it is being opened: the symbolic-link check and the open are
 // separate steps.
@@ -64,13 +67,21 @@ struct DirOptions {
   Options reader;
   // Accept shards that are symbolic links resolving outside the folder.
   bool allow_external_symlinks = false;
+  // Validate the shards with Checkpoint::OpenHeader: no shard stays mapped, so a folder
+  // of any number of shards can be checked (one mapping each would run into the
+  // per-process limit, vm.max_map_count, at about 65,000), but every TensorView::data is
+  // empty; read data by opening ShardFile::path.
+  bool headers_only = false;
 };
 
 // WarningKind names each thing worth reporting that does not make the checkpoint invalid.
 enum class WarningKind : uint8_t {
   kTotalSizeMismatch,          // metadata.total_size != the sum of tensor byte sizes
   kUnlistedSafetensors,        // a *.safetensors file that the index does not name
-  kPickleFile,                 // *.bin, *.pt, *.pth, *.ckpt, *.pkl: pickle runs code on load
+  kPickleFile,                 // a file whose loading can run code: pickles (*.bin, *.pt,
+                               // *.pth, *.pth.tar, *.ckpt, *.pkl, *.pickle, *.joblib, *.pt2,
+                               // gzip-wrapped ones), Keras *.h5/*.keras, *.npy/*.npz with
+                               // object arrays
   kConfigDuplicateKey,         // config.json repeats a key (Python keeps the last)
   kTieWordEmbeddingsNotBool,   // config.json's tie_word_embeddings is not true or false
   kLmHeadMissing,              // tie_word_embeddings is false, yet no lm_head.weight
@@ -153,7 +164,10 @@ class CheckpointDir {
 // ModelFolderReport is what CheckModelFolder found.
 struct ModelFolderReport {
   // error is kInvalidConfig when config.json exists but is not one JSON object (the
-  // offset is in config.json), kIoError when it cannot be read; ok otherwise.
+  // offset is in config.json), kUnsafeShardName when config.json or a *.safetensors file
+  // is a symbolic link out of the folder, the file's own error (with "file 'NAME'" in
+  // the context) when a *.safetensors file is invalid, kIoError when a file cannot be
+  // read; ok otherwise.
   Error error;
   std::vector<Warning> warnings;
 };
@@ -164,13 +178,26 @@ struct ModelFolderReport {
 // - When config.json says "tie_word_embeddings": false, `weights` (if given) should have
 //   a tensor named lm_head.weight (else a warning). When it says true, or does not say,
 //   lm_head.weight may be absent: the output layer reuses the input embeddings.
-// - Files named *.bin, *.pt, *.pth, *.ckpt, *.pkl or *.pickle (any case) are flagged:
-//   these are pickle-based formats, and loading them with torch.load or pickle can run
-//   arbitrary code.
+// - Files whose loading can run code are flagged (any case): pickle formats *.bin, *.pt,
+//   *.pth, *.pth.tar, *.ckpt, *.pkl, *.pickle, *.joblib, *.pt2 and these wrapped in gzip
+//   (*.gz, *.gzip); Keras *.h5 and *.keras (Lambda layers hold marshalled code); *.npy
+//   whose dtype has object fields, and *.npz with such a member or a member that cannot
+//   be looked into (compressed): "may contain pickles".
+// - Every *.safetensors file in the folder must be a valid checkpoint under the strict
+//   rules, whether or not `weights` uses it: loaders look for model.safetensors before
+//   an index, so a folder with both loads a file the index never names. Files that
+//   `weights` already validated (its shards, in this folder) are not read again; the
+//   others are opened one at a time with Checkpoint::OpenHeader.
+// - Containment: config.json and every *.safetensors file read here must not be a
+//   symbolic link that resolves out of the folder (kUnsafeShardName), unless
+//   `allow_external_symlinks`, as for shards; a link loop or a name the file system
+//   refuses is kUnsafeShardName too. What the folder's author controls is a verdict on
+//   the folder, never an I/O error.
 // Only `folder` itself is listed, not its subfolders. Warnings come in a fixed order:
 // config findings, then files by name.
 ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDir* weights,
-                                   const Options& options = {});
+                                   const Options& options = {},
+                                   bool allow_external_symlinks = false);
 
 }  // namespace stguard
 

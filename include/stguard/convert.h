@@ -105,7 +105,8 @@ bool IsConvertibleFloat(Dtype dtype);
 // `writer`, with each tensor whose dtype IsConvertibleFloat converted to `target` (F32,
 // F16 or BF16; see ENCODING). Conversion happens as the writer streams the file, in
 // fixed-size chunks, so memory does not depend on the data size; `checkpoint` must
-// outlive the writer's last write. Other tensors are copied unchanged. On success,
+// outlive the writer's last write. The data is read with Checkpoint::ReadData (pread for
+// a file, never the mapped spans), so a source truncated meanwhile is kIoError naming it. Other tensors are copied unchanged. On success,
 // *out_num_converted (if not null) is the number of tensors whose dtype changed.
 // Returns kInvalidArgument for another target, or the writer's error.
 [[nodiscard]] Error AddConvertedCheckpoint(const Checkpoint& checkpoint, Dtype target,

@@ -131,13 +131,16 @@ struct Error {
 
   bool ok() const { return code == ErrorCode::kOk; }
   // ToString renders "<CodeName> at byte <offset>: <message>[: <context>][ (tensor
-  // '<name>')]". Control characters in context and name are shown as \xNN so that a
-  // hostile name cannot drive the terminal.
+  // '<name>')]". Context and name pass through PrintableText, so that a hostile name
+  // cannot drive or reorder the terminal.
   std::string ToString() const;
 };
 
-// PrintableText returns `text` with bytes 0x00..0x1F and 0x7F replaced by \xNN, for
-// showing untrusted names on a terminal.
+// PrintableText returns `text` made safe to show on a terminal: the C0 controls
+// (0x00..0x1F), DEL and every byte that is not part of well-formed UTF-8 become \xNN;
+// the C1 controls U+0080..U+009F (CSI, OSC, ST start escape sequences), the
+// bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and
+// U+2028/U+2029 become \u{NNNN} (lowercase hex). Everything else is kept as it is.
 std::string PrintableText(std::string_view text);
 
 // Result holds either a value or the Error that prevented it.

@@ -32,6 +32,17 @@
 // that size is checked against the real file size. Duplicate detection sorts; it never
 // compares pairwise and uses no hash table. No recursion anywhere. Data pages of a mapped
 // file are never touched by validation.
+//
+// FILES THAT CHANGE (Checkpoint::Open)
+// The header is copied into memory with pread(2) (it is at most kMaxHeaderLen bytes) and
+// validated there, so validation never reads the mapping: a file truncated by another
+// process gives kIoError ("the file shrank while it was being read"), never SIGBUS. The
+// tensors' `data` spans, however, are views of a read-only mapping of the file: if the
+// file is truncated while the Checkpoint lives, touching a data byte past the new end
+// raises SIGBUS, which kills the process. Code that reads data of files it does not
+// control (the stguard command does) copies it with Checkpoint::ReadData instead, which
+// turns a short read into kIoError naming the file. A file rewritten in place (not
+// replaced by rename) can also change the bytes a span shows after validation.
 #ifndef STGUARD_READER_H_
 #define STGUARD_READER_H_
 
@@ -90,6 +101,12 @@ class Checkpoint {
   // kHeaderTooSmall.
   static Result<Checkpoint> Open(const std::string& path, const Options& options = {});
 
+  // OpenHeader validates the file at `path` exactly as Open does, but keeps neither a
+  // mapping nor a descriptor: every TensorView::data is empty, and ReadData fails. It
+  // holds only the header, so a program can keep any number of them (a folder of 70,000
+  // shards would exhaust the per-process mapping limit, vm.max_map_count, with Open).
+  static Result<Checkpoint> OpenHeader(const std::string& path, const Options& options = {});
+
   Checkpoint(Checkpoint&&) noexcept;
   Checkpoint& operator=(Checkpoint&&) noexcept;
   Checkpoint(const Checkpoint&) = delete;
@@ -110,16 +127,30 @@ class Checkpoint {
   bool has_metadata_object() const { return has_metadata_object_; }
 
   uint64_t header_len() const { return header_len_; }  // N
-  std::span<const std::byte> bytes() const { return bytes_; }  // the whole file
-  std::string_view header_text() const;                 // the N header bytes
-  std::span<const std::byte> data() const { return bytes_.subspan(8 + header_len_); }
+  // bytes is the whole file (the mapping for Open, empty for OpenHeader). See FILES THAT
+  // CHANGE above before reading it for a file you do not control.
+  std::span<const std::byte> bytes() const { return bytes_; }
+  std::string_view header_text() const;  // the N validated header bytes (a copy for Open)
+  std::span<const std::byte> data() const {
+    return bytes_.empty() ? bytes_ : bytes_.subspan(8 + header_len_);
+  }
+  uint64_t file_size() const { return file_size_; }
+
+  // ReadData copies out.size() bytes from absolute file offset `offset` into `out`. For a
+  // checkpoint from Open it reads the file with pread(2), never the mapping, so a file
+  // truncated by another process gives kIoError naming the file rather than SIGBUS. For
+  // FromBytes it copies from the bytes; for OpenHeader it fails (kIoError).
+  [[nodiscard]] Error ReadData(uint64_t offset, std::span<std::byte> out) const;
 
  private:
   Checkpoint();
   friend class CheckpointBuilder;
 
   std::unique_ptr<MappedFile> mapping_;  // set when opened from a path
+  std::unique_ptr<std::byte[]> head_copy_;  // prefix and header read with pread (Open)
+  std::span<const std::byte> head_;        // the prefix and header that were validated
   std::span<const std::byte> bytes_;
+  uint64_t file_size_ = 0;
   uint64_t header_len_ = 0;
   bool has_metadata_object_ = false;
   std::vector<TensorView> tensors_;        // file order

@@ -25,6 +25,7 @@
 #include <functional>
 #include <limits>
 
+#include "stguard/export.h"
 #include "stguard/reader.h"
 
 namespace stguard {
@@ -57,7 +58,16 @@ struct ScanOptions {
 };
 
 // ComputeTensorStats scans `tensor.data`.
-TensorStats ComputeTensorStats(const TensorView& tensor, const ScanOptions& options = {});
+STGUARD_API TensorStats ComputeTensorStats(const TensorView& tensor,
+                                           const ScanOptions& options = {});
+
+// ComputeTensorStats scans a tensor of `checkpoint`, copying its bytes chunk by chunk with
+// Checkpoint::ReadData rather than reading the mapped span, so a file truncated by another
+// process gives kIoError naming it instead of SIGBUS. release_scanned_pages is moot here:
+// nothing is mapped, and only one chunk is resident.
+STGUARD_API Result<TensorStats> ComputeTensorStats(const Checkpoint& checkpoint,
+                                                   const TensorView& tensor,
+                                                   const ScanOptions& options = {});
 
 }  // namespace stguard
 

@@ -41,7 +41,30 @@
 // temporary file is removed. A reader that mapped the old file keeps its mapping: the
 // rename leaves the old inode alive, so rewriting the very file being read is safe.
 // Only a process killed outright (SIGKILL, power loss) can leave a temporary file behind;
-// the destination then still holds the old file or the complete new one.
+// the destination then still holds the old file or the complete new one. Such leftovers
+// are named ".NAME.stguard-PID-*.tmp" beside the destination; FindLeftoverTemporaryFiles
+// lists those whose process is gone, and they are safe to delete. A program that wants
+// them removed on SIGINT, SIGTERM and SIGHUP too calls RemoveTemporaryFilesOnSignals.
+//
+// DESTINATIONS
+// - The temporary file is created with mode 0600, so no other user can open it while the
+//   data goes in. Just before the rename it gets its final mode: the destination's
+//   permission bits when it exists, else 0666 minus the umask (as for any new file).
+// - Owner: when the destination exists, its owner and group are given to the new file
+//   where the process may do so (root; or a group the user belongs to). Otherwise the new
+//   file belongs to the writing user, like any file that replaces another by rename.
+// - A symbolic link is followed, through every hop, and the file it finally names is
+//   replaced; the link stays a link. A dangling link is followed too: the file it names
+//   is created (as `cp` and the shell's `>` do), and the link then resolves to it.
+// - Hard links are split: the rename gives the destination's name a new inode, so other
+//   names of the old file keep the old content. (Rewriting in place is what a rename
+//   avoids: a crash would leave a half-written file under every name.)
+// - A path that reaches its file only through a process's descriptor table
+//   (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/PID/fd/N) is refused with
+//   kNotARegularFile: its target may be a file the user never named, such as a log that
+//   standard output is appended to. Stream to a descriptor with WriteTo and a ByteSink.
+// - A destination that is a directory, device, FIFO or socket is refused
+//   (kNotARegularFile).
 #ifndef STGUARD_WRITER_H_
 #define STGUARD_WRITER_H_
 
@@ -57,6 +80,7 @@
 
 #include "stguard/dtype.h"
 #include "stguard/error.h"
+#include "stguard/export.h"
 
 namespace stguard {
 
@@ -139,6 +163,21 @@ class Writer {
   std::unique_ptr<Impl> impl_;
 };
 
+// RemoveTemporaryFilesOnSignals installs handlers for SIGINT, SIGTERM and SIGHUP that
+// remove the temporary file of every WriteToFile / WriteCanonicalFile in progress, then
+// let the signal end the process as it would have (so the exit status still says which
+// signal it was). Signals the process ignores stay ignored. It also ignores SIGXFSZ, so
+// that a write past RLIMIT_FSIZE fails with EFBIG and is reported (kIoError) instead of
+// killing the process silently. Signal handling belongs to the program, so the library
+// never calls this itself; a command-line tool calls it once at start.
+STGUARD_API void RemoveTemporaryFilesOnSignals();
+
+// FindLeftoverTemporaryFiles lists the temporary files that earlier writes to `path` left
+// beside it when their process was killed outright (SIGKILL, power loss): the names
+// ".NAME.stguard-PID-*.tmp" in the destination's folder whose PID is no longer running.
+// They never hold anything the destination needs and can be deleted.
+STGUARD_API std::vector<std::string> FindLeftoverTemporaryFiles(const std::string& path);
+
 // CanonicalBytes returns the canonical form of a validated checkpoint.
 [[nodiscard]] Result<std::string> CanonicalBytes(const Checkpoint& checkpoint);
 
@@ -148,12 +187,12 @@ inline constexpr size_t kCanonicalCopyChunkLen = size_t{8} << 20;
 
 // CanonicalWriteOptions tunes WriteCanonicalFile.
 struct CanonicalWriteOptions {
-  // After each chunk of tensor data is written, ask the kernel to reclaim the
-  // checkpoint's pages that held it (madvise MADV_PAGEOUT). For a checkpoint from
-  // Checkpoint::Open this keeps resident memory near one chunk whatever the data size
-  // (without it, every mapped data page stays resident until the checkpoint is closed).
-  // The checkpoint stays valid: a page touched again is read back from the file. Safe but
-  // pointless for bytes in ordinary memory, which it may push to swap.
+  // Copy the tensor data with Checkpoint::ReadData (pread(2) for a checkpoint from
+  // Checkpoint::Open), kCanonicalCopyChunkLen bytes at a time, instead of reading the
+  // mapped spans. Resident memory stays near one chunk whatever the data size (mapped
+  // data pages would stay resident until the checkpoint is closed), and a source file
+  // truncated by another process meanwhile gives kIoError naming it instead of SIGBUS.
+  // For bytes already in memory it only adds a copy.
   bool release_source_pages = false;
 };
 
@@ -162,6 +201,12 @@ struct CanonicalWriteOptions {
 // `checkpoint` was opened from.
 [[nodiscard]] Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
                                        const CanonicalWriteOptions& options = {});
+
+// WriteCanonical streams the canonical form of `checkpoint` to `sink` (standard output,
+// a socket), copying the data as release_source_pages does. Nothing is written when the
+// header cannot be built; an error reading the source or writing the sink can come after
+// part of the file was written.
+[[nodiscard]] STGUARD_API Error WriteCanonical(const Checkpoint& checkpoint, ByteSink& sink);
 
 // CanonicalDiffReason says why a valid file is not in canonical form. When a file differs
 // in several ways, the reason is the one met first reading the header from its start.

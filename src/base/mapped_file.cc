@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 namespace stguard {
 namespace {
@@ -17,17 +18,51 @@ Error IoError(const char* message, const std::string& path, int err) {
   return Error{ErrorCode::kIoError, 0, message, path + ": " + std::strerror(err)};
 }
 
-// FileDescriptor closes its descriptor on every path out of Open.
+// FileDescriptor closes its descriptor on every path out of Open that does not keep it.
 struct FileDescriptor {
   int fd;
   ~FileDescriptor() {
     if (fd >= 0) ::close(fd);
   }
+  int Release() {
+    const int kept = fd;
+    fd = -1;
+    return kept;
+  }
 };
+
+// ReadToEnd reads a file that reports size 0 (/proc/self/status) until end of file.
+Error ReadToEnd(int fd, const std::string& path, std::vector<std::byte>* out) {
+  constexpr size_t kStep = 64 * 1024;
+  for (;;) {
+    if (out->size() >= MappedFile::kMaxUnsizedFileLen) {
+      return Error{ErrorCode::kIoError, 0, "file without a size is larger than the cap", path};
+    }
+    const size_t old_size = out->size();
+    out->resize(old_size + kStep);
+    const ssize_t got = ::read(fd, out->data() + old_size, kStep);
+    if (got < 0 && errno == EINTR) {
+      out->resize(old_size);
+      continue;
+    }
+    if (got < 0) return IoError("cannot read file", path, errno);
+    out->resize(old_size + static_cast<size_t>(got));
+    if (got == 0) return Error{};
+  }
+}
 
 }  // namespace
 
-Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
+Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, MapMode mode) {
+  return OpenFile(path, /*map=*/true, mode);
+}
+
+Result<std::unique_ptr<MappedFile>> MappedFile::OpenUnmapped(const std::string& path) {
+  return OpenFile(path, /*map=*/false, MapMode::kReadOnly);
+}
+
+Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path, bool map,
+                                                         MapMode mode) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever. The fstat below
   // refuses anything but a regular file, for which the flag changes nothing.
   FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
@@ -38,17 +73,62 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
     return Error{ErrorCode::kNotARegularFile, 0, "not a regular file", path};
   }
   const auto size = static_cast<size_t>(info.st_size);
+  const bool writable = mode == MapMode::kCopyOnWrite;
   if (size == 0) {
-    return std::unique_ptr<MappedFile>(new MappedFile(nullptr, 0));
+    // The content read into memory is private to this object, so it may be written.
+    std::unique_ptr<MappedFile> read(new MappedFile(-1, path, nullptr, 0, false, writable));
+    try {
+      if (Error error = ReadToEnd(file.fd, path, &read->read_); !error.ok()) return error;
+    } catch (const std::bad_alloc&) {
+      return Error{ErrorCode::kOutOfMemory, 0, "out of memory while reading the file", path};
+    }
+    read->data_ = read->read_.data();
+    read->size_ = read->read_.size();
+    return read;  // no descriptor kept: ReadAt copies from memory
   }
-  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  if (!map) {
+    return std::unique_ptr<MappedFile>(new MappedFile(file.Release(), path, nullptr, size, false, false));
+  }
+  // A private writable mapping of a read-only descriptor is allowed: writes go to private
+  // copies of the pages, never to the file.
+  const int protection = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+  void* data = ::mmap(nullptr, size, protection, MAP_PRIVATE, file.fd, 0);
   if (data == MAP_FAILED) return IoError("cannot map file", path, errno);
-  // The mapping keeps the file's pages reachable after the descriptor closes.
-  return std::unique_ptr<MappedFile>(new MappedFile(static_cast<const std::byte*>(data), size));
+  return std::unique_ptr<MappedFile>(new MappedFile(
+      file.Release(), path, static_cast<const std::byte*>(data), size, true, writable));
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Error MappedFile::ReadAt(uint64_t offset, std::span<std::byte> out) const {
+  if (fd_ < 0) {  // content already in memory
+    if (offset > size_ || out.size() > size_ - offset) {
+      return Error{ErrorCode::kIoError, offset, "read past the end of the file", path_};
+    }
+    if (!out.empty()) std::memcpy(out.data(), data_ + offset, out.size());
+    return Error{};
+  }
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done,
+                                static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      Error error = IoError("cannot read file", path_, errno);
+      error.offset = offset + done;
+      return error;
+    }
+    if (got == 0) {
+      return Error{ErrorCode::kIoError, offset + done,
+                   "the file shrank while it was being read (truncated by another process?)",
+                   path_};
+    }
+    done += static_cast<size_t>(got);
+  }
+  return Error{};
 }
 
 }  // namespace stguard

@@ -495,40 +495,58 @@ Error AddConvertedCheckpoint(const Checkpoint& checkpoint, Dtype target, Writer*
                            std::string(DtypeName(target)));
   }
   size_t num_converted = 0;
+  const Checkpoint* source = &checkpoint;
+  const uint64_t data_start = 8 + checkpoint.header_len();
   for (const TensorView& tensor : checkpoint.tensors()) {
-    Error added;
-    if (!IsConvertibleFloat(tensor.dtype) || tensor.dtype == target) {
-      added = writer->AddTensor(tensor.name, tensor.dtype, tensor.shape, tensor.data);
-    } else {
-      const size_t src_size = ElementSize(tensor.dtype);
-      const size_t dst_size = ElementSize(target);
-      const uint64_t count = tensor.data.size() / src_size;
-      const std::span<const std::byte> data = tensor.data;
-      const Dtype src_dtype = tensor.dtype;
-      // The producer runs when the writer reaches this tensor; one buffer of kChunk * 4
-      // elements is reused for the whole tensor.
-      TensorProducer producer = [data, src_dtype, target, src_size, dst_size,
-                                 count](ByteSink& sink) -> Error {
-        constexpr uint64_t kStep = kChunk * 4;
-        std::vector<std::byte> buffer(static_cast<size_t>(std::min<uint64_t>(kStep, count)) *
-                                      dst_size);
-        for (uint64_t done = 0; done < count;) {
-          const auto n = static_cast<size_t>(std::min<uint64_t>(kStep, count - done));
-          const std::span<std::byte> out(buffer.data(), n * dst_size);
-          if (Error error = ConvertElements(src_dtype, data.subspan(done * src_size, n * src_size),
-                                            target, out);
-              !error.ok()) {
+    const bool convert = IsConvertibleFloat(tensor.dtype) && tensor.dtype != target;
+    const Dtype src_dtype = tensor.dtype;
+    const Dtype dst_dtype = convert ? target : tensor.dtype;
+    // Whole elements per step (F4 packs 2 per byte, F6 4 per 3 bytes): step by bytes
+    // that are a multiple of 3 and of every element size.
+    const size_t src_size = convert ? ElementSize(src_dtype) : 3;
+    const size_t dst_size = convert ? ElementSize(dst_dtype) : 3;
+    const uint64_t count = tensor.byte_size() / src_size;
+    const uint64_t begin = data_start + tensor.begin;
+    const uint64_t tail = tensor.byte_size() - count * src_size;  // copies: 0..2 bytes
+    // The producer runs when the writer reaches this tensor. It reads the source with
+    // Checkpoint::ReadData (pread for a file, never the mapping: a file truncated meanwhile
+    // is kIoError, not SIGBUS), kChunk * 4 elements at a time into one reused buffer.
+    TensorProducer producer = [source, begin, src_dtype, dst_dtype, convert, src_size,
+                               dst_size, count, tail](ByteSink& sink) -> Error {
+      constexpr uint64_t kStep = kChunk * 4;
+      const auto step = static_cast<size_t>(std::min<uint64_t>(kStep, count));
+      std::vector<std::byte> in(std::max<size_t>(step * src_size, 3));
+      std::vector<std::byte> out(convert ? step * dst_size : 0);
+      for (uint64_t done = 0; done < count;) {
+        const auto n = static_cast<size_t>(std::min<uint64_t>(kStep, count - done));
+        const std::span<std::byte> src(in.data(), n * src_size);
+        if (Error error = source->ReadData(begin + done * src_size, src); !error.ok()) {
+          return error;
+        }
+        if (convert) {
+          const std::span<std::byte> dst(out.data(), n * dst_size);
+          if (Error error = ConvertElements(src_dtype, src, dst_dtype, dst); !error.ok()) {
             return error;
           }
-          if (Error error = sink.Write(out); !error.ok()) return error;
-          done += n;
+          if (Error error = sink.Write(dst); !error.ok()) return error;
+        } else if (Error error = sink.Write(src); !error.ok()) {
+          return error;
         }
-        return Error{};
-      };
-      added = writer->AddTensor(tensor.name, target, tensor.shape, count * dst_size,
-                                std::move(producer));
-      ++num_converted;
-    }
+        done += n;
+      }
+      if (tail > 0) {
+        const std::span<std::byte> rest(in.data(), static_cast<size_t>(tail));
+        if (Error error = source->ReadData(begin + count * src_size, rest); !error.ok()) {
+          return error;
+        }
+        if (Error error = sink.Write(rest); !error.ok()) return error;
+      }
+      return Error{};
+    };
+    const uint64_t out_len = convert ? count * dst_size : tensor.byte_size();
+    Error added = writer->AddTensor(tensor.name, dst_dtype, tensor.shape, out_len,
+                                    std::move(producer));
+    if (convert) ++num_converted;
     if (!added.ok()) return added;
   }
   for (const MetadataEntry& entry : checkpoint.metadata()) {

@@ -48,6 +48,10 @@ struct FloatAccumulator {
   T min = std::numeric_limits<T>::infinity();
   T max = -std::numeric_limits<T>::infinity();
   NeumaierSum sum;
+  // F64 values near the top of the range overflow a double sum ([1.7e308, 1.7e308] sums
+  // to inf); the same sum of the values times 2^-512 cannot, and gives the mean when the
+  // plain sum overflowed. Unused (and optimised away) for F32, whose sums stay far below.
+  NeumaierSum scaled_sum;
   uint64_t num_finite = 0;
   uint64_t num_nan = 0;
   uint64_t num_pos_inf = 0;
@@ -92,6 +96,33 @@ struct FloatAccumulator {
     num_pos_inf += pos_inf_count;
     num_neg_inf += n - finite_count - nan_count - pos_inf_count;
     sum.Add(chunk_sum);
+    if constexpr (kMayOverflow) {
+      if (std::isfinite(chunk_sum)) {
+        scaled_sum.Add(chunk_sum * kDownScale);
+      } else {  // sum the finite values again, scaled
+        double scaled = 0;
+        for (size_t k = 0; k < n; ++k) {
+          scaled += values[k] - values[k] == 0 ? static_cast<double>(values[k]) * kDownScale : 0.0;
+        }
+        scaled_sum.Add(scaled);
+      }
+    }
+  }
+
+  static constexpr bool kMayOverflow = std::is_same_v<T, double>;
+  static constexpr double kDownScale = 0x1p-512;
+  static constexpr double kUpScale = 0x1p512;
+
+  // AddScaled adds a finite chunk to scaled_sum, exactly rescaled when its plain sum was
+  // finite, else summed again from the scaled values.
+  void AddScaled(const T* values, size_t n, double chunk_sum) {
+    if (std::isfinite(chunk_sum)) {
+      scaled_sum.Add(chunk_sum * kDownScale);
+      return;
+    }
+    double scaled = 0;
+    for (size_t k = 0; k < n; ++k) scaled += static_cast<double>(values[k]) * kDownScale;
+    scaled_sum.Add(scaled);
   }
 
   void AddFinite(const T* values, size_t n) {
@@ -125,6 +156,7 @@ struct FloatAccumulator {
       chunk_sum += lane_sum[j];
     }
     sum.Add(chunk_sum);
+    if constexpr (kMayOverflow) AddScaled(values, n, chunk_sum);
     num_finite += n;
   }
 
@@ -138,6 +170,10 @@ struct FloatAccumulator {
       out->min = static_cast<double>(min);
       out->max = static_cast<double>(max);
       out->mean = sum.Value() / static_cast<double>(num_finite);
+      if (kMayOverflow && !std::isfinite(out->mean)) {
+        // The mean lies between min and max, so scaling back up cannot overflow.
+        out->mean = scaled_sum.Value() / static_cast<double>(num_finite) * kUpScale;
+      }
     }
   }
 };
@@ -171,21 +207,41 @@ struct IntAccumulator {
 class Scanner {
  public:
   Scanner(const TensorView& tensor, const ScanOptions& options)
-      : data_(tensor.data), options_(options) {}
+      : data_(tensor.data), size_(tensor.byte_size()), options_(options) {}
+  // With a checkpoint, the bytes are copied with Checkpoint::ReadData chunk by chunk
+  // instead of read from tensor.data (see reader.h, FILES THAT CHANGE).
+  Scanner(const Checkpoint& source, const TensorView& tensor, const ScanOptions& options)
+      : source_(&source),
+        source_begin_(8 + source.header_len() + tensor.begin),
+        size_(tensor.byte_size()),
+        options_(options) {}
 
   // Chunks calls fn(offset, count) for consecutive runs of at most kChunkElements
-  // elements of `element_size` bytes.
+  // elements of `element_size` bytes. It stops at the first read error (see error()).
   template <typename Fn>
   void Chunks(size_t element_size, Fn fn) {
-    const uint64_t n = data_.size() / element_size;
+    const uint64_t n = size_ / element_size;
+    std::vector<std::byte> buffer;
+    if (source_ != nullptr) {
+      buffer.resize(static_cast<size_t>(std::min<uint64_t>(kChunkElements, n)) * element_size);
+    }
     for (uint64_t done = 0; done < n;) {
       const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunkElements, n - done));
-      fn(data_.data() + done * element_size, count);
+      if (source_ != nullptr) {
+        error_ = source_->ReadData(source_begin_ + done * element_size,
+                                   std::span(buffer.data(), count * element_size));
+        if (!error_.ok()) return;
+        fn(buffer.data(), count);
+      } else {
+        fn(data_.data() + done * element_size, count);
+      }
       done += count;
       Advance(count * element_size);
     }
     Flush();
   }
+
+  const Error& error() const { return error_; }
 
  private:
   void Advance(uint64_t bytes) {
@@ -195,7 +251,8 @@ class Scanner {
       options_.progress(pending_progress_);
       pending_progress_ = 0;
     }
-    if (options_.release_scanned_pages && scanned_ - released_ >= kReleaseInterval) {
+    if (options_.release_scanned_pages && source_ == nullptr &&
+        scanned_ - released_ >= kReleaseInterval) {
       Release();
     }
   }
@@ -203,7 +260,7 @@ class Scanner {
   void Flush() {
     if (options_.progress && pending_progress_ > 0) options_.progress(pending_progress_);
     pending_progress_ = 0;
-    if (options_.release_scanned_pages) Release();
+    if (options_.release_scanned_pages && source_ == nullptr) Release();
   }
 
   // Release hands back the whole pages between the last release and the scan position.
@@ -223,7 +280,11 @@ class Scanner {
   }
 
   std::span<const std::byte> data_;
+  const Checkpoint* source_ = nullptr;
+  uint64_t source_begin_ = 0;
+  uint64_t size_;
   const ScanOptions& options_;
+  Error error_;
   uint64_t scanned_ = 0;
   uint64_t released_ = 0;
   uint64_t pending_progress_ = 0;
@@ -266,15 +327,32 @@ void ScanSigned(Scanner& scanner, TensorStats* out) {
   });
 }
 
+// Scan computes the statistics of `tensor` from the chunks `scanner` delivers.
+TensorStats Scan(const TensorView& tensor, Scanner& scanner);
+
 }  // namespace
 
 TensorStats ComputeTensorStats(const TensorView& tensor, const ScanOptions& options) {
+  Scanner scanner(tensor, options);
+  return Scan(tensor, scanner);
+}
+
+Result<TensorStats> ComputeTensorStats(const Checkpoint& checkpoint, const TensorView& tensor,
+                                       const ScanOptions& options) {
+  Scanner scanner(checkpoint, tensor, options);
+  TensorStats stats = Scan(tensor, scanner);
+  if (!scanner.error().ok()) return scanner.error();
+  return stats;
+}
+
+namespace {
+
+TensorStats Scan(const TensorView& tensor, Scanner& scanner) {
   TensorStats stats;
   const size_t element_size = ElementSize(tensor.dtype);
   if (!CanConvertToF32(tensor.dtype) || element_size == 0) return stats;  // F4, F6_*, C64
   stats.supported = true;
-  stats.num_elements = tensor.data.size() / element_size;
-  Scanner scanner(tensor, options);
+  stats.num_elements = tensor.byte_size() / element_size;
   switch (tensor.dtype) {
     case Dtype::kBOOL:
       ScanIntegers<uint8_t, uint64_t>(scanner, &stats, [](uint8_t v) { return uint64_t{v != 0}; });
@@ -329,5 +407,7 @@ TensorStats ComputeTensorStats(const TensorView& tensor, const ScanOptions& opti
     }
   }
 }
+
+}  // namespace
 
 }  // namespace stguard

@@ -51,6 +51,9 @@ Error InFile(Error error, std::string_view kind, std::string_view name) {
 // ShardNameProblem returns why `name` is not a plain file name, or nullptr.
 const char* ShardNameProblem(std::string_view name) {
   if (name.empty()) return "shard name is empty";
+  // NAME_MAX on Linux and most systems: longer names cannot exist, and the open would
+  // fail with ENAMETOOLONG, which is the index author's doing, not an I/O problem.
+  if (name.size() > 255) return "shard name is longer than a file name may be (255 bytes)";
   if (name == ".") return "shard name is '.'";
   if (name[0] == '/') return "shard name is an absolute path";
   if (name.find("..") != std::string_view::npos) return "shard name contains '..'";
@@ -196,26 +199,34 @@ Error CheckpointDirBuilder::OpenFolder(const std::string& folder) {
 Error CheckpointDirBuilder::CheckFoundIndex(const std::string& name) {
   const std::string path = JoinPath(dir_.folder_, name);
   struct stat info;
-  if (::stat(path.c_str(), &info) != 0) return IoError("cannot open index", path, errno);
+  if (::stat(path.c_str(), &info) != 0) {
+    // A link loop or a link to nothing is the folder author's doing: a verdict.
+    if (errno == ELOOP || errno == ENOENT || errno == ENAMETOOLONG) {
+      return Error{ErrorCode::kInvalidIndex, 0,
+                   "the index is a symbolic link loop or a link to nothing",
+                   Quoted("file", name)};
+    }
+    return IoError("cannot open index", path, errno);
+  }
   if (!S_ISREG(info.st_mode)) {
     return Error{ErrorCode::kInvalidIndex, 0, "the index is not a regular file",
                  Quoted("file", name)};
   }
   if (options_.allow_external_symlinks) return Error{};
   std::string real_folder;
-  std::string real_path;
-  if (!RealPath(dir_.folder_, &real_folder) || !RealPath(path, &real_path)) {
-    return IoError("cannot resolve index", path, errno);
+  if (!RealPath(dir_.folder_, &real_folder)) {
+    return IoError("cannot resolve folder", dir_.folder_, errno);
   }
-  std::string real_parent;
-  std::string real_name;
-  SplitPath(real_path, &real_parent, &real_name);
-  if (real_parent != real_folder) {
-    return Error{ErrorCode::kUnsafeShardName, 0,
-                 "the index is a symbolic link that leads out of the folder",
-                 Quoted("file", name)};
+  switch (folder::PlaceInFolder(real_folder, path)) {
+    case folder::Placement::kInside:
+      return Error{};
+    case folder::Placement::kUnreachable:
+      return IoError("cannot resolve index", path, errno);
+    default:  // out of the folder; a loop or dangling link was refused by stat above
+      return Error{ErrorCode::kUnsafeShardName, 0,
+                   "the index is a symbolic link that leads out of the folder",
+                   Quoted("file", name)};
   }
-  return Error{};
 }
 
 Error CheckpointDirBuilder::OpenIndex(const std::string& index_path) {
@@ -291,26 +302,33 @@ Error CheckpointDirBuilder::OpenShards(const std::vector<ShardSource>& sources,
     const std::string path = JoinPath(dir_.folder_, source.name);
     struct stat info;
     if (::lstat(path.c_str(), &info) != 0) {
-      if (errno == ENOENT) {
+      if (errno == ENOENT || errno == ENOTDIR) {
         return about_shard(source, ErrorCode::kMissingShard, "shard file does not exist");
+      }
+      if (errno == ENAMETOOLONG) {
+        return about_shard(source, ErrorCode::kUnsafeShardName,
+                           "shard name is too long for the file system");
       }
       return IoError("cannot open shard", path, errno);
     }
     if (check_inside_folder && !options_.allow_external_symlinks) {
-      std::string real_path;
-      if (!RealPath(path, &real_path)) {
-        if (errno == ENOENT) {
+      switch (folder::PlaceInFolder(real_folder, path)) {
+        case folder::Placement::kInside:
+          break;
+        case folder::Placement::kOutside:
+          return about_shard(source, ErrorCode::kUnsafeShardName,
+                             "shard is a symbolic link that leads out of the folder");
+        case folder::Placement::kDangling:
           return about_shard(source, ErrorCode::kMissingShard,
                              "shard is a symbolic link to nothing");
-        }
-        return IoError("cannot resolve shard", path, errno);
-      }
-      std::string real_parent;
-      std::string real_name;
-      SplitPath(real_path, &real_parent, &real_name);
-      if (real_parent != real_folder) {
-        return about_shard(source, ErrorCode::kUnsafeShardName,
-                           "shard is a symbolic link that leads out of the folder");
+        case folder::Placement::kLoop:
+          return about_shard(source, ErrorCode::kUnsafeShardName,
+                             "shard is a symbolic link loop");
+        case folder::Placement::kNameTooLong:
+          return about_shard(source, ErrorCode::kUnsafeShardName,
+                             "shard is a symbolic link to a path too long for the system");
+        case folder::Placement::kUnreachable:
+          return IoError("cannot resolve shard", path, errno);
       }
     }
     // Checked before opening: open(2) on a FIFO would wait for a writer forever.
@@ -318,7 +336,9 @@ Error CheckpointDirBuilder::OpenShards(const std::vector<ShardSource>& sources,
       return about_shard(source, ErrorCode::kMissingShard,
                          "shard is not a regular file (a folder, device or FIFO)");
     }
-    Result<Checkpoint> checkpoint = Checkpoint::Open(path, options_.reader);
+    Result<Checkpoint> checkpoint = options_.headers_only
+                                        ? Checkpoint::OpenHeader(path, options_.reader)
+                                        : Checkpoint::Open(path, options_.reader);
     if (!checkpoint.ok()) return InFile(checkpoint.error(), "shard", source.name);
     dir_.shards_.push_back(ShardFile{source.name, path, std::move(*checkpoint)});
   }

@@ -72,6 +72,34 @@ inline bool RealPath(const std::string& path, std::string* out) {
   return true;
 }
 
+// Placement says where a name in a folder leads once symbolic links are resolved.
+enum class Placement {
+  kInside,       // a file directly in the folder (maybe through links that stay inside)
+  kOutside,      // resolves to a file in another folder
+  kDangling,     // a link to nothing, or no such name (ENOENT, ENOTDIR)
+  kLoop,         // a symbolic link loop (ELOOP)
+  kNameTooLong,  // the name or the resolved path is too long for the system (ENAMETOOLONG)
+  kUnreachable,  // anything else: permissions, I/O errors (errno set)
+};
+
+// PlaceInFolder resolves `path` (a name directly in the folder whose real path is
+// `real_folder`). Loops, over-long names and dangling links are what a folder's author
+// can make, so callers report them as verdicts on the folder; only kUnreachable is about
+// this machine.
+inline Placement PlaceInFolder(const std::string& real_folder, const std::string& path) {
+  std::string real_path;
+  if (!RealPath(path, &real_path)) {
+    if (errno == ENOENT || errno == ENOTDIR) return Placement::kDangling;
+    if (errno == ELOOP) return Placement::kLoop;
+    if (errno == ENAMETOOLONG) return Placement::kNameTooLong;
+    return Placement::kUnreachable;
+  }
+  std::string real_parent;
+  std::string real_name;
+  SplitPath(real_path, &real_parent, &real_name);
+  return real_parent == real_folder ? Placement::kInside : Placement::kOutside;
+}
+
 }  // namespace stguard::folder
 
 #endif  // STGUARD_SRC_FOLDER_UTIL_H_

@@ -2,8 +2,10 @@
 // Checkpoint: runs the stages in order (length prefix, header schema with sizes, tiling)
 // and assembles the validated view.
 #include <algorithm>
+#include <cstring>
 #include <new>
 
+#include "base/test_pause.h"
 #include "format/header_parser.h"
 #include "format/length_prefix.h"
 #include "stguard/mapped_file.h"
@@ -24,34 +26,107 @@ class CheckpointBuilder {
   // BuildNoThrow is Build with allocation failure turned into an Error, so that no
   // exception leaves the library.
   static Result<Checkpoint> BuildNoThrow(std::span<const std::byte> bytes,
-                                         const Options& options,
-                                         std::unique_ptr<MappedFile> mapping) {
+                                         const Options& options) {
     try {
-      return Build(bytes, options, std::move(mapping));
+      uint64_t header_len = 0;
+      if (Error error = ReadLengthPrefix(bytes, options, &header_len); !error.ok()) {
+        return error;
+      }
+      return Build(bytes.first(8 + header_len), bytes.size(), options, {});
     } catch (const std::bad_alloc&) {
-      return Error{ErrorCode::kOutOfMemory, 0, "out of memory while validating the header"};
+      return OutOfMemory();
+    }
+  }
+
+  // OpenNoThrow is Checkpoint::Open (map_data) and Checkpoint::OpenHeader (!map_data).
+  static Result<Checkpoint> OpenNoThrow(const std::string& path, const Options& options,
+                                        bool map_data) {
+    try {
+      return OpenFile(path, options, map_data);
+    } catch (const std::bad_alloc&) {
+      return OutOfMemory();
     }
   }
 
  private:
-  static Result<Checkpoint> Build(std::span<const std::byte> bytes, const Options& options,
-                                  std::unique_ptr<MappedFile> mapping);
+  static Error OutOfMemory() {
+    return Error{ErrorCode::kOutOfMemory, 0, "out of memory while validating the header"};
+  }
+
+  // Sources says where a checkpoint's bytes live when they are not all one span.
+  struct Sources {
+    std::unique_ptr<MappedFile> mapping;      // the whole file, for the data spans
+    std::unique_ptr<std::byte[]> head_copy;   // prefix and header, read with pread
+  };
+
+  static Result<Checkpoint> OpenFile(const std::string& path, const Options& options,
+                                     bool map_data);
+  // Build validates `head` (the 8-byte prefix and the N header bytes, N already checked)
+  // of a file of `file_size` bytes. The data spans point into sources.mapping when there
+  // is one, else into `head`'s own buffer (FromBytes), else nowhere (OpenHeader).
+  static Result<Checkpoint> Build(std::span<const std::byte> head, uint64_t file_size,
+                                  const Options& options, Sources sources,
+                                  bool data_follows_head = true);
 };
 
-Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> bytes,
-                                            const Options& options,
-                                            std::unique_ptr<MappedFile> mapping) {
+Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Options& options,
+                                               bool map_data) {
+  Sources sources;
+  Result<std::unique_ptr<MappedFile>> mapping =
+      map_data ? MappedFile::Open(path) : MappedFile::OpenUnmapped(path);
+  if (!mapping.ok()) return mapping.error();
+  const uint64_t file_size = (*mapping)->size();
+  PauseForTestingAt("header");
+  // The header is copied with pread, never read through the mapping: a file truncated by
+  // another process then gives a short read (kIoError) instead of SIGBUS, and the
+  // validated text cannot change under the parser. It is at most kMaxHeaderLen bytes.
+  std::byte prefix[8] = {};
+  const size_t prefix_len = file_size < 8 ? static_cast<size_t>(file_size) : 8;
+  if (Error error = (*mapping)->ReadAt(0, std::span(prefix, prefix_len)); !error.ok()) {
+    return error;
+  }
   uint64_t header_len = 0;
-  if (Error error = ReadLengthPrefix(bytes, options, &header_len); !error.ok()) return error;
-  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + 8, header_len);
+  if (Error error = ReadLengthPrefix(std::span<const std::byte>(prefix, prefix_len), file_size,
+                                     options, &header_len);
+      !error.ok()) {
+    return error;
+  }
+  const size_t head_len = static_cast<size_t>(8 + header_len);
+  sources.head_copy.reset(new std::byte[head_len]);
+  if (Error error = (*mapping)->ReadAt(0, std::span(sources.head_copy.get(), head_len));
+      !error.ok()) {
+    return error;
+  }
+  const std::span<const std::byte> head(sources.head_copy.get(), head_len);
+  if (map_data) sources.mapping = std::move(*mapping);
+  // Without map_data the file (and its descriptor) closes here.
+  return Build(head, file_size, options, std::move(sources), /*data_follows_head=*/false);
+}
+
+Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> head, uint64_t file_size,
+                                            const Options& options, Sources sources,
+                                            bool data_follows_head) {
+  const uint64_t header_len = head.size() - 8;
+  const std::string_view header(reinterpret_cast<const char*>(head.data()) + 8, header_len);
 
   ParsedHeader parsed;
   if (Error error = ParseHeader(header, 8, options, &parsed); !error.ok()) return error;
 
   const uint64_t data_start = 8 + header_len;
-  const std::span<const std::byte> data = bytes.subspan(data_start);
+  const uint64_t data_len = file_size - data_start;
+  // Where the data bytes are: right after the head (FromBytes), in the mapping (Open), or
+  // nowhere (OpenHeader: tensors get empty spans).
+  std::span<const std::byte> bytes;
+  const bool has_data = data_follows_head || sources.mapping != nullptr;
+  if (data_follows_head) {
+    bytes = std::span(head.data(), static_cast<size_t>(file_size));
+  } else if (sources.mapping != nullptr) {
+    bytes = sources.mapping->bytes();
+  }
+  const std::span<const std::byte> data =
+      has_data ? bytes.subspan(static_cast<size_t>(data_start)) : bytes;
   std::vector<uint32_t> file_order;
-  if (Error error = CheckTiling(parsed.tensors, data_start, data.size(), &file_order);
+  if (Error error = CheckTiling(parsed.tensors, data_start, data_len, &file_order);
       !error.ok()) {
     return error;
   }
@@ -70,12 +145,17 @@ Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> bytes,
       std::swap(tensors[i], tensors[target]);
       std::swap(file_position[i], file_position[target]);
     }
-    tensors[i].data = data.subspan(tensors[i].begin, tensors[i].end - tensors[i].begin);
+    if (has_data) {
+      tensors[i].data = data.subspan(tensors[i].begin, tensors[i].end - tensors[i].begin);
+    }
   }
 
   Checkpoint checkpoint;
-  checkpoint.mapping_ = std::move(mapping);
+  checkpoint.mapping_ = std::move(sources.mapping);
+  checkpoint.head_copy_ = std::move(sources.head_copy);
+  checkpoint.head_ = head;
   checkpoint.bytes_ = bytes;
+  checkpoint.file_size_ = file_size;
   checkpoint.header_len_ = header_len;
   checkpoint.has_metadata_object_ = parsed.has_metadata_object;
   checkpoint.tensors_ = std::move(parsed.tensors);
@@ -94,7 +174,7 @@ Checkpoint::~Checkpoint() = default;
 
 Result<Checkpoint> Checkpoint::FromBytes(std::span<const std::byte> bytes,
                                          const Options& options) {
-  return CheckpointBuilder::BuildNoThrow(bytes, options, nullptr);
+  return CheckpointBuilder::BuildNoThrow(bytes, options);
 }
 
 Result<Checkpoint> Checkpoint::FromBytes(std::string_view bytes, const Options& options) {
@@ -102,10 +182,27 @@ Result<Checkpoint> Checkpoint::FromBytes(std::string_view bytes, const Options& 
 }
 
 Result<Checkpoint> Checkpoint::Open(const std::string& path, const Options& options) {
-  Result<std::unique_ptr<MappedFile>> mapping = MappedFile::Open(path);
-  if (!mapping.ok()) return mapping.error();
-  const std::span<const std::byte> bytes = (*mapping)->bytes();
-  return CheckpointBuilder::BuildNoThrow(bytes, options, std::move(*mapping));
+  return CheckpointBuilder::OpenNoThrow(path, options, /*map_data=*/true);
+}
+
+Result<Checkpoint> Checkpoint::OpenHeader(const std::string& path, const Options& options) {
+  return CheckpointBuilder::OpenNoThrow(path, options, /*map_data=*/false);
+}
+
+Error Checkpoint::ReadData(uint64_t offset, std::span<std::byte> out) const {
+  if (offset > file_size_ || out.size() > file_size_ - offset) {
+    return Error{ErrorCode::kIoError, offset, "read past the end of the checkpoint"};
+  }
+  if (mapping_ != nullptr) {
+    PauseForTestingAt("data");
+    return mapping_->ReadAt(offset, out);
+  }
+  if (bytes_.empty()) {
+    return Error{ErrorCode::kIoError, offset,
+                 "the checkpoint was opened with OpenHeader and has no data"};
+  }
+  if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
+  return Error{};
 }
 
 const TensorView* Checkpoint::Find(std::string_view name) const {
@@ -125,7 +222,7 @@ const std::string_view* Checkpoint::FindMetadata(std::string_view key) const {
 }
 
 std::string_view Checkpoint::header_text() const {
-  return {reinterpret_cast<const char*>(bytes_.data()) + 8, header_len_};
+  return {reinterpret_cast<const char*>(head_.data()) + 8, header_len_};
 }
 
 }  // namespace stguard

@@ -17,6 +17,10 @@ namespace stguard {
 // N before it is known to fit. On success sets *out_header_len and returns an ok Error.
 Error ReadLengthPrefix(std::span<const std::byte> file, const Options& options,
                        uint64_t* out_header_len);
+// ReadLengthPrefix is the same check for a file read piecewise: `prefix` holds its first
+// min(8, file_size) bytes.
+Error ReadLengthPrefix(std::span<const std::byte> prefix, uint64_t file_size,
+                       const Options& options, uint64_t* out_header_len);
 
 }  // namespace stguard
 

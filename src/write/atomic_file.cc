@@ -7,12 +7,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <signal.h>
+
+#include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
+
+#include "base/test_pause.h"
 
 namespace stguard {
 namespace {
@@ -54,9 +61,128 @@ std::string TempName(const std::string& dir_prefix, const std::string& base) {
          std::to_string(ticks % 1000000007) + ".tmp";
 }
 
+// kMaxLinkHops bounds how many symbolic links ResolveDestination follows (as the
+// kernel's own limit, MAXSYMLINKS, bounds path resolution).
+constexpr int kMaxLinkHops = 40;
+
+// IsUnderProc says whether a resolved folder is /proc or inside it.
+bool IsUnderProc(const std::string& real_dir) {
+  return real_dir == "/proc" || real_dir.rfind("/proc/", 0) == 0;
+}
+
+// ResolveDestination follows `path` through symbolic links to the name that the write
+// replaces: the file a link points to (not the link), and for a dangling link the name
+// it points to, which is then created. It refuses a path that reaches its file only
+// through a process's descriptor table (/dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N): those links name an open descriptor, and renaming over their target
+// would replace a file the user never named (the log that stdout is appended to).
+Result<std::string> ResolveDestination(const std::string& path) {
+  std::string current = path;
+  for (int hop = 0; hop <= kMaxLinkHops; ++hop) {
+    const size_t slash = current.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/"
+                                                                          : current.substr(0, slash);
+    if (char* real_dir = realpath(dir.c_str(), nullptr); real_dir != nullptr) {
+      const bool under_proc = IsUnderProc(real_dir);
+      std::free(real_dir);
+      if (under_proc) {
+        Error error = IoError(
+            "the output names a file only through a process's descriptor (like /dev/stdout); "
+            "give - as the output to write to standard output",
+            path, 0, 0);
+        error.code = ErrorCode::kNotARegularFile;
+        return error;
+      }
+    }  // else: the folder is missing or unreadable, and creating the file reports it
+    struct stat link_status;
+    if (lstat(current.c_str(), &link_status) != 0 || !S_ISLNK(link_status.st_mode)) {
+      return current;  // a file, or a name still to be created
+    }
+    std::string target(PATH_MAX, '\0');
+    const ssize_t len = readlink(current.c_str(), target.data(), target.size());
+    if (len < 0) return IoError("could not read the symbolic link", current, errno, 0);
+    target.resize(static_cast<size_t>(len));
+    current = target.starts_with('/') || slash == std::string::npos
+                  ? target
+                  : current.substr(0, slash + 1) + target;
+  }
+  return IoError("too many levels of symbolic links in the output path", path, ELOOP, 0);
+}
+
+// CurrentUmask reads the process's umask without changing it (Linux 4.7+ reports it in
+// /proc/self/status); elsewhere it sets and restores it, which is brief but not atomic.
+mode_t CurrentUmask() {
+  const int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char text[4096];
+    const ssize_t len = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (len > 0) {
+      text[len] = '\0';
+      if (const char* field = std::strstr(text, "\nUmask:"); field != nullptr) {
+        return static_cast<mode_t>(std::strtoul(field + 7, nullptr, 8) & 0777);
+      }
+    }
+  }
+  const mode_t mask = umask(077);
+  umask(mask);
+  return mask;
+}
+
+// The temporary files being written, for the signal handler. A fixed table of atomic
+// pointers: the handler may only read it, and may run at any moment.
+constexpr int kMaxTrackedTempFiles = 64;
+std::atomic<const char*> g_temp_files[kMaxTrackedTempFiles];
+
+void TrackTempFile(const char* temp_path) {
+  for (std::atomic<const char*>& slot : g_temp_files) {
+    const char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, temp_path)) return;
+  }
+  // More than kMaxTrackedTempFiles writes at once: this one is not removed on a signal.
+}
+
+void UntrackTempFile(const char* temp_path) {
+  for (std::atomic<const char*>& slot : g_temp_files) {
+    const char* expected = temp_path;
+    if (slot.compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
+// RemoveTempFilesAndReraise is the handler for SIGINT, SIGTERM and SIGHUP: unlink(2) and
+// raise(3) are async-signal-safe. SA_RESETHAND restored the default action, so the
+// raised signal ends the process once the handler returns, with the status a shell
+// expects (130 for Ctrl-C).
+extern "C" void RemoveTempFilesAndReraise(int signal_number) {
+  const int saved_errno = errno;
+  for (std::atomic<const char*>& slot : g_temp_files) {
+    if (const char* temp_path = slot.load(); temp_path != nullptr) unlink(temp_path);
+  }
+  raise(signal_number);
+  errno = saved_errno;
+}
+
 }  // namespace
 
 void SetFileFaultHookForTesting(FileFaultHook hook) { GlobalFaultHook() = std::move(hook); }
+
+void RemoveTemporaryFilesOnSignals() {
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current;
+    if (sigaction(signal_number, nullptr, &current) != 0) continue;
+    // A signal the process ignores (nohup ignores SIGHUP) stays ignored.
+    if (current.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = RemoveTempFilesAndReraise;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    sigaction(signal_number, &action, nullptr);
+  }
+  // Past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default action kills the process
+  // silently with the temporary file in place; ignored, the write fails with EFBIG,
+  // which is reported and cleaned up as any other write error.
+  signal(SIGXFSZ, SIG_IGN);
+}
 
 AtomicFile::AtomicFile(int fd, std::string dest_path, std::string temp_path,
                        std::string dir_path)
@@ -69,16 +195,9 @@ AtomicFile::~AtomicFile() { Abort(); }
 
 Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) {
   if (path.empty()) return IoError("empty output path", path, 0, 0);
-  std::string dest = path;
-  // Replace what a symbolic link points to, not the link: renaming over the link would
-  // turn it into a regular file. A dangling link is replaced itself.
-  struct stat link_status;
-  if (lstat(dest.c_str(), &link_status) == 0 && S_ISLNK(link_status.st_mode)) {
-    if (char* resolved = realpath(dest.c_str(), nullptr); resolved != nullptr) {
-      dest = resolved;
-      std::free(resolved);
-    }
-  }
+  Result<std::string> resolved = ResolveDestination(path);
+  if (!resolved.ok()) return resolved.error();
+  std::string dest = std::move(*resolved);
   struct stat dest_status;
   const bool dest_exists = stat(dest.c_str(), &dest_status) == 0;
   if (dest_exists && !S_ISREG(dest_status.st_mode)) {
@@ -102,8 +221,10 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
     int fd = -1;
     int err = InjectedErrno(FileOp::kCreate);
     if (err == 0) {
-      // 0666 and the umask, as for any new file; O_EXCL: never reuse someone's file.
-      fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      // 0600 whatever the umask: only the owner can open the file while the data goes
+      // in. Commit gives it its final mode just before the rename. O_EXCL: never reuse
+      // someone's file.
+      fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       if (fd < 0) err = errno;
     }
     if (fd < 0) {
@@ -111,12 +232,18 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
       return IoError("could not create a temporary file beside the output", temp_path, err,
                      0);
     }
-    if (dest_exists) {
-      // Keep the destination's permission bits. Failing to is not worth losing the write.
-      (void)fchmod(fd, dest_status.st_mode & 07777);
-    }
-    return std::unique_ptr<AtomicFile>(
+    std::unique_ptr<AtomicFile> file(
         new AtomicFile(fd, std::move(dest), std::move(temp_path), std::move(dir_path)));
+    if (dest_exists) {
+      file->final_mode_ = dest_status.st_mode & 07777;
+      file->keep_owner_ = true;
+      file->owner_ = dest_status.st_uid;
+      file->group_ = dest_status.st_gid;
+    } else {
+      file->final_mode_ = 0666 & ~CurrentUmask();  // as open(0666) would have made it
+    }
+    TrackTempFile(file->temp_path_.c_str());
+    return file;
   }
   return IoError("could not find an unused temporary file name", path, EEXIST, 0);
 }
@@ -135,6 +262,7 @@ void AtomicFile::Abort() {
     fd_ = -1;
   }
   unlink(temp_path_.c_str());
+  UntrackTempFile(temp_path_.c_str());  // after the unlink: a signal in between is harmless
   std::vector<std::byte>().swap(buffer_);
 }
 
@@ -159,6 +287,7 @@ Error AtomicFile::WriteAll(const std::byte* data, size_t len) {
     data += written;
     len -= static_cast<size_t>(written);
     bytes_written_ += static_cast<uint64_t>(written);
+    PauseForTestingAt("written");
   }
   return Error{};
 }
@@ -194,7 +323,18 @@ Error AtomicFile::Commit() {
   }
   if (Error error = Flush(); !error.ok()) return error;
 
-  int err = InjectedErrno(FileOp::kSync);
+  // The final owner and mode, only now that the data is in place (see Create). chown
+  // first: it clears the set-user-ID and set-group-ID bits that chmod then restores.
+  // Only root may give a file away, and only to groups one belongs to; when that is not
+  // allowed, the new file belongs to whoever wrote it, as with any new file.
+  if (keep_owner_) (void)!fchown(fd_, owner_, group_);
+  int err = InjectedErrno(FileOp::kChmod);
+  if (err == 0 && fchmod(fd_, final_mode_) != 0) err = errno;
+  if (err != 0) {
+    return Fail(IoError("could not set the temporary file's mode", temp_path_, err,
+                        bytes_written_));
+  }
+  err = InjectedErrno(FileOp::kSync);
   if (err == 0 && fsync(fd_) != 0) err = errno;
   if (err != 0) {
     return Fail(IoError("could not sync the temporary file", temp_path_, err,
@@ -217,6 +357,7 @@ Error AtomicFile::Commit() {
                         err, bytes_written_));
   }
   done_ = true;  // the temporary name is gone: nothing left to clean up
+  UntrackTempFile(temp_path_.c_str());
   std::vector<std::byte>().swap(buffer_);
 
   // Make the rename itself durable. Some file systems cannot sync a directory (EINVAL);
@@ -236,6 +377,35 @@ Error AtomicFile::Commit() {
                    dir_path_, err, bytes_written_);
   }
   return Error{};
+}
+
+std::vector<std::string> FindLeftoverTemporaryFiles(const std::string& path) {
+  std::vector<std::string> leftovers;
+  Result<std::string> resolved = ResolveDestination(path);
+  if (!resolved.ok()) return leftovers;
+  const std::string& dest = *resolved;
+  const size_t slash = dest.rfind('/');
+  const std::string dir_prefix = slash == std::string::npos ? "" : dest.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? dest : dest.substr(slash + 1);
+  const std::string dir = dir_prefix.empty() ? "." : dir_prefix;
+  // The names TempName makes for this destination: ".BASE.stguard-PID-COUNTER-TICKS.tmp".
+  const std::string prefix = "." + base.substr(0, kMaxBaseInTempName) + ".stguard-";
+  DIR* folder = opendir(dir.c_str());
+  if (folder == nullptr) return leftovers;
+  while (const dirent* entry = readdir(folder)) {
+    const std::string_view name = entry->d_name;
+    if (!name.starts_with(prefix) || !name.ends_with(".tmp")) continue;
+    const std::string pid_text(name.substr(prefix.size()));
+    char* end = nullptr;
+    const long pid = std::strtol(pid_text.c_str(), &end, 10);
+    if (end == pid_text.c_str() || *end != '-' || pid <= 0) continue;
+    // A file whose writer still runs is a write in progress, not a leftover.
+    if (pid <= INT_MAX && (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)) continue;
+    leftovers.push_back(dir_prefix + std::string(name));
+  }
+  closedir(folder);
+  std::sort(leftovers.begin(), leftovers.end());
+  return leftovers;
 }
 
 }  // namespace stguard

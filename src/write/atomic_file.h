@@ -4,6 +4,8 @@
 #ifndef STGUARD_SRC_ATOMIC_FILE_H_
 #define STGUARD_SRC_ATOMIC_FILE_H_
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -21,6 +23,7 @@ namespace stguard {
 enum class FileOp : uint8_t {
   kCreate,   // open(O_CREAT | O_EXCL) of the temporary file
   kWrite,    // one write(2)
+  kChmod,    // fchmod of the temporary file to its final mode
   kSync,     // fsync of the temporary file
   kClose,    // close of the temporary file
   kRename,   // rename over the destination
@@ -41,11 +44,14 @@ inline constexpr size_t kAtomicFileBufferLen = size_t{1} << 20;
 // AtomicFile is a ByteSink that replaces `path` only when Commit succeeds.
 class AtomicFile final : public ByteSink {
  public:
-  // Create opens a new temporary file in the directory of `path` (after following `path`
-  // if it is a symbolic link). If the destination exists, the temporary file takes its
-  // permission bits. Fails with kIoError when the directory cannot take a new file, and
-  // with kNotARegularFile when the destination exists but is a directory, device or other
-  // non-regular file (renaming over it would replace it).
+  // Create opens a new temporary file, mode 0600, in the directory of `path` (after
+  // following `path` if it is a symbolic link, dangling or not). Commit gives it the
+  // destination's mode and owner if the destination exists, else 0666 minus the umask.
+  // Fails with kIoError when the directory cannot take a new file, and with
+  // kNotARegularFile when the destination exists but is a directory, device or other
+  // non-regular file (renaming over it would replace it), or when `path` reaches its file
+  // only through a descriptor (/dev/stdout, /dev/fd/N, /proc/PID/fd/N). The temporary
+  // file is registered for RemoveTemporaryFilesOnSignals until Commit or Abort.
   static Result<std::unique_ptr<AtomicFile>> Create(const std::string& path);
 
   AtomicFile(const AtomicFile&) = delete;
@@ -85,6 +91,10 @@ class AtomicFile final : public ByteSink {
   std::vector<std::byte> buffer_;
   uint64_t bytes_written_ = 0;  // bytes handed to write(2) successfully
   bool done_ = false;           // committed or aborted
+  mode_t final_mode_ = 0600;    // given at Commit: the destination's, or 0666 & ~umask
+  bool keep_owner_ = false;     // the destination existed: give its owner back
+  uid_t owner_ = 0;
+  gid_t group_ = 0;
   Error failure_;
 };
 

@@ -10,6 +10,7 @@
 // the canonical header's token at the same position, whichever comes first; if all tokens
 // match and there is no inner whitespace, what follows the closing brace decides between
 // whitespace and padding.
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +120,9 @@ Result<TokenMismatch> FindTokenMismatch(std::string_view actual, std::string_vie
   }
 }
 
+// CompareToCanonicalOrThrow is CompareToCanonical, letting std::bad_alloc through.
+Result<CanonicalDiff> CompareToCanonicalOrThrow(const Checkpoint& checkpoint);
+
 }  // namespace
 
 std::string_view CanonicalDiffReasonName(CanonicalDiffReason reason) {
@@ -135,6 +139,17 @@ std::string_view CanonicalDiffReasonName(CanonicalDiffReason reason) {
 }
 
 Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint) {
+  try {
+    return CompareToCanonicalOrThrow(checkpoint);
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorCode::kOutOfMemory, 0,
+                 "out of memory while building the canonical header to compare"};
+  }
+}
+
+namespace {
+
+Result<CanonicalDiff> CompareToCanonicalOrThrow(const Checkpoint& checkpoint) {
   std::vector<PlanTensor> tensors;
   tensors.reserve(checkpoint.num_tensors());
   for (const TensorView& tensor : checkpoint.tensors()) {
@@ -151,13 +166,14 @@ Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint) {
   CanonicalDiff diff;
   diff.canonical_header_len = plan->header.size();
   const std::string prefix = EncodeLengthPrefix(plan->header.size());
-  const std::span<const std::byte> bytes = checkpoint.bytes();
+  // The file's own prefix is N encoded: compare it from N, not from the file's bytes.
+  const std::string actual_prefix = EncodeLengthPrefix(checkpoint.header_len());
   const std::string_view actual = checkpoint.header_text();
 
   // The first differing byte: in the length prefix, else (N equal) in the header.
   uint64_t first = UINT64_MAX;
   for (size_t i = 0; i < 8; ++i) {
-    if (static_cast<char>(bytes[i]) != prefix[i]) {
+    if (actual_prefix[i] != prefix[i]) {
       first = i;
       break;
     }
@@ -212,6 +228,8 @@ Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint) {
       kHeaderStart + scan.value_end + (tail.size() < canonical_pad ? tail.size() : canonical_pad);
   return diff;
 }
+
+}  // namespace
 
 std::string DescribeCanonicalDiff(const CanonicalDiff& diff) {
   if (diff.canonical) return "canonical";

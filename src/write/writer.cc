@@ -2,14 +2,10 @@
 // The canonical writer: collects entries, plans the file, then streams it to a sink.
 #include "stguard/writer.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <new>
 
-#include "base/release_pages.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "stguard/reader.h"
@@ -51,18 +47,6 @@ class BoundedSink final : public ByteSink {
   uint64_t remaining_;
 };
 
-// CopyReleasing writes `data` to `sink` chunk by chunk, releasing each chunk's source
-// pages once written. A partial page at a chunk's end is released with the next chunk.
-Error CopyReleasing(std::span<const std::byte> data, ByteSink& sink) {
-  for (size_t at = 0; at < data.size(); at += kCanonicalCopyChunkLen) {
-    const std::span<const std::byte> chunk =
-        data.subspan(at, std::min(kCanonicalCopyChunkLen, data.size() - at));
-    if (Error error = sink.Write(chunk); !error.ok()) return error;
-    ReleasePages(chunk.data(), chunk.size());
-  }
-  return Error{};
-}
-
 std::span<const std::byte> AsBytes(std::string_view text) {
   return std::as_bytes(std::span<const char>(text.data(), text.size()));
 }
@@ -102,7 +86,17 @@ struct Writer::Impl {
     return Error{};
   }
 
+  // Plan lays the file out. Running out of memory (a header near the cap under a memory
+  // limit) is kOutOfMemory, never an exception out of the library.
   Result<CanonicalPlan> Plan() const {
+    try {
+      return PlanOrThrow();
+    } catch (const std::bad_alloc&) {
+      return Error{ErrorCode::kOutOfMemory, 0, "out of memory while planning the header"};
+    }
+  }
+
+  Result<CanonicalPlan> PlanOrThrow() const {
     if (!first_error.ok()) return first_error;
     std::vector<PlanTensor> plan_tensors;
     plan_tensors.reserve(tensors.size());
@@ -256,6 +250,36 @@ Result<std::string> CanonicalBytes(const Checkpoint& checkpoint) {
   return writer.WriteToString();
 }
 
+// AddCheckpointCopying adds every tensor of `checkpoint` with a producer that copies its
+// bytes with Checkpoint::ReadData, one chunk at a time: never through the mapping (so a
+// file truncated meanwhile is an I/O error, not SIGBUS) and with one chunk resident.
+Error AddCheckpointCopying(const Checkpoint& checkpoint, Writer* writer) {
+  const uint64_t data_start = 8 + checkpoint.header_len();
+  for (const TensorView& tensor : checkpoint.tensors()) {
+    const uint64_t begin = data_start + tensor.begin;
+    const uint64_t len = tensor.byte_size();
+    const Checkpoint* source = &checkpoint;
+    Error error = writer->AddTensor(
+        tensor.name, tensor.dtype, tensor.shape, len, [source, begin, len](ByteSink& sink) {
+          std::vector<std::byte> buffer(static_cast<size_t>(
+              std::min<uint64_t>(len, kCanonicalCopyChunkLen)));
+          for (uint64_t at = 0; at < len;) {
+            const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), len - at));
+            const std::span<std::byte> chunk(buffer.data(), n);
+            if (Error read = source->ReadData(begin + at, chunk); !read.ok()) return read;
+            if (Error write = sink.Write(chunk); !write.ok()) return write;
+            at += n;
+          }
+          return Error{};
+        });
+    if (!error.ok()) return error;
+  }
+  for (const MetadataEntry& entry : checkpoint.metadata()) {
+    if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
+  }
+  return Error{};
+}
+
 Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
                          const CanonicalWriteOptions& options) {
   Writer writer;
@@ -263,16 +287,14 @@ Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
     if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
     return writer.WriteToFile(path);
   }
-  for (const TensorView& tensor : checkpoint.tensors()) {
-    const std::span<const std::byte> data = tensor.data;
-    Error error = writer.AddTensor(tensor.name, tensor.dtype, tensor.shape, data.size(),
-                                   [data](ByteSink& sink) { return CopyReleasing(data, sink); });
-    if (!error.ok()) return error;
-  }
-  for (const MetadataEntry& entry : checkpoint.metadata()) {
-    if (Error error = writer.AddMetadata(entry.key, entry.value); !error.ok()) return error;
-  }
+  if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
   return writer.WriteToFile(path);
+}
+
+Error WriteCanonical(const Checkpoint& checkpoint, ByteSink& sink) {
+  Writer writer;
+  if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
+  return writer.WriteTo(sink);
 }
 
 }  // namespace stguard

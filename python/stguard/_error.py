@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The one exception stguard raises for a bad file or a refused write."""
+
+from typing import Optional
+
+
+class SafetensorError(Exception):
+    """A file that is not a valid safetensors checkpoint, or a write that was refused.
+
+    Attributes:
+        code: the error's name, as the ``stguard`` command prints it
+            (``"DuplicateKey"``, ``"InvalidOffset"``, ``"IoError"``...).
+        offset: the absolute byte offset in the file where the problem was found
+            (0 for refused writes, which have no file yet).
+        tensor: the tensor (or metadata key) concerned, or None.
+
+    ``str(error)`` is the command's text: ``"DuplicateKey at byte 61: duplicate key
+    (tensor 'w')"``.
+
+    Example:
+        >>> import stguard
+        >>> try:
+        ...     stguard.safe_open("not-there.safetensors", framework="np")
+        ... except stguard.SafetensorError as error:
+        ...     print(error.code)
+        IoError
+    """
+
+    def __init__(self, message: str, code: str = "InvalidArgument", offset: int = 0,
+                 tensor: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.offset = offset
+        self.tensor = tensor
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.code, self.offset, self.tensor))
+
+
+def invalid_argument(message: str, tensor: Optional[str] = None) -> SafetensorError:
+    """Returns an InvalidArgument error for a refusal found in Python, in the CLI's format."""
+    text = f"InvalidArgument at byte 0: {message}"
+    if tensor is not None:
+        text += f" (tensor {tensor!r})"
+    return SafetensorError(text, "InvalidArgument", 0, tensor)

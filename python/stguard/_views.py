@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Zero-copy numpy views over a validated checkpoint's memory, and the dtype tables.
+
+numpy has no bfloat16, float8, float6 or float4: those come back as raw bits. BF16 is
+``uint16`` (the bit pattern: ``(x.astype(numpy.uint32) << 16).view(numpy.float32)``
+gives the values), F8_* are ``uint8`` (one byte per element). F4 and F6_* pack several
+elements per byte: they come back as ``uint8`` bytes whose last dimension counts bytes
+(shape[-1] * bits / 8), or as a flat byte array when the last dimension does not fill
+whole bytes.
+"""
+
+from typing import Dict, Tuple
+
+import numpy as np
+
+from ._error import SafetensorError, invalid_argument
+
+# What each safetensors dtype becomes in numpy (little-endian).
+NUMPY_DTYPES: Dict[str, str] = {
+    "BOOL": "?", "U8": "u1", "I8": "i1", "I16": "<i2", "U16": "<u2", "F16": "<f2",
+    "BF16": "<u2", "I32": "<i4", "U32": "<u4", "F32": "<f4", "C64": "<c8", "F64": "<f8",
+    "I64": "<i8", "U64": "<u8",
+    "F8_E5M2": "u1", "F8_E4M3": "u1", "F8_E8M0": "u1", "F8_E4M3FNUZ": "u1",
+    "F8_E5M2FNUZ": "u1", "F6_E2M3": "u1", "F6_E3M2": "u1", "F4": "u1",
+}
+
+# What numpy arrays are saved as, by (kind, itemsize). numpy's own types only: uint16
+# is U16 (a BF16 tensor loaded as bits is saved back as U16).
+SAVE_DTYPES: Dict[Tuple[str, int], str] = {
+    ("b", 1): "BOOL", ("u", 1): "U8", ("i", 1): "I8", ("i", 2): "I16", ("u", 2): "U16",
+    ("f", 2): "F16", ("i", 4): "I32", ("u", 4): "U32", ("f", 4): "F32", ("c", 8): "C64",
+    ("f", 8): "F64", ("i", 8): "I64", ("u", 8): "U64",
+}
+
+SUB_BYTE_BITS: Dict[str, int] = {"F4": 4, "F6_E2M3": 6, "F6_E3M2": 6}
+
+
+# numpy's limits: at most 32 dimensions, and the product of the non-zero dimensions must
+# fit in a signed 64-bit integer. A valid file can go past both (a zero-size tensor of
+# shape [0, 2**40, 2**40], or 40 dimensions of 1): such a tensor cannot be an array.
+_MAX_NUMPY_DIMS = 32
+_MAX_NUMPY_SIZE = 2**63 - 1
+
+
+def _check_representable(name: str, shape: Tuple[int, ...]) -> None:
+    if len(shape) > _MAX_NUMPY_DIMS:
+        raise SafetensorError(
+            f"ValidationOverflow at byte 0: {len(shape)} dimensions; numpy arrays have at "
+            f"most {_MAX_NUMPY_DIMS} (tensor {name!r})", "ValidationOverflow", 0, name)
+    product = 1
+    for dim in shape:
+        product *= max(dim, 1)
+    if product > _MAX_NUMPY_SIZE:
+        raise SafetensorError(
+            f"ValidationOverflow at byte 0: shape {list(shape)} is beyond numpy's size "
+            f"limit (tensor {name!r})", "ValidationOverflow", 0, name)
+
+
+def array_shape(dtype_name: str, shape: Tuple[int, ...], byte_len: int,
+                name: str = "") -> Tuple[int, ...]:
+    """Returns the numpy shape for a tensor: its own, or bytes for packed sub-byte types.
+    Raises SafetensorError (ValidationOverflow) for a shape numpy cannot represent."""
+    _check_representable(name, shape)
+    bits = SUB_BYTE_BITS.get(dtype_name)
+    if bits is None:
+        return shape
+    if shape and (shape[-1] * bits) % 8 == 0:
+        return shape[:-1] + (shape[-1] * bits // 8,)
+    return (byte_len,)
+
+
+_DTYPE_CACHE: Dict[str, np.dtype] = {}
+
+
+def _numpy_dtype(text: str) -> np.dtype:
+    dtype = _DTYPE_CACHE.get(text)
+    if dtype is None:
+        dtype = _DTYPE_CACHE[text] = np.dtype(text)
+    return dtype
+
+
+def view(storage, info, numpy_dtype: str) -> np.ndarray:
+    """Returns the tensor described by ``info`` as an array over ``storage``'s memory.
+
+    ``info`` is (name, dtype, shape, absolute offset, byte length). The array's base is
+    the storage, which keeps the memory alive. A tensor whose offset is not a multiple of
+    its element size (a valid, non-canonical file) is copied to aligned memory instead.
+    """
+    name, dtype_name, shape, offset, byte_len = info
+    target_shape = array_shape(dtype_name, shape, byte_len, name)
+    dtype = _numpy_dtype(numpy_dtype)
+    array = np.frombuffer(storage, dtype=dtype, count=byte_len // dtype.itemsize, offset=offset)
+    if offset % dtype.itemsize:
+        array = array.copy()
+    return array.reshape(target_shape)
+
+
+def check_index(index, ndim: int, name: str):
+    """Returns ``index`` as a tuple if it holds only ints, slices and at most one Ellipsis
+    and does not index more dimensions than ``ndim``; raises SafetensorError otherwise."""
+    items = index if isinstance(index, tuple) else (index,)
+    ellipses = 0
+    indexed = 0
+    for item in items:
+        if item is Ellipsis:
+            ellipses += 1
+        elif isinstance(item, slice):
+            for part in (item.start, item.stop, item.step):
+                if part is not None and (isinstance(part, bool) or not isinstance(part, (int, np.integer))):
+                    raise invalid_argument(f"slice bounds must be ints, not {part!r}", name)
+            if item.step == 0:
+                raise invalid_argument("slice step cannot be zero", name)
+            indexed += 1
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            indexed += 1
+        else:
+            raise invalid_argument(
+                f"get_slice takes ints, slices and '...', not {type(item).__name__}", name)
+    if ellipses > 1:
+        raise invalid_argument("an index can only have a single ellipsis ('...')", name)
+    if indexed > ndim:
+        raise invalid_argument(f"too many indices: {indexed} for {ndim} dimensions", name)
+    return items
+
+
+def slice_copy(array: np.ndarray, index, name: str) -> np.ndarray:
+    """Returns a C-contiguous copy of ``array[index]``; reads only the pages it copies."""
+    items = check_index(index, array.ndim, name)
+    try:
+        selected = array[items]
+    except IndexError as error:
+        raise invalid_argument(f"{error} (shape {list(array.shape)})", name) from None
+    return np.array(selected, copy=True, order="C")
+
+
+__all__ = ["NUMPY_DTYPES", "SAVE_DTYPES", "SafetensorError", "view", "slice_copy"]
