@@ -22,6 +22,7 @@ int RunJson(Args args);
 int RunCanon(Args args);  // cmd_canon.cc
 int RunConvert(Args args);  // cmd_convert.cc
 int RunLint(Args args);     // cmd_lint.cc
+int RunScan(Args args);     // cmd_scan.cc
 
 // cmd_check_dir.cc: `check` on a checkpoint folder or a sharded index.
 struct CheckDirFlags {

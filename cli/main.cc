@@ -31,6 +31,12 @@ constexpr char kUsage[] =
     "  canon IN OUT                  rewrite IN in canonical form to OUT (may be IN)\n"
     "  convert IN OUT --dtype BF16|F16|F32\n"
     "                                convert F64/F32/F16/BF16 tensors, write canonically\n"
+    "  convert IN.bin|.pt|.pth|.ckpt OUT [--key NAME] [--drop-aliases]\n"
+    "                                PyTorch checkpoint to safetensors, without running it\n"
+    "  convert DIR OUTDIR            sharded pytorch_model.bin folder to safetensors shards\n"
+    "  scan [--json] [--key NAME] FILE|DIR\n"
+    "                                static report on PyTorch checkpoints: globals,\n"
+    "                                tensors, storages, first refusal\n"
     "  lint [--json] [--config PATH] DIR|FILE\n"
     "                                compare a model folder with its config.json and the\n"
     "                                format page's contracts (family tables, int4 pairs)\n"
@@ -51,6 +57,7 @@ constexpr Command kCommands[] = {
     {"json", stguard::cli::RunJson},
     {"canon", stguard::cli::RunCanon},
     {"convert", stguard::cli::RunConvert},
+    {"scan", stguard::cli::RunScan},
     {"lint", stguard::cli::RunLint},
 };
 

@@ -57,12 +57,18 @@ done
 for target in "${targets[@]}"; do
   compile "fuzz/$target.cc" "$objects/$target.o"
   # $CXX links, even for C code; $LIB_FUZZING_ENGINE supplies main().
-  $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -o "$OUT/$target"
-  if [[ -f fuzz/$target.dict ]]; then  # a target's own dictionary, else the shared one
-    cp "fuzz/$target.dict" "$OUT/$target.dict"
-  else
-    cp fuzz/safetensors.dict "$OUT/$target.dict"
-  fi
+  # -lz: zlib's crc32 for the ZIP records of torch checkpoints (Debian zlib1g-dev).
+  $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -lz -o "$OUT/$target"
+  case $target in
+    fuzz_pickle | fuzz_zip | fuzz_torch_checkpoint) cp fuzz/torch.dict "$OUT/$target.dict" ;;
+    *)
+      if [[ -f fuzz/$target.dict ]]; then  # a target's own dictionary, else the shared one
+        cp "fuzz/$target.dict" "$OUT/$target.dict"
+      else
+        cp fuzz/safetensors.dict "$OUT/$target.dict"
+      fi
+      ;;
+  esac
   cp "fuzz/$target.options" "$OUT/$target.options"
   # The seed zip: every seed folder and file of the target, flat, names prefixed by the
   # folder so that equal names in two folders do not collide.

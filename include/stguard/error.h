@@ -79,6 +79,40 @@ enum class ErrorCode : uint8_t {
   kTensorInTwoShards,   // one tensor name in two shard files
   kInvalidConfig,       // the folder's config.json is not one JSON object
 
+  // PyTorch checkpoints: the ZIP container (src/zip/).
+  kZipFormat,            // the archive's structure is broken: truncated, bad signature,
+                         // counts or lengths that do not fit, a malformed extra field
+  kZipUnsupported,       // a compressed, encrypted or multi-disk entry (torch stores only)
+  kZipHeaderMismatch,    // a local header disagrees with the central directory (name,
+                         // sizes, method, flags, CRC) or with its data descriptor
+  kZipDuplicateName,     // two records of one name
+  kZipLayout,            // records overlap, leave gaps, or bytes precede the first record
+                         // or follow the end of the central directory
+  kZipBadName,           // a name that is not "<folder>/<path>" under one top-level folder
+  kZipMissingRecord,     // data.pkl, or a storage record a tensor names, is absent
+  kZipChecksum,          // a record's bytes do not match its CRC-32
+
+  // PyTorch checkpoints: the pickle (src/pickle/).
+  kPickleCorrupt,        // structural: truncated argument, stack underflow, missing MARK,
+                         // unknown memo key, no STOP, more than one value left
+  kPickleOpcodeRefused,  // an opcode outside the set torch.save writes for tensors
+  kPickleGlobalRefused,  // GLOBAL/STACK_GLOBAL naming anything outside the allowlist
+  kPickleBadArguments,   // an allowlisted callable REDUCEd (or BUILD applied) with
+                         // arguments of the wrong shape
+  kPickleMemoConflict,   // PUT/BINPUT/LONG_BINPUT/MEMOIZE redefining an existing memo key
+
+  // PyTorch checkpoints: tensors and storages (src/torch/).
+  kNotATorchCheckpoint,  // neither a torch ZIP archive, a legacy stream nor a pickle
+  kRawPickle,            // a bare pickle: it can name no tensor data, so nothing converts
+  kLegacyHeader,         // the legacy format's magic number, protocol version or system
+                         // information (byte order, type sizes) is not what torch writes
+  kStorageMismatch,      // a storage's declared element count or dtype differs from its
+                         // record, or two references to one storage disagree
+  kTensorOutOfBounds,    // a tensor's offset, sizes and strides reach outside its storage,
+                         // are negative, or overflow
+  kNotAStateDict,        // the object is not a mapping of names to tensors (or --key
+                         // names no such mapping)
+
   // Resources.
   kOutOfMemory,  // an allocation failed (the process's memory limit is below O(header))
 
