@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard check [-q] [--json] [--canonical] FILE|DIR...
+// stguard check [-q] [--json] [--canonical] [--aligned] FILE|DIR...
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -17,12 +17,13 @@ namespace stguard::cli {
 namespace {
 
 constexpr char kCheckUsage[] =
-    "usage: stguard check [-q] [--json] [--canonical] [--allow-external-symlinks] [--] "
-    "FILE|DIR...\n"
+    "usage: stguard check [-q] [--json] [--canonical] [--aligned] [--allow-external-symlinks]\n"
+    "                     [--] FILE|DIR...\n"
     "  FILE     a .safetensors file, validated strictly; with --canonical it must also be\n"
     "           byte-identical to its canonical form\n"
     "  DIR      a checkpoint folder or a *.safetensors.index.json: the index, every\n"
     "           *.safetensors file in the folder, config.json and pickle files\n"
+    "  --aligned  also require every tensor's data to be aligned to its element size\n"
     "exit status: 0 all valid, 1 any invalid, 2 usage, I/O error or out of memory\n";
 
 }  // namespace
@@ -32,6 +33,7 @@ int RunCheck(Args args) {
   bool json = false;
   bool allow_external_symlinks = false;
   bool canonical = false;
+  Options options;
   std::vector<std::string_view> files;
   bool options_done = false;
   for (std::string_view arg : args) {
@@ -48,6 +50,8 @@ int RunCheck(Args args) {
       json = true;
     } else if (arg == "--canonical") {
       canonical = true;
+    } else if (arg == "--aligned") {
+      options.require_aligned_data = true;
     } else if (arg == "--allow-external-symlinks") {
       allow_external_symlinks = true;
     } else if (IsOption(arg)) {
@@ -67,10 +71,11 @@ int RunCheck(Args args) {
     const std::string path(file);
     if (IsCheckpointDirPath(path)) {  // a folder or a sharded index: cmd_check_dir.cc
       status = std::max(status,
-                        CheckCheckpointDir(path, {quiet, json, allow_external_symlinks}));
+                        CheckCheckpointDir(path, {quiet, json, allow_external_symlinks,
+                                                  options.require_aligned_data}));
       continue;
     }
-    const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
+    const Result<Checkpoint> checkpoint = Checkpoint::Open(path, options);
     // With --canonical a valid file that differs from its canonical form counts as a
     // failure (exit 1), so scripts can gate on it.
     std::optional<CanonicalDiff> diff;

@@ -11,6 +11,7 @@
 #include "output.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/json_escape.h"
+#include "stguard/torch_checkpoint.h"
 
 namespace stguard::cli {
 namespace {
@@ -54,6 +55,7 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
   // Validation needs no data: keep no shard mapped, so any number of shards can be
   // checked.
   options.headers_only = true;
+  options.reader.require_aligned_data = flags.require_aligned_data;
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   Error error = checkpoint.ok() ? Error{} : checkpoint.error();
   std::vector<Warning> warnings;
@@ -63,6 +65,34 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
                                                 options.reader, flags.allow_external_symlinks);
     error = folder.error;
     warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
+    // Pickle files beside the weights are scanned statically (never loaded). One that
+    // names code to run (a refused global, opcode or call) fails the check; any other
+    // verdict stays a warning that says what the scan found.
+    for (Warning& warning : warnings) {
+      if (warning.kind != WarningKind::kPickleFile) continue;
+      const TorchScanReport scan =
+          ScanTorchFile(checkpoint->folder() + "/" + warning.file);
+      const ErrorCode code = scan.error.code;
+      const bool runs_code = code == ErrorCode::kPickleGlobalRefused ||
+                             code == ErrorCode::kPickleOpcodeRefused ||
+                             code == ErrorCode::kPickleBadArguments ||
+                             code == ErrorCode::kPickleMemoConflict;
+      if (!scan.error.ok()) {
+        if (error.ok() && runs_code) {
+          error = scan.error;
+          error.context = "file '" + warning.file + "'" +
+                          (error.context.empty() ? "" : "; " + error.context);
+        }
+        warning.message = "pickle-based weight file refused by the static scan: " +
+                          scan.error.ToString();
+      } else {
+        warning.message = "pickle-based weight file (" +
+                          std::string(TorchFormatName(scan.format)) + " format, " +
+                          std::to_string(scan.tensors.size()) +
+                          " tensors): the static scan found nothing outside the allowlist; "
+                          "convert it with `stguard convert`";
+      }
+    }
   }
   const int status =
       error.ok() ? kExitOk : (IsIoError(error) ? kExitUsage : kExitInvalid);

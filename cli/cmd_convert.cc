@@ -6,6 +6,11 @@
 // metadata are copied unchanged. The data is converted as it is streamed into a
 // temporary file beside OUT, which replaces OUT only once complete and synced; peak
 // memory does not depend on the data size, and OUT may be IN.
+// stguard convert IN OUT [--key NAME] [--drop-aliases]: IN a PyTorch checkpoint (format
+// detected from its bytes), OUT safetensors; IN a folder with pytorch_model.bin.index.json:
+// OUT a folder of shards and model.safetensors.index.json (torch_checkpoint.h).
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -14,13 +19,86 @@
 #include "commands.h"
 #include "output.h"
 #include "stguard/convert.h"
+#include "stguard/mapped_file.h"
 #include "stguard/reader.h"
+#include "stguard/torch_checkpoint.h"
 #include "stguard/writer.h"
 
 namespace stguard::cli {
 namespace {
 
-constexpr char kConvertUsage[] = "usage: stguard convert IN OUT|- --dtype BF16|F16|F32\n";
+constexpr char kConvertUsage[] =
+    "usage: stguard convert IN.safetensors OUT|- --dtype BF16|F16|F32\n"
+    "       stguard convert IN.bin|.pt|.pth|.ckpt OUT.safetensors [--key NAME] [--drop-aliases]\n"
+    "       stguard convert DIR OUTDIR [--drop-aliases]   (DIR: pytorch_model.bin[.index.json])\n";
+
+bool IsDirectory(const std::string& path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+void PrintDropped(const std::vector<TorchDroppedAlias>& dropped) {
+  for (const TorchDroppedAlias& alias : dropped) {
+    PrintLine("dropped alias '" + PrintableText(alias.dropped) + "' (same tensor as '" +
+              PrintableText(alias.kept) + "')");
+  }
+}
+
+int ConvertTorch(const std::string& in, const std::string& out, const TorchOptions& options,
+                 const TorchConvertOptions& convert_options) {
+  if (out == "-") {
+    std::fputs("stguard convert: a torch checkpoint converts to a file or folder, not to "
+               "standard output\n", stderr);
+    return kExitUsage;
+  }
+  if (IsDirectory(in)) {
+    if (!IsDirectory(out) && ::mkdir(out.c_str(), 0777) != 0) {
+      std::fprintf(stderr, "stguard convert: cannot create folder '%s'\n",
+                   PrintableText(out).c_str());
+      return kExitUsage;
+    }
+    TorchFolderReport report;
+    if (Error error = ConvertTorchFolder(in, out, convert_options, &report); !error.ok()) {
+      PrintFileError("convert", in, error);
+      return IsIoError(error) ? kExitUsage : kExitInvalid;
+    }
+    PrintDropped(report.dropped);
+    PrintLine(PrintableText(out) + ": " + std::to_string(report.num_tensors) + " tensors in " +
+              std::to_string(report.written.size()) + " files (" +
+              std::to_string(report.total_size) + " data bytes)");
+    return kExitOk;
+  }
+  Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in, options);
+  if (!checkpoint.ok()) {
+    PrintFileError("convert", in, checkpoint.error());
+    return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
+  }
+  Writer writer;
+  std::vector<TorchDroppedAlias> dropped;
+  if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
+      !error.ok()) {
+    PrintFileError("convert", in, error);
+    return kExitInvalid;
+  }
+  PrintLeftoverNotes("convert", out);
+  if (Error error = writer.WriteToFile(out); !error.ok()) {
+    // A checksum failure surfaces while streaming; the output is untouched either way.
+    PrintFileError("convert", error.code == ErrorCode::kZipChecksum ? in : out, error);
+    return IsIoError(error) ? kExitUsage : kExitInvalid;
+  }
+  PrintDropped(dropped);
+  PrintLine(PrintableText(out) + ": " + std::to_string(writer.num_tensors()) +
+            " tensors from a " + std::string(TorchFormatName(checkpoint->format())) +
+            " torch checkpoint");
+  return kExitOk;
+}
+
+// LooksLikeTorch says whether `path` is a folder or a file whose bytes are a torch format.
+bool LooksLikeTorch(const std::string& path) {
+  if (IsDirectory(path)) return true;
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  return file.ok() && DetectTorchFormat((*file)->bytes()) != TorchFormat::kUnknown;
+}
 
 
 }  // namespace
@@ -29,6 +107,8 @@ int RunConvert(Args args) {
   std::vector<std::string_view> files;
   std::optional<std::string_view> dtype_name;
   bool options_done = false;
+  TorchOptions torch_options;
+  TorchConvertOptions convert_options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
     if (options_done) {
@@ -42,6 +122,12 @@ int RunConvert(Args args) {
       dtype_name = args[++i];
     } else if (arg.starts_with("--dtype=")) {
       dtype_name = arg.substr(8);
+    } else if (arg == "--key" && i + 1 < args.size()) {
+      torch_options.key = std::string(args[++i]);
+    } else if (arg.starts_with("--key=")) {
+      torch_options.key = std::string(arg.substr(6));
+    } else if (arg == "--drop-aliases") {
+      convert_options.drop_aliases = true;
     } else if (IsOption(arg)) {
       PrintUnknownOption("convert", arg, kConvertUsage);
       return kExitUsage;
@@ -49,8 +135,35 @@ int RunConvert(Args args) {
       files.push_back(arg);
     }
   }
-  if (files.size() != 2 || !dtype_name) {
+  if (files.size() != 2) {
     std::fputs(kConvertUsage, stderr);
+    return kExitUsage;
+  }
+  if (!dtype_name) {
+    const std::string in(files[0]);
+    if (!LooksLikeTorch(in)) {
+      Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
+      if (!file.ok()) {
+        PrintFileError("convert", in, file.error());
+        return kExitUsage;
+      }
+      // A valid safetensors IN without --dtype is a usage error (the option is missing);
+      // any other bytes are not a checkpoint stguard can convert.
+      if (Checkpoint::Open(in).ok()) {
+        std::fprintf(stderr, "stguard convert: a safetensors IN needs --dtype\n%s",
+                     kConvertUsage);
+        return kExitUsage;
+      }
+      PrintFileError("convert", in,
+                     Error{ErrorCode::kNotATorchCheckpoint, 0,
+                           "neither a torch checkpoint nor a safetensors file"});
+      return kExitInvalid;
+    }
+    return ConvertTorch(in, std::string(files[1]), torch_options, convert_options);
+  }
+  if (!torch_options.key.empty() || convert_options.drop_aliases) {
+    std::fputs("stguard convert: --key and --drop-aliases are for torch checkpoints, not "
+               "with --dtype\n", stderr);
     return kExitUsage;
   }
   const std::optional<Dtype> target = ParseDtype(*dtype_name);

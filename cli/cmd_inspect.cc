@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -49,7 +50,13 @@ void PrintText(const std::string& path, const Checkpoint& checkpoint) {
     cells[1].text = std::string(DtypeName(tensor.dtype));
     cells[2].shape = tensor.shape;
     cells[2].is_shape = true;
-    cells[3].text = "[" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + "]";
+    // Appended piece by piece: g++ 12 misreports "[" + a + ", " + b + "]" (-Wrestrict).
+    std::string& offsets = cells[3].text;
+    offsets = "[";
+    offsets += std::to_string(tensor.begin);
+    offsets += ", ";
+    offsets += std::to_string(tensor.end);
+    offsets += "]";
     cells[4].text = std::to_string(tensor.byte_size());
     return cells;
   };
@@ -100,8 +107,13 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
       out += std::to_string(tensor.shape[i]);
       stream.Flush();
     }
-    out += "],\"data_offsets\":[" + std::to_string(tensor.begin) + "," +
-           std::to_string(tensor.end) + "],\"bytes\":" + std::to_string(tensor.byte_size()) + "}";
+    out += "],\"data_offsets\":[";
+    out += std::to_string(tensor.begin);
+    out += ",";
+    out += std::to_string(tensor.end);
+    out += "],\"bytes\":";
+    out += std::to_string(tensor.byte_size());
+    out += "}";
     stream.Flush();
   }
   const Totals totals = ComputeTotals(checkpoint);

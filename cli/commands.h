@@ -22,12 +22,14 @@ int RunJson(Args args);
 int RunCanon(Args args);  // cmd_canon.cc
 int RunConvert(Args args);  // cmd_convert.cc
 int RunLint(Args args);     // cmd_lint.cc
+int RunScan(Args args);     // cmd_scan.cc
 
 // cmd_check_dir.cc: `check` on a checkpoint folder or a sharded index.
 struct CheckDirFlags {
   bool quiet = false;
   bool json = false;
   bool allow_external_symlinks = false;
+  bool require_aligned_data = false;  // --aligned: every shard's tensors aligned
 };
 // IsCheckpointDirPath says whether `path` is a folder or a regular file ending in ".json".
 bool IsCheckpointDirPath(const std::string& path);

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "stguard/error.h"
 #include "stguard/writer.h"
+#include "stguard/version.h"
 
 namespace {
 
@@ -16,9 +17,10 @@ constexpr char kUsage[] =
     "usage: stguard <command> [options] FILE...\n"
     "\n"
     "commands:\n"
-    "  check [-q] [--json] [--canonical] FILE...\n"
+    "  check [-q] [--json] [--canonical] [--aligned] FILE...\n"
     "                                validate safetensors files strictly; --canonical\n"
-    "                                also requires each to be byte-identical to canon\n"
+    "                                also requires each to be byte-identical to canon,\n"
+    "                                --aligned every tensor aligned to its element size\n"
     "  check [-q] [--json] [--allow-external-symlinks] DIR|INDEX.json\n"
     "                                validate a checkpoint folder or sharded index: shards,\n"
     "                                cross-checks, config.json, pickle files\n"
@@ -29,9 +31,16 @@ constexpr char kUsage[] =
     "  canon IN OUT                  rewrite IN in canonical form to OUT (may be IN)\n"
     "  convert IN OUT --dtype BF16|F16|F32\n"
     "                                convert F64/F32/F16/BF16 tensors, write canonically\n"
+    "  convert IN.bin|.pt|.pth|.ckpt OUT [--key NAME] [--drop-aliases]\n"
+    "                                PyTorch checkpoint to safetensors, without running it\n"
+    "  convert DIR OUTDIR            sharded pytorch_model.bin folder to safetensors shards\n"
+    "  scan [--json] [--key NAME] FILE|DIR\n"
+    "                                static report on PyTorch checkpoints: globals,\n"
+    "                                tensors, storages, first refusal\n"
     "  lint [--json] [--config PATH] DIR|FILE\n"
     "                                compare a model folder with its config.json and the\n"
     "                                format page's contracts (family tables, int4 pairs)\n"
+    "  --version                     print the library's version\n"
     "\n"
     "\n"
     "OUT may be - for standard output (not a terminal). '--' ends the options.\n"
@@ -48,6 +57,7 @@ constexpr Command kCommands[] = {
     {"json", stguard::cli::RunJson},
     {"canon", stguard::cli::RunCanon},
     {"convert", stguard::cli::RunConvert},
+    {"scan", stguard::cli::RunScan},
     {"lint", stguard::cli::RunLint},
 };
 
@@ -55,6 +65,10 @@ int Run(const std::vector<std::string_view>& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? stguard::cli::kExitUsage : stguard::cli::kExitOk;
+  }
+  if (args[0] == "--version") {
+    std::printf("stguard %s\n", stguard::VersionString());  // the linked library's version
+    return stguard::cli::kExitOk;
   }
   for (const Command& command : kCommands) {
     if (args[0] == command.name) {

@@ -75,6 +75,8 @@ echo "=== $target: ${seconds}s, seeds: ${seeds[*]#"$root/"}"
 set +e
 dict=$root/fuzz/safetensors.dict
 [[ -f $root/fuzz/$target.dict ]] && dict=$root/fuzz/$target.dict  # a target's own dictionary
+# The torch targets share one dictionary (pickle opcodes, allowlisted names, ZIP records).
+case $target in fuzz_pickle | fuzz_zip | fuzz_torch_checkpoint) dict=$root/fuzz/torch.dict ;; esac
 "$binary" -max_total_time="$seconds" -dict="$dict" \
   -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$findings/" "$@" "$findings/corpus" "${seeds[@]}" \

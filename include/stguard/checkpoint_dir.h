@@ -56,13 +56,14 @@
 #include <vector>
 
 #include "stguard/error.h"
+#include "stguard/export.h"
 #include "stguard/options.h"
 #include "stguard/reader.h"
 
 namespace stguard {
 
 // DirOptions tunes CheckpointDir::Open. The defaults are the strict rules.
-struct DirOptions {
+struct STGUARD_API DirOptions {
   // Limits for every shard's header, for the index and for config.json.
   Options reader;
   // Accept shards that are symbolic links resolving outside the folder.
@@ -89,10 +90,10 @@ enum class WarningKind : uint8_t {
 
 // WarningKindName returns "total-size-mismatch", "unlisted-safetensors", "pickle-file",
 // "config-duplicate-key", "tie-word-embeddings-not-bool" or "lm-head-missing".
-std::string_view WarningKindName(WarningKind kind);
+STGUARD_API std::string_view WarningKindName(WarningKind kind);
 
 // Warning is one finding. `file` is a name inside the folder; `tensor` may be empty.
-struct Warning {
+struct STGUARD_API Warning {
   WarningKind kind = WarningKind::kTotalSizeMismatch;
   std::string file;
   std::string tensor;
@@ -100,7 +101,7 @@ struct Warning {
 };
 
 // ShardFile is one validated shard.
-struct ShardFile {
+struct STGUARD_API ShardFile {
   std::string name;  // the file name inside the folder
   std::string path;  // folder + "/" + name (as opened)
   Checkpoint checkpoint;
@@ -108,7 +109,7 @@ struct ShardFile {
 
 // CheckpointDir is a validated logical checkpoint made of one or more shard files. It is
 // movable, not copyable; TensorView pointers stay valid across moves.
-class CheckpointDir {
+class STGUARD_API CheckpointDir {
  public:
   // Open validates the folder, index or file at `path` (see the top of this file) and
   // returns the logical checkpoint or the first error. A path that cannot be reached is
@@ -162,7 +163,7 @@ class CheckpointDir {
 };
 
 // ModelFolderReport is what CheckModelFolder found.
-struct ModelFolderReport {
+struct STGUARD_API ModelFolderReport {
   // error is kInvalidConfig when config.json exists but is not one JSON object (the
   // offset is in config.json), kUnsafeShardName when config.json or a *.safetensors file
   // is a symbolic link out of the folder, the file's own error (with "file 'NAME'" in
@@ -195,9 +196,10 @@ struct ModelFolderReport {
 //   the folder, never an I/O error.
 // Only `folder` itself is listed, not its subfolders. Warnings come in a fixed order:
 // config findings, then files by name.
-ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDir* weights,
-                                   const Options& options = {},
-                                   bool allow_external_symlinks = false);
+STGUARD_API ModelFolderReport CheckModelFolder(const std::string& folder,
+                                               const CheckpointDir* weights,
+                                               const Options& options = {},
+                                               bool allow_external_symlinks = false);
 
 }  // namespace stguard
 

@@ -48,49 +48,50 @@
 
 #include "stguard/dtype.h"
 #include "stguard/error.h"
+#include "stguard/export.h"
 
 namespace stguard {
 
 // Single elements, by bit pattern. Bf16ToF32 and friends return the exact value.
-float Bf16ToF32(uint16_t bits);
-float F16ToF32(uint16_t bits);
-float F8E4M3ToF32(uint8_t bits);
-float F8E5M2ToF32(uint8_t bits);
-float F8E4M3FnuzToF32(uint8_t bits);
-float F8E5M2FnuzToF32(uint8_t bits);
-float F8E8M0ToF32(uint8_t bits);
+STGUARD_API float Bf16ToF32(uint16_t bits);
+STGUARD_API float F16ToF32(uint16_t bits);
+STGUARD_API float F8E4M3ToF32(uint8_t bits);
+STGUARD_API float F8E5M2ToF32(uint8_t bits);
+STGUARD_API float F8E4M3FnuzToF32(uint8_t bits);
+STGUARD_API float F8E5M2FnuzToF32(uint8_t bits);
+STGUARD_API float F8E8M0ToF32(uint8_t bits);
 // F32ToBf16 and F32ToF16 round to nearest even (see ENCODING above).
-uint16_t F32ToBf16(float value);
-uint16_t F32ToF16(float value);
+STGUARD_API uint16_t F32ToBf16(float value);
+STGUARD_API uint16_t F32ToF16(float value);
 // F64ToF32RoundToOdd rounds `value` toward zero to F32 and, if that lost anything, sets
 // the last mantissa bit. Overflow gives the largest finite F32 (odd), so a later
 // rounding to a narrower format still overflows to inf as it should.
-float F64ToF32RoundToOdd(double value);
+STGUARD_API float F64ToF32RoundToOdd(double value);
 
 // CanConvertToF32 says whether ConvertToF32 and ConvertElements accept `dtype` as a
 // source: every dtype except F4, F6_E2M3, F6_E3M2 and C64.
-bool CanConvertToF32(Dtype dtype);
+STGUARD_API bool CanConvertToF32(Dtype dtype);
 
 // IsFloatingDtype says whether `dtype` is a real floating-point type: F64, F32, F16, BF16,
 // the F8 variants, F6_*, F4. (C64 is complex; BOOL and integers are not floating.)
-bool IsFloatingDtype(Dtype dtype);
+STGUARD_API bool IsFloatingDtype(Dtype dtype);
 
 // ElementSize returns the byte size of one element of a whole-byte dtype, or 0 for F4
 // and F6_*.
-size_t ElementSize(Dtype dtype);
+STGUARD_API size_t ElementSize(Dtype dtype);
 
 // ConvertToF32 decodes src.size() / ElementSize(src_dtype) elements into `dst`. Returns
 // kInvalidArgument, writing nothing, when the dtype cannot be converted or when src is not
 // exactly dst.size() elements.
-[[nodiscard]] Error ConvertToF32(Dtype src_dtype, std::span<const std::byte> src,
-                                 std::span<float> dst);
+[[nodiscard]] STGUARD_API Error ConvertToF32(Dtype src_dtype, std::span<const std::byte> src,
+                                             std::span<float> dst);
 
 // ConvertElements converts little-endian elements of `src_dtype` in `src` to `dst_dtype`
 // in `dst` (F32, F16 or BF16; any source that CanConvertToF32, with one rounding). Works
 // in fixed-size chunks, so memory does not depend on the size. Returns kInvalidArgument,
 // writing nothing, for an unsupported pair or when src and dst hold different counts.
-[[nodiscard]] Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src,
-                                    Dtype dst_dtype, std::span<std::byte> dst);
+[[nodiscard]] STGUARD_API Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src,
+                                                Dtype dst_dtype, std::span<std::byte> dst);
 
 class Checkpoint;
 class Writer;
@@ -99,7 +100,7 @@ class Writer;
 // F64, F32, F16 and BF16. The 8-bit and smaller float types are kept as they are: they
 // are quantised formats that usually come with scale tensors, and widening them alone
 // would not give the model's values.
-bool IsConvertibleFloat(Dtype dtype);
+STGUARD_API bool IsConvertibleFloat(Dtype dtype);
 
 // AddConvertedCheckpoint adds every tensor and metadata entry of `checkpoint` to
 // `writer`, with each tensor whose dtype IsConvertibleFloat converted to `target` (F32,
@@ -109,8 +110,9 @@ bool IsConvertibleFloat(Dtype dtype);
 // a file, never the mapped spans), so a source truncated meanwhile is kIoError naming it. Other tensors are copied unchanged. On success,
 // *out_num_converted (if not null) is the number of tensors whose dtype changed.
 // Returns kInvalidArgument for another target, or the writer's error.
-[[nodiscard]] Error AddConvertedCheckpoint(const Checkpoint& checkpoint, Dtype target,
-                                           Writer* writer, size_t* out_num_converted = nullptr);
+[[nodiscard]] STGUARD_API Error AddConvertedCheckpoint(const Checkpoint& checkpoint,
+                                                       Dtype target, Writer* writer,
+                                                       size_t* out_num_converted = nullptr);
 
 }  // namespace stguard
 

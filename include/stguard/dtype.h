@@ -4,9 +4,12 @@
 #define STGUARD_DTYPE_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+
+#include "stguard/export.h"
 
 namespace stguard {
 
@@ -41,17 +44,22 @@ enum class Dtype : uint8_t {
 inline constexpr int kNumDtypes = 22;
 
 // kAllDtypes holds every dtype in enum order.
-extern const std::array<Dtype, kNumDtypes> kAllDtypes;
+extern STGUARD_API const std::array<Dtype, kNumDtypes> kAllDtypes;
 
 // DtypeName returns the name used in headers ("F32", "F8_E4M3FNUZ").
-std::string_view DtypeName(Dtype dtype);
+STGUARD_API std::string_view DtypeName(Dtype dtype);
 
 // DtypeBits returns the size of one element in bits (4 for F4, 6 for F6_*, 8 for BOOL...).
-uint32_t DtypeBits(Dtype dtype);
+STGUARD_API uint32_t DtypeBits(Dtype dtype);
+
+// DtypeAlignment returns the alignment, in bytes, that a tensor of `dtype` needs to be
+// read as an array of its element type: the element size (8 for F64, I64, U64 and C64,
+// 4 for F32, 2 for BF16...), and 1 for the byte-sized and sub-byte dtypes (F4, F6_*).
+STGUARD_API size_t DtypeAlignment(Dtype dtype);
 
 // ParseDtype maps a header name to its dtype; names are case-sensitive. Returns nullopt
 // for unknown names.
-std::optional<Dtype> ParseDtype(std::string_view name);
+STGUARD_API std::optional<Dtype> ParseDtype(std::string_view name);
 
 }  // namespace stguard
 

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <utility>
 
+#include "stguard/export.h"
+
 namespace stguard {
 
 // ErrorCode lists every way a file can be rejected. Names follow the reference
@@ -77,18 +79,56 @@ enum class ErrorCode : uint8_t {
   kTensorInTwoShards,   // one tensor name in two shard files
   kInvalidConfig,       // the folder's config.json is not one JSON object
 
+  // PyTorch checkpoints: the ZIP container (src/zip/).
+  kZipFormat,            // the archive's structure is broken: truncated, bad signature,
+                         // counts or lengths that do not fit, a malformed extra field
+  kZipUnsupported,       // a compressed, encrypted or multi-disk entry (torch stores only)
+  kZipHeaderMismatch,    // a local header disagrees with the central directory (name,
+                         // sizes, method, flags, CRC) or with its data descriptor
+  kZipDuplicateName,     // two records of one name
+  kZipLayout,            // records overlap, leave gaps, or bytes precede the first record
+                         // or follow the end of the central directory
+  kZipBadName,           // a name that is not "<folder>/<path>" under one top-level folder
+  kZipMissingRecord,     // data.pkl, or a storage record a tensor names, is absent
+  kZipChecksum,          // a record's bytes do not match its CRC-32
+
+  // PyTorch checkpoints: the pickle (src/pickle/).
+  kPickleCorrupt,        // structural: truncated argument, stack underflow, missing MARK,
+                         // unknown memo key, no STOP, more than one value left
+  kPickleOpcodeRefused,  // an opcode outside the set torch.save writes for tensors
+  kPickleGlobalRefused,  // GLOBAL/STACK_GLOBAL naming anything outside the allowlist
+  kPickleBadArguments,   // an allowlisted callable REDUCEd (or BUILD applied) with
+                         // arguments of the wrong shape
+  kPickleMemoConflict,   // PUT/BINPUT/LONG_BINPUT/MEMOIZE redefining an existing memo key
+
+  // PyTorch checkpoints: tensors and storages (src/torch/).
+  kNotATorchCheckpoint,  // neither a torch ZIP archive, a legacy stream nor a pickle
+  kRawPickle,            // a bare pickle: it can name no tensor data, so nothing converts
+  kLegacyHeader,         // the legacy format's magic number, protocol version or system
+                         // information (byte order, type sizes) is not what torch writes
+  kStorageMismatch,      // a storage's declared element count or dtype differs from its
+                         // record, or two references to one storage disagree
+  kTensorOutOfBounds,    // a tensor's offset, sizes and strides reach outside its storage,
+                         // are negative, or overflow
+  kNotAStateDict,        // the object is not a mapping of names to tensors (or --key
+                         // names no such mapping)
+
   // Resources.
   kOutOfMemory,  // an allocation failed (the process's memory limit is below O(header))
+
+  // Optional checks (new codes are added at the end, so existing values never change).
+  kMisalignedData,  // with Options::require_aligned_data: a tensor's data does not begin
+                    // at a file offset that is a multiple of its element size
 
   kNumErrorCodes  // not an error: the number of codes above
 };
 
 // ErrorCodeName returns the code's name without the leading 'k' ("DuplicateKey").
-std::string_view ErrorCodeName(ErrorCode code);
+STGUARD_API std::string_view ErrorCodeName(ErrorCode code);
 
 // Error describes one failure. `message` is a static string; `context` holds dynamic
 // detail (sizes, a key, a path) and `tensor` the tensor concerned; both may be empty.
-struct Error {
+struct STGUARD_API Error {
   ErrorCode code = ErrorCode::kOk;
   uint64_t offset = 0;  // absolute byte offset in the input where the problem was found
   const char* message = "";
@@ -107,9 +147,21 @@ struct Error {
 // the C1 controls U+0080..U+009F (CSI, OSC, ST start escape sequences), the
 // bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and
 // U+2028/U+2029 become \u{NNNN} (lowercase hex). Everything else is kept as it is.
-std::string PrintableText(std::string_view text);
+STGUARD_API std::string PrintableText(std::string_view text);
 
-// Result holds either a value or the Error that prevented it.
+namespace detail {
+// AbortOnErrorAccess prints "stguard: value of a failed Result: <error.ToString()>" to
+// stderr and aborts the process. Result calls it when its value is used without one.
+[[noreturn]] STGUARD_API void AbortOnErrorAccess(const Error& error) noexcept;
+}  // namespace detail
+
+// Result holds either a value or the Error that prevented it (a default Result does not
+// exist: construct it from one or the other).
+//
+// Reaching for the value of a failed Result (value(), operator*, operator->) is a bug in
+// the caller, never silent undefined behaviour: in every build, NDEBUG included, it
+// prints the error and aborts (detail::AbortOnErrorAccess). Test ok() first, or use
+// value_or().
 template <typename T>
 class [[nodiscard]] Result {
  public:
@@ -119,16 +171,37 @@ class [[nodiscard]] Result {
   bool ok() const { return value_.has_value(); }
   explicit operator bool() const { return ok(); }
 
+  // error is the failure; for a successful Result, an Error whose code is kOk.
   const Error& error() const { return error_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
+  T& operator*() & { return Checked(); }
+  const T& operator*() const& { return Checked(); }
+  T&& operator*() && { return std::move(Checked()); }
+
+  // value_or returns the value, or `fallback` converted to T when there is none.
+  template <typename U>
+  T value_or(U&& fallback) const& {
+    return ok() ? *value_ : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <typename U>
+  T value_or(U&& fallback) && {
+    return ok() ? std::move(*value_) : static_cast<T>(std::forward<U>(fallback));
+  }
 
  private:
+  T& Checked() {
+    if (!value_.has_value()) detail::AbortOnErrorAccess(error_);
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_.has_value()) detail::AbortOnErrorAccess(error_);
+    return *value_;
+  }
+
   std::optional<T> value_;
   Error error_;
 };

@@ -6,13 +6,15 @@
 #include <string>
 #include <string_view>
 
+#include "stguard/export.h"
+
 namespace stguard {
 
 // AppendJsonString appends `utf8` to *out as a quoted JSON string, escaped exactly as
 // serde_json (and so the reference safetensors writer) escapes: \" \\ \b \f \n \r \t,
 // other U+0000..U+001F as \u00xx with lowercase hex, and everything else ('/', DEL,
 // non-ASCII) raw. `utf8` must be valid UTF-8; this function does not check.
-void AppendJsonString(std::string_view utf8, std::string* out);
+STGUARD_API void AppendJsonString(std::string_view utf8, std::string* out);
 
 }  // namespace stguard
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "stguard/error.h"
+#include "stguard/export.h"
 #include "stguard/options.h"
 
 namespace stguard {
@@ -41,7 +42,7 @@ enum class TokenKind : uint8_t {
   kEndOfInput,   // the top-level value is complete and only whitespace followed
 };
 
-struct Token {
+struct STGUARD_API Token {
   TokenKind kind = TokenKind::kEndOfInput;
   uint64_t offset = 0;    // absolute offset of the token's first byte (the quote, for strings)
   std::string_view text;  // strings: the bytes between the quotes, still escaped;
@@ -51,7 +52,7 @@ struct Token {
 
 // JsonTokenizer reads one JSON text token by token, checking the grammar as it goes, so a
 // consumer sees only well-formed prefixes. It never allocates beyond its depth bit stack.
-class JsonTokenizer {
+class STGUARD_API JsonTokenizer {
  public:
   // `input` must outlive the tokenizer. `base_offset` is added to every reported offset so
   // that errors point into the enclosing file (8 for a safetensors header).
@@ -112,16 +113,16 @@ class JsonTokenizer {
 // UnescapeJsonString decodes the text of a string token that JsonTokenizer accepted and
 // appends the UTF-8 result to *out. Behaviour on text the tokenizer did not accept is
 // unspecified but memory-safe.
-void UnescapeJsonString(std::string_view text, std::string* out);
+STGUARD_API void UnescapeJsonString(std::string_view text, std::string* out);
 
 // TokenText returns the unescaped text of a string or key token: a view of the input when
 // the token has no escapes (the common case, no copy), else the decoded text, placed in
 // *scratch and valid until *scratch changes.
-std::string_view TokenText(const Token& token, std::string* scratch);
+STGUARD_API std::string_view TokenText(const Token& token, std::string* scratch);
 
 // ValidateJson tokenizes all of `input` as one JSON text. Returns an Error whose code is
 // kOk when the input is valid.
-Error ValidateJson(std::string_view input, uint32_t max_depth = kDefaultMaxDepth);
+STGUARD_API Error ValidateJson(std::string_view input, uint32_t max_depth = kDefaultMaxDepth);
 
 }  // namespace stguard
 

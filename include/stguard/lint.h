@@ -48,7 +48,7 @@ enum class LintSeverity : uint8_t {
 STGUARD_API std::string_view LintSeverityName(LintSeverity severity);
 
 // LintFinding is one verdict.
-struct LintFinding {
+struct STGUARD_API LintFinding {
   LintSeverity severity = LintSeverity::kError;
   std::string rule;      // a stable id such as "wrong-shape" (README lists them all)
   std::string file;      // the file concerned (config.json, a shard), may be empty
@@ -60,7 +60,7 @@ struct LintFinding {
 };
 
 // LintOptions tunes LintModel.
-struct LintOptions {
+struct STGUARD_API LintOptions {
   // How the checkpoint is opened (limits, external symbolic links).
   DirOptions dir;
   // config_path, when not empty, is the config.json to use; otherwise config.json in the

@@ -25,8 +25,9 @@ enum class MapMode : uint8_t {
                  // that may write into them (numpy, torch), without reading any page early.
 };
 
-// MappedFile maps a regular file (MAP_PRIVATE, read-only unless MapMode says otherwise). Mapping, unlike reading, lets validation touch
-// only the header's pages: the data pages of a 16 GB checkpoint are never read.
+// MappedFile maps a regular file (MAP_PRIVATE, read-only unless MapMode says otherwise).
+// Mapping, unlike reading, lets validation touch only the header's pages: the data pages
+// of a 16 GB checkpoint are never read.
 //
 // TRUNCATION: a mapping is only as long-lived as the file's size. If another process
 // truncates the file, touching a mapped page past the new end raises SIGBUS and kills the

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "stguard/export.h"
+
 namespace stguard {
 
 // kMaxHeaderLen is the format's cap on N, the header length (inclusive). Options can lower
@@ -18,11 +20,19 @@ inline constexpr uint32_t kDefaultMaxDepth = 1024;
 
 // Options tunes the reader. The defaults are the format's rules; every field can only make
 // the reader stricter.
-struct Options {
+struct STGUARD_API Options {
   // Largest header length N accepted. Values above kMaxHeaderLen act as kMaxHeaderLen.
   uint64_t max_header_len = kMaxHeaderLen;
   // Deepest JSON nesting accepted (objects and arrays count alike).
   uint32_t max_depth = kDefaultMaxDepth;
+  // Reject (kMisalignedData) a file in which some tensor's data does not begin at a file
+  // offset that is a multiple of its element size (DtypeAlignment). The format does not
+  // require alignment and valid files in the wild may lack it; an engine that reads
+  // tensor data in place as float*, uint16_t*... needs it, because an unaligned access is
+  // undefined behaviour in C and C++ (and a fault on some CPUs). Files written by
+  // stguard's canonical writer (and by the reference save_file) always pass: see ALIGNMENT
+  // in stguard/reader.h.
+  bool require_aligned_data = false;
 };
 
 }  // namespace stguard

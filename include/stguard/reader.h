@@ -26,6 +26,39 @@
 // fails on the first step that overflows 64 bits ([0, 2^40, 2^40] is accepted,
 // [2^40, 2^40, 0] is not).
 //
+// ALIGNMENT
+// The format does not align tensor data: a valid file may hold an F32 tensor at an odd
+// offset, and reading it through a float* would be undefined behaviour. What is
+// guaranteed: in a canonical file (stguard's writer, the reference save_file) every
+// tensor's data begins at a file offset that is a multiple of its element size
+// (DtypeAlignment), because the header is padded so that the data buffer starts at a
+// multiple of 8, tensors come in descending reference dtype order, in which element sizes
+// never grow (8, 4, 2, then 1 byte and below), and each tensor's byte count is a multiple
+// of its element size (tests/alignment_prop.cc checks this over random tensor sets).
+// Options::require_aligned_data refuses files without that property (kMisalignedData).
+// Checkpoint::Open maps the file at a page boundary, so there an aligned file offset is
+// an aligned address; with FromBytes, addresses are aligned when bytes.data() is a
+// multiple of 8. TensorView::is_aligned() checks the address itself.
+//
+// THREAD SAFETY
+// A Checkpoint is immutable once Open or FromBytes has returned it: any number of threads
+// may call its const functions and read its tensors' data at the same time, without
+// locks. Moving or destroying it while another thread reads it is a data race, as for any
+// C++ object. Open and FromBytes themselves may run concurrently (the library has no
+// shared mutable state), as may every other free function of the library.
+//
+// PLATFORM
+// POSIX: Linux first (what CI tests), and macOS and the BSDs, where mmap, pread and
+// rename behave the same. Page-release hints (madvise MADV_PAGEOUT) are Linux 5.4+ and
+// skipped elsewhere. Windows is not supported. Tensor data is exposed as stored:
+// little-endian.
+//
+// ALLOCATION FAILURE
+// Open and FromBytes return kOutOfMemory when an allocation fails; no exception leaves
+// them. The same holds for every function of the library that returns Error or Result,
+// unless its comment says otherwise; functions that return std::string (Error::ToString,
+// PrintableText...) throw std::bad_alloc like the standard library does.
+//
 // RESOURCE BOUNDS
 // Time is O(N) plus O(T log T) sorting for T tensors. Memory is O(N) whatever N, the
 // shapes or the offsets claim: nothing is allocated from a size read in the file before
@@ -48,7 +81,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <forward_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,13 +90,14 @@
 
 #include "stguard/dtype.h"
 #include "stguard/error.h"
+#include "stguard/export.h"
 #include "stguard/options.h"
 
 namespace stguard {
 
 // TensorView describes one validated tensor. Its views point into the Checkpoint that
 // produced it and live as long as that Checkpoint.
-struct TensorView {
+struct STGUARD_API TensorView {
   std::string_view name;        // unescaped UTF-8
   Dtype dtype = Dtype::kBOOL;
   std::span<const uint64_t> shape;  // outermost first; empty for a scalar
@@ -73,12 +107,16 @@ struct TensorView {
   uint64_t header_offset = 0;   // absolute file offset of the entry's key (for messages)
 
   uint64_t byte_size() const { return end - begin; }
+  // is_aligned says whether `data` is aligned for the dtype's element type in memory
+  // (its address is a multiple of DtypeAlignment(dtype)), so that it may be read in place
+  // through a float*, uint16_t*... See ALIGNMENT at the top of this file.
+  bool is_aligned() const;
   // num_elements is the product of shape (1 for a scalar); validation proved it fits.
   uint64_t num_elements() const;
 };
 
 // MetadataEntry is one __metadata__ key and value, both unescaped UTF-8.
-struct MetadataEntry {
+struct STGUARD_API MetadataEntry {
   std::string_view key;
   std::string_view value;
 };
@@ -86,7 +124,7 @@ struct MetadataEntry {
 class MappedFile;
 
 // Checkpoint is a validated safetensors file. It is movable, not copyable.
-class Checkpoint {
+class STGUARD_API Checkpoint {
  public:
   // FromBytes validates `bytes` in place, without copying them; `bytes` must outlive the
   // Checkpoint.
@@ -157,7 +195,9 @@ class Checkpoint {
   std::vector<uint32_t> by_name_;          // indexes into tensors_, sorted by name bytes
   std::vector<MetadataEntry> metadata_;    // sorted by key bytes
   std::vector<uint64_t> dims_;             // every tensor's shape, back to back
-  std::deque<std::string> owned_strings_;  // unescaped names and values that had escapes
+  // Unescaped names and values that had escapes. A list: its strings never move, and
+  // moving it never allocates (a std::deque's move may), so the noexcept moves hold.
+  std::forward_list<std::string> owned_strings_;
 };
 
 }  // namespace stguard

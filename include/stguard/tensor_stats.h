@@ -31,7 +31,7 @@
 namespace stguard {
 
 // TensorStats summarises one tensor's elements.
-struct TensorStats {
+struct STGUARD_API TensorStats {
   bool supported = false;   // false when the dtype cannot be scanned; nothing else is set
   bool floating = false;    // NaN and inf counts are meaningful
   uint64_t num_elements = 0;
@@ -49,7 +49,7 @@ struct TensorStats {
 // tensor.
 using ScanProgress = std::function<void(uint64_t bytes)>;
 
-struct ScanOptions {
+struct STGUARD_API ScanOptions {
   ScanProgress progress;                 // may be empty
   uint64_t progress_interval = 1 << 22;  // bytes between progress calls
   // Hand scanned pages back to the kernel as the scan goes (see the top of this file).

@@ -87,7 +87,7 @@ namespace stguard {
 class Checkpoint;
 
 // ByteSink receives a file's bytes in order.
-class ByteSink {
+class STGUARD_API ByteSink {
  public:
   virtual ~ByteSink() = default;
   // Write appends `bytes`. Returns an Error whose code is kOk on success; on failure the
@@ -107,7 +107,11 @@ using TensorProducer = std::function<Error(ByteSink& sink)>;
 // sticks, so every later Write*/Canonical* call returns it rather than writing a file
 // that lacks a tensor. Checks that need all entries (duplicates, header size, total size)
 // run when writing. A Writer can write any number of times.
-class Writer {
+//
+// A Writer is not thread-safe: use one from one thread at a time. Every function returns
+// kOutOfMemory when an allocation fails (an Add* failure sticks, as above), except the
+// constructor, which throws std::bad_alloc if it cannot allocate its small state.
+class STGUARD_API Writer {
  public:
   Writer();
   ~Writer();
@@ -179,14 +183,14 @@ STGUARD_API void RemoveTemporaryFilesOnSignals();
 STGUARD_API std::vector<std::string> FindLeftoverTemporaryFiles(const std::string& path);
 
 // CanonicalBytes returns the canonical form of a validated checkpoint.
-[[nodiscard]] Result<std::string> CanonicalBytes(const Checkpoint& checkpoint);
+[[nodiscard]] STGUARD_API Result<std::string> CanonicalBytes(const Checkpoint& checkpoint);
 
 // kCanonicalCopyChunkLen is how much tensor data WriteCanonicalFile copies at a time when
 // it releases source pages.
 inline constexpr size_t kCanonicalCopyChunkLen = size_t{8} << 20;
 
 // CanonicalWriteOptions tunes WriteCanonicalFile.
-struct CanonicalWriteOptions {
+struct STGUARD_API CanonicalWriteOptions {
   // Copy the tensor data with Checkpoint::ReadData (pread(2) for a checkpoint from
   // Checkpoint::Open), kCanonicalCopyChunkLen bytes at a time, instead of reading the
   // mapped spans. Resident memory stays near one chunk whatever the data size (mapped
@@ -199,8 +203,9 @@ struct CanonicalWriteOptions {
 // WriteCanonicalFile writes the canonical form of `checkpoint` crash-safely to `path`,
 // streaming the data from the checkpoint's bytes. `path` may name the file that
 // `checkpoint` was opened from.
-[[nodiscard]] Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
-                                       const CanonicalWriteOptions& options = {});
+[[nodiscard]] STGUARD_API Error WriteCanonicalFile(const Checkpoint& checkpoint,
+                                                   const std::string& path,
+                                                   const CanonicalWriteOptions& options = {});
 
 // WriteCanonical streams the canonical form of `checkpoint` to `sink` (standard output,
 // a socket), copying the data as release_source_pages does. Nothing is written when the
@@ -223,10 +228,10 @@ enum class CanonicalDiffReason : uint8_t {
 
 // CanonicalDiffReasonName returns "none", "order", "offsets", "escapes", "whitespace",
 // "padding" or "empty-metadata".
-std::string_view CanonicalDiffReasonName(CanonicalDiffReason reason);
+STGUARD_API std::string_view CanonicalDiffReasonName(CanonicalDiffReason reason);
 
 // CanonicalDiff compares a file with its canonical form.
-struct CanonicalDiff {
+struct STGUARD_API CanonicalDiff {
   bool canonical = true;
   CanonicalDiffReason reason = CanonicalDiffReason::kNone;
   // offset is the first byte at which the file and its canonical form differ. It is 0..7
@@ -243,11 +248,11 @@ struct CanonicalDiff {
 // one fixes every offset, so the data buffers are identical too; a header that differs
 // already gives the first differing byte. Returns an Error only if the canonical header
 // cannot be built, which cannot happen for a checkpoint the reader accepted.
-[[nodiscard]] Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint);
+[[nodiscard]] STGUARD_API Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint);
 
 // DescribeCanonicalDiff renders a diff for people: "canonical" or
 // "not canonical: first difference at byte 0 (whitespace at byte 57)".
-std::string DescribeCanonicalDiff(const CanonicalDiff& diff);
+STGUARD_API std::string DescribeCanonicalDiff(const CanonicalDiff& diff);
 
 }  // namespace stguard
 

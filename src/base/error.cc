@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 
 namespace stguard {
 namespace {
@@ -53,7 +54,27 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "ShardMismatch",
         "TensorInTwoShards",
         "InvalidConfig",
+        "ZipFormat",
+        "ZipUnsupported",
+        "ZipHeaderMismatch",
+        "ZipDuplicateName",
+        "ZipLayout",
+        "ZipBadName",
+        "ZipMissingRecord",
+        "ZipChecksum",
+        "PickleCorrupt",
+        "PickleOpcodeRefused",
+        "PickleGlobalRefused",
+        "PickleBadArguments",
+        "PickleMemoConflict",
+        "NotATorchCheckpoint",
+        "RawPickle",
+        "LegacyHeader",
+        "StorageMismatch",
+        "TensorOutOfBounds",
+        "NotAStateDict",
         "OutOfMemory",
+        "MisalignedData",
 };
 
 }  // namespace
@@ -142,6 +163,18 @@ std::string PrintableText(std::string_view text) {
   }
   return out;
 }
+
+namespace detail {
+
+void AbortOnErrorAccess(const Error& error) noexcept {
+  // Static text first: even if rendering the error fails, the reason is on stderr.
+  std::fputs("stguard: value of a failed Result: ", stderr);
+  std::fputs(error.ToString().c_str(), stderr);
+  std::fputs("\n", stderr);
+  std::abort();
+}
+
+}  // namespace detail
 
 std::string Error::ToString() const {
   std::string out(ErrorCodeName(code));

@@ -11,6 +11,9 @@
 #include <cstring>
 #include <new>
 
+#include "base/out_of_memory.h"
+
+
 namespace stguard {
 namespace {
 
@@ -54,11 +57,13 @@ Error ReadToEnd(int fd, const std::string& path, std::vector<std::byte>* out) {
 }  // namespace
 
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, MapMode mode) {
-  return OpenFile(path, /*map=*/true, mode);
+  return CatchOutOfMemory("out of memory while mapping the file",
+                          [&] { return OpenFile(path, /*map=*/true, mode); });
 }
 
 Result<std::unique_ptr<MappedFile>> MappedFile::OpenUnmapped(const std::string& path) {
-  return OpenFile(path, /*map=*/false, MapMode::kReadOnly);
+  return CatchOutOfMemory("out of memory while opening the file",
+                          [&] { return OpenFile(path, /*map=*/false, MapMode::kReadOnly); });
 }
 
 Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path, bool map,
@@ -87,7 +92,8 @@ Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path
     return read;  // no descriptor kept: ReadAt copies from memory
   }
   if (!map) {
-    return std::unique_ptr<MappedFile>(new MappedFile(file.Release(), path, nullptr, size, false, false));
+    return std::unique_ptr<MappedFile>(
+        new MappedFile(file.Release(), path, nullptr, size, false, false));
   }
   // A private writable mapping of a read-only descriptor is allowed: writes go to private
   // copies of the pages, never to the file.

@@ -16,6 +16,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/out_of_memory.h"
 #include "base/little_endian.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
@@ -428,59 +429,63 @@ size_t ElementSize(Dtype dtype) {
 }
 
 Error ConvertToF32(Dtype src_dtype, std::span<const std::byte> src, std::span<float> dst) {
-  if (!CanConvertToF32(src_dtype)) {
-    return InvalidArgument("no conversion from this dtype to F32",
-                           std::string(DtypeName(src_dtype)));
-  }
-  const size_t size = ElementSize(src_dtype);
-  if (src.size() / size != dst.size() || src.size() % size != 0) {
-    return InvalidArgument("source and destination hold different element counts");
-  }
-  DecodeToF32(src_dtype, src.data(), dst.data(), dst.size(), /*round_to_odd=*/false);
-  return Error{};
+  return CatchOutOfMemory("out of memory while converting", [&]() -> Error {
+    if (!CanConvertToF32(src_dtype)) {
+      return InvalidArgument("no conversion from this dtype to F32",
+                             std::string(DtypeName(src_dtype)));
+    }
+    const size_t size = ElementSize(src_dtype);
+    if (src.size() / size != dst.size() || src.size() % size != 0) {
+      return InvalidArgument("source and destination hold different element counts");
+    }
+    DecodeToF32(src_dtype, src.data(), dst.data(), dst.size(), /*round_to_odd=*/false);
+    return Error{};
+  });
 }
 
 Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src, Dtype dst_dtype,
                       std::span<std::byte> dst) {
-  if (!CanConvertToF32(src_dtype)) {
-    return InvalidArgument("no conversion from this dtype", std::string(DtypeName(src_dtype)));
-  }
-  if (!IsEncodeTarget(dst_dtype)) {
-    return InvalidArgument("conversion target must be F32, F16 or BF16",
-                           std::string(DtypeName(dst_dtype)));
-  }
-  const size_t src_size = ElementSize(src_dtype);
-  const size_t dst_size = ElementSize(dst_dtype);
-  const size_t n = src.size() / src_size;
-  if (src.size() % src_size != 0 || dst.size() % dst_size != 0 || dst.size() / dst_size != n) {
-    return InvalidArgument("source and destination hold different element counts");
-  }
-  if (src_dtype == dst_dtype) {
-    if (n != 0) std::memmove(dst.data(), src.data(), src.size());
-    return Error{};
-  }
-  if (dst_dtype == Dtype::kF32 && std::endian::native == std::endian::little) {
-    // Straight into an aligned destination: F32 bytes on a little-endian host are floats.
-    // A misaligned destination goes through the staging buffer below.
-    if (reinterpret_cast<uintptr_t>(dst.data()) % alignof(float) == 0) {
-      DecodeToF32(src_dtype, src.data(), reinterpret_cast<float*>(dst.data()), n, false);
+  return CatchOutOfMemory("out of memory while converting", [&]() -> Error {
+    if (!CanConvertToF32(src_dtype)) {
+      return InvalidArgument("no conversion from this dtype", std::string(DtypeName(src_dtype)));
+    }
+    if (!IsEncodeTarget(dst_dtype)) {
+      return InvalidArgument("conversion target must be F32, F16 or BF16",
+                             std::string(DtypeName(dst_dtype)));
+    }
+    const size_t src_size = ElementSize(src_dtype);
+    const size_t dst_size = ElementSize(dst_dtype);
+    const size_t n = src.size() / src_size;
+    if (src.size() % src_size != 0 || dst.size() % dst_size != 0 || dst.size() / dst_size != n) {
+      return InvalidArgument("source and destination hold different element counts");
+    }
+    if (src_dtype == dst_dtype) {
+      if (n != 0) std::memmove(dst.data(), src.data(), src.size());
       return Error{};
     }
-  }
-  if (src_dtype == Dtype::kF32) {  // one pass, no staging
-    EncodeFromF32<false>(src.data(), dst_dtype, dst.data(), n);
+    if (dst_dtype == Dtype::kF32 && std::endian::native == std::endian::little) {
+      // Straight into an aligned destination: F32 bytes on a little-endian host are floats.
+      // A misaligned destination goes through the staging buffer below.
+      if (reinterpret_cast<uintptr_t>(dst.data()) % alignof(float) == 0) {
+        DecodeToF32(src_dtype, src.data(), reinterpret_cast<float*>(dst.data()), n, false);
+        return Error{};
+      }
+    }
+    if (src_dtype == Dtype::kF32) {  // one pass, no staging
+      EncodeFromF32<false>(src.data(), dst_dtype, dst.data(), n);
+      return Error{};
+    }
+    const bool round_to_odd = dst_dtype != Dtype::kF32;
+    float buffer[kChunk];
+    for (size_t done = 0; done < n;) {
+      const size_t count = std::min(kChunk, n - done);
+      DecodeToF32(src_dtype, src.data() + done * src_size, buffer, count, round_to_odd);
+      EncodeFromF32<true>(reinterpret_cast<const std::byte*>(buffer), dst_dtype,
+                          dst.data() + done * dst_size, count);
+      done += count;
+    }
     return Error{};
-  }
-  const bool round_to_odd = dst_dtype != Dtype::kF32;
-  float buffer[kChunk];
-  for (size_t done = 0; done < n;) {
-    const size_t count = std::min(kChunk, n - done);
-    DecodeToF32(src_dtype, src.data() + done * src_size, buffer, count, round_to_odd);
-    EncodeFromF32<true>(reinterpret_cast<const std::byte*>(buffer), dst_dtype,
-                        dst.data() + done * dst_size, count);
-    done += count;
-  }
-  return Error{};
+  });
 }
 
 bool IsConvertibleFloat(Dtype dtype) {
@@ -490,70 +495,72 @@ bool IsConvertibleFloat(Dtype dtype) {
 
 Error AddConvertedCheckpoint(const Checkpoint& checkpoint, Dtype target, Writer* writer,
                              size_t* out_num_converted) {
-  if (!IsEncodeTarget(target)) {
-    return InvalidArgument("conversion target must be F32, F16 or BF16",
-                           std::string(DtypeName(target)));
-  }
-  size_t num_converted = 0;
-  const Checkpoint* source = &checkpoint;
-  const uint64_t data_start = 8 + checkpoint.header_len();
-  for (const TensorView& tensor : checkpoint.tensors()) {
-    const bool convert = IsConvertibleFloat(tensor.dtype) && tensor.dtype != target;
-    const Dtype src_dtype = tensor.dtype;
-    const Dtype dst_dtype = convert ? target : tensor.dtype;
-    // Whole elements per step (F4 packs 2 per byte, F6 4 per 3 bytes): step by bytes
-    // that are a multiple of 3 and of every element size.
-    const size_t src_size = convert ? ElementSize(src_dtype) : 3;
-    const size_t dst_size = convert ? ElementSize(dst_dtype) : 3;
-    const uint64_t count = tensor.byte_size() / src_size;
-    const uint64_t begin = data_start + tensor.begin;
-    const uint64_t tail = tensor.byte_size() - count * src_size;  // copies: 0..2 bytes
-    // The producer runs when the writer reaches this tensor. It reads the source with
-    // Checkpoint::ReadData (pread for a file, never the mapping: a file truncated meanwhile
-    // is kIoError, not SIGBUS), kChunk * 4 elements at a time into one reused buffer.
-    TensorProducer producer = [source, begin, src_dtype, dst_dtype, convert, src_size,
-                               dst_size, count, tail](ByteSink& sink) -> Error {
-      constexpr uint64_t kStep = kChunk * 4;
-      const auto step = static_cast<size_t>(std::min<uint64_t>(kStep, count));
-      std::vector<std::byte> in(std::max<size_t>(step * src_size, 3));
-      std::vector<std::byte> out(convert ? step * dst_size : 0);
-      for (uint64_t done = 0; done < count;) {
-        const auto n = static_cast<size_t>(std::min<uint64_t>(kStep, count - done));
-        const std::span<std::byte> src(in.data(), n * src_size);
-        if (Error error = source->ReadData(begin + done * src_size, src); !error.ok()) {
-          return error;
-        }
-        if (convert) {
-          const std::span<std::byte> dst(out.data(), n * dst_size);
-          if (Error error = ConvertElements(src_dtype, src, dst_dtype, dst); !error.ok()) {
+  return CatchOutOfMemory("out of memory while adding tensors to the writer", [&]() -> Error {
+    if (!IsEncodeTarget(target)) {
+      return InvalidArgument("conversion target must be F32, F16 or BF16",
+                             std::string(DtypeName(target)));
+    }
+    size_t num_converted = 0;
+    const Checkpoint* source = &checkpoint;
+    const uint64_t data_start = 8 + checkpoint.header_len();
+    for (const TensorView& tensor : checkpoint.tensors()) {
+      const bool convert = IsConvertibleFloat(tensor.dtype) && tensor.dtype != target;
+      const Dtype src_dtype = tensor.dtype;
+      const Dtype dst_dtype = convert ? target : tensor.dtype;
+      // Whole elements per step (F4 packs 2 per byte, F6 4 per 3 bytes): step by bytes
+      // that are a multiple of 3 and of every element size.
+      const size_t src_size = convert ? ElementSize(src_dtype) : 3;
+      const size_t dst_size = convert ? ElementSize(dst_dtype) : 3;
+      const uint64_t count = tensor.byte_size() / src_size;
+      const uint64_t begin = data_start + tensor.begin;
+      const uint64_t tail = tensor.byte_size() - count * src_size;  // copies: 0..2 bytes
+      // The producer runs when the writer reaches this tensor. It reads the source with
+      // Checkpoint::ReadData (pread for a file, never the mapping: a file truncated meanwhile
+      // is kIoError, not SIGBUS), kChunk * 4 elements at a time into one reused buffer.
+      TensorProducer producer = [source, begin, src_dtype, dst_dtype, convert, src_size,
+                                 dst_size, count, tail](ByteSink& sink) -> Error {
+        constexpr uint64_t kStep = kChunk * 4;
+        const auto step = static_cast<size_t>(std::min<uint64_t>(kStep, count));
+        std::vector<std::byte> in(std::max<size_t>(step * src_size, 3));
+        std::vector<std::byte> out(convert ? step * dst_size : 0);
+        for (uint64_t done = 0; done < count;) {
+          const auto n = static_cast<size_t>(std::min<uint64_t>(kStep, count - done));
+          const std::span<std::byte> src(in.data(), n * src_size);
+          if (Error error = source->ReadData(begin + done * src_size, src); !error.ok()) {
             return error;
           }
-          if (Error error = sink.Write(dst); !error.ok()) return error;
-        } else if (Error error = sink.Write(src); !error.ok()) {
-          return error;
+          if (convert) {
+            const std::span<std::byte> dst(out.data(), n * dst_size);
+            if (Error error = ConvertElements(src_dtype, src, dst_dtype, dst); !error.ok()) {
+              return error;
+            }
+            if (Error error = sink.Write(dst); !error.ok()) return error;
+          } else if (Error error = sink.Write(src); !error.ok()) {
+            return error;
+          }
+          done += n;
         }
-        done += n;
-      }
-      if (tail > 0) {
-        const std::span<std::byte> rest(in.data(), static_cast<size_t>(tail));
-        if (Error error = source->ReadData(begin + count * src_size, rest); !error.ok()) {
-          return error;
+        if (tail > 0) {
+          const std::span<std::byte> rest(in.data(), static_cast<size_t>(tail));
+          if (Error error = source->ReadData(begin + count * src_size, rest); !error.ok()) {
+            return error;
+          }
+          if (Error error = sink.Write(rest); !error.ok()) return error;
         }
-        if (Error error = sink.Write(rest); !error.ok()) return error;
-      }
-      return Error{};
-    };
-    const uint64_t out_len = convert ? count * dst_size : tensor.byte_size();
-    Error added = writer->AddTensor(tensor.name, dst_dtype, tensor.shape, out_len,
-                                    std::move(producer));
-    if (convert) ++num_converted;
-    if (!added.ok()) return added;
-  }
-  for (const MetadataEntry& entry : checkpoint.metadata()) {
-    if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
-  }
-  if (out_num_converted != nullptr) *out_num_converted = num_converted;
-  return Error{};
+        return Error{};
+      };
+      const uint64_t out_len = convert ? count * dst_size : tensor.byte_size();
+      Error added = writer->AddTensor(tensor.name, dst_dtype, tensor.shape, out_len,
+                                      std::move(producer));
+      if (convert) ++num_converted;
+      if (!added.ok()) return added;
+    }
+    for (const MetadataEntry& entry : checkpoint.metadata()) {
+      if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
+    }
+    if (out_num_converted != nullptr) *out_num_converted = num_converted;
+    return Error{};
+  });
 }
 
 }  // namespace stguard

@@ -11,6 +11,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/out_of_memory.h"
 #include "base/duplicate_keys.h"
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
@@ -442,8 +443,11 @@ CheckpointDir& CheckpointDir::operator=(CheckpointDir&&) noexcept = default;
 CheckpointDir::~CheckpointDir() = default;
 
 Result<CheckpointDir> CheckpointDir::Open(const std::string& path, const DirOptions& options) {
-  CheckpointDirBuilder builder(options);
-  return builder.Open(path);
+  return CatchOutOfMemory("out of memory while opening the checkpoint",
+                          [&]() -> Result<CheckpointDir> {
+    CheckpointDirBuilder builder(options);
+    return builder.Open(path);
+  });
 }
 
 const TensorView* CheckpointDir::Find(std::string_view name, size_t* out_shard) const {

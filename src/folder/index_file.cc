@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/checked_math.h"
+#include "base/concat.h"
 #include "base/duplicate_keys.h"
 #include "stguard/json_tokenizer.h"
 
@@ -89,7 +90,7 @@ Error IndexParser::Parse() {
       ok = ParseWeightMap();
     } else {
       ok = Fail(key_offset, "the index has a top-level key other than metadata and weight_map",
-                "\"" + std::string(key) + "\"");
+                Concat({"\"", key, "\""}));
     }
     if (!ok) return error_;
   }

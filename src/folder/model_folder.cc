@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/out_of_memory.h"
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
 #include "stguard/checkpoint_dir.h"
@@ -266,10 +267,31 @@ bool NumpyMayHoldObjects(const std::string& path) {
   return holds;
 }
 
+// CheckModelFolderOrThrow is CheckModelFolder, letting std::bad_alloc escape.
+ModelFolderReport CheckModelFolderOrThrow(const std::string& folder,
+                                          const CheckpointDir* weights,
+                                          const Options& options,
+                                          bool allow_external_symlinks);
+
 }  // namespace
 
 ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDir* weights,
                                    const Options& options, bool allow_external_symlinks) {
+  try {
+    return CheckModelFolderOrThrow(folder, weights, options, allow_external_symlinks);
+  } catch (const std::bad_alloc&) {
+    ModelFolderReport report;  // no allocation: an Error with a static message
+    report.error = OutOfMemoryError("out of memory while checking the model folder");
+    return report;
+  }
+}
+
+namespace {
+
+ModelFolderReport CheckModelFolderOrThrow(const std::string& folder,
+                                          const CheckpointDir* weights,
+                                          const Options& options,
+                                          bool allow_external_symlinks) {
   ModelFolderReport report;
   TieSetting tie = TieSetting::kAbsent;
   const std::string config_path = JoinPath(folder, kConfigName);
@@ -380,5 +402,7 @@ ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDi
   }
   return report;
 }
+
+}  // namespace
 
 }  // namespace stguard

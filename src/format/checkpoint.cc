@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Checkpoint: runs the stages in order (length prefix, header schema with sizes, tiling)
-// and assembles the validated view.
+// Checkpoint: runs the stages in order (length prefix, header schema with sizes, tiling,
+// and alignment when Options::require_aligned_data asks) and assembles the validated view.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
 #include "base/test_pause.h"
+#include "format/alignment.h"
 #include "format/header_parser.h"
 #include "format/length_prefix.h"
 #include "stguard/mapped_file.h"
@@ -18,6 +20,10 @@ uint64_t TensorView::num_elements() const {
   uint64_t count = 1;
   for (uint64_t dim : shape) count *= dim;  // validation proved every step fits
   return count;
+}
+
+bool TensorView::is_aligned() const {
+  return reinterpret_cast<uintptr_t>(data.data()) % DtypeAlignment(dtype) == 0;
 }
 
 // CheckpointBuilder is the one place that may fill a Checkpoint's private fields.
@@ -148,6 +154,9 @@ Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> head, uin
     if (has_data) {
       tensors[i].data = data.subspan(tensors[i].begin, tensors[i].end - tensors[i].begin);
     }
+  }
+  if (options.require_aligned_data) {
+    if (Error error = CheckAlignment(tensors, data_start); !error.ok()) return error;
   }
 
   Checkpoint checkpoint;

@@ -40,6 +40,11 @@ std::string_view DtypeName(Dtype dtype) {
 
 uint32_t DtypeBits(Dtype dtype) { return kDtypeTable[static_cast<size_t>(dtype)].bits; }
 
+size_t DtypeAlignment(Dtype dtype) {
+  const uint32_t bits = DtypeBits(dtype);
+  return bits < 8 ? 1 : bits / 8;  // every whole-byte element size is a power of two
+}
+
 namespace {
 
 // PackedName holds a name of up to 16 bytes as two zero-padded words, so that matching a

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "base/checked_math.h"
+#include "base/concat.h"
 #include "base/duplicate_keys.h"
 #include "base/huge_pages.h"
 #include "stguard/json_tokenizer.h"
@@ -83,7 +84,7 @@ class HeaderParser {
   // without escapes stay views into the header, the others are kept in owned_strings.
   std::string_view KeepText(const Token& token) {
     if (!token.has_escapes) return token.text;
-    std::string& owned = out_.owned_strings.emplace_back();
+    std::string& owned = out_.owned_strings.emplace_front();
     UnescapeJsonString(token.text, &owned);
     return owned;
   }
@@ -418,7 +419,7 @@ bool HeaderParser::ParseDtype(std::string_view name, Dtype* out_dtype) {
   const std::optional<Dtype> dtype = stguard::ParseDtype(TokenText(token_, &scratch_));
   if (!dtype) {
     return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a known dtype name",
-                name, "\"" + std::string(token_.text) + "\"");
+                name, Concat({"\"", token_.text, "\""}));
   }
   *out_dtype = *dtype;
   return true;

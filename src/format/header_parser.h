@@ -4,7 +4,7 @@
 #define STGUARD_SRC_HEADER_PARSER_H_
 
 #include <cstdint>
-#include <deque>
+#include <forward_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +23,7 @@ struct ParsedHeader {
   std::vector<uint32_t> tensors_by_name;  // indexes into tensors, sorted by name bytes
   std::vector<MetadataEntry> metadata;    // sorted by key bytes
   bool has_metadata_object = false;
-  std::deque<std::string> owned_strings;  // unescaped strings that had escapes
+  std::forward_list<std::string> owned_strings;  // unescaped strings that had escapes
 };
 
 // ReservationBounds are the most dims and metadata entries a header of a given length can

@@ -24,6 +24,7 @@
 #include <bit>
 #include <cstring>
 
+#include "base/out_of_memory.h"
 #include "json/string_scan.h"
 #include "json/utf8.h"
 
@@ -274,7 +275,7 @@ bool JsonTokenizer::ScanEscape(const char** pos) {
       return Fail(ErrorCode::kInvalidEscape, backslash,
                   "invalid escape; allowed are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
   }
-  uint32_t unit;
+  uint32_t unit = 0;  // set by ReadHex4 when it succeeds
   if (!ReadHex4(backslash, &unit)) return false;
   if (unit < 0xD800 || unit > 0xDFFF) {
     *pos = backslash + 6;
@@ -293,7 +294,7 @@ bool JsonTokenizer::ScanEscape(const char** pos) {
     return Fail(ErrorCode::kLoneSurrogate, backslash,
                 "high surrogate escape not followed by a low surrogate escape");
   }
-  uint32_t low_unit;
+  uint32_t low_unit = 0;
   if (!ReadHex4(low, &low_unit)) return false;
   if (low_unit < 0xDC00 || low_unit > 0xDFFF) {
     return Fail(ErrorCode::kLoneSurrogate, backslash,
@@ -534,12 +535,14 @@ std::string_view TokenText(const Token& token, std::string* scratch) {
 }
 
 Error ValidateJson(std::string_view input, uint32_t max_depth) {
-  JsonTokenizer tokenizer(input, /*base_offset=*/0, max_depth);
-  Token token;
-  while (tokenizer.Next(&token)) {
-    if (token.kind == TokenKind::kEndOfInput) return Error{};
-  }
-  return tokenizer.error();
+  return CatchOutOfMemory("out of memory while validating JSON", [&]() -> Error {
+    JsonTokenizer tokenizer(input, /*base_offset=*/0, max_depth);
+    Token token;
+    while (tokenizer.Next(&token)) {
+      if (token.kind == TokenKind::kEndOfInput) return Error{};
+    }
+    return tokenizer.error();
+  });
 }
 
 }  // namespace stguard

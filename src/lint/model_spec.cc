@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/concat.h"
 #include "lint/engine.h"
 
 namespace stguard::lint {
@@ -160,8 +161,8 @@ void EvaluateFields(const Config& config, Findings* findings, ModelSpec* spec) {
       value.known = ReadCount(*member, &value.value, findings);
     } else if (field.fallback.empty()) {
       findings->Error("config-missing-field", {}, std::string(field.name), {},
-                      "config.json lacks \"" + std::string(field.name) + "\", which the " +
-                          std::string(family.name) + " family requires",
+                      Concat({"config.json lacks \"", field.name, "\", which the ",
+                              family.name, " family requires"}),
                       std::string(kConfigFile));
     } else {
       std::string detail;
@@ -169,8 +170,8 @@ void EvaluateFields(const Config& config, Findings* findings, ModelSpec* spec) {
       value.known = error == FormulaError::kOk;
       if (error != FormulaError::kOk && error != FormulaError::kUnknownValue) {
         findings->Error("config-value", {}, {}, {},
-                        "\"" + std::string(field.name) + "\" is absent and its default " +
-                            std::string(field.fallback) + " has no value: " + detail,
+                        Concat({"\"", field.name, "\" is absent and its default ",
+                                field.fallback, " has no value: ", detail}),
                         std::string(kConfigFile));
       }
     }

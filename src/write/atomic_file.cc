@@ -20,6 +20,7 @@
 #include <system_error>
 
 #include "base/test_pause.h"
+#include "base/concat.h"
 
 namespace stguard {
 namespace {
@@ -56,9 +57,10 @@ std::string TempName(const std::string& dir_prefix, const std::string& base) {
   static std::atomic<uint64_t> counter{0};
   const auto ticks = static_cast<uint64_t>(
       std::chrono::steady_clock::now().time_since_epoch().count());
-  return dir_prefix + "." + base.substr(0, kMaxBaseInTempName) + ".stguard-" +
-         std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1)) + "-" +
-         std::to_string(ticks % 1000000007) + ".tmp";
+  return Concat({dir_prefix, ".", std::string_view(base).substr(0, kMaxBaseInTempName),
+                 ".stguard-", std::to_string(getpid()), "-",
+                 std::to_string(counter.fetch_add(1)), "-",
+                 std::to_string(ticks % 1000000007), ".tmp"});
 }
 
 // kMaxLinkHops bounds how many symbolic links ResolveDestination follows (as the
@@ -82,10 +84,11 @@ Result<std::string> ResolveDestination(const std::string& path) {
     const size_t slash = current.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/"
                                                                           : current.substr(0, slash);
-    if (char* real_dir = realpath(dir.c_str(), nullptr); real_dir != nullptr) {
-      const bool under_proc = IsUnderProc(real_dir);
-      std::free(real_dir);
-      if (under_proc) {
+    // Owned at once: IsUnderProc may allocate, and its std::bad_alloc must not leak this.
+    if (const std::unique_ptr<char, decltype(&std::free)> real_dir(
+            realpath(dir.c_str(), nullptr), &std::free);
+        real_dir != nullptr) {
+      if (IsUnderProc(real_dir.get())) {
         Error error = IoError(
             "the output names a file only through a process's descriptor (like /dev/stdout); "
             "give - as the output to write to standard output",
@@ -213,8 +216,10 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
   if (base.empty() || base == "." || base == "..") {
     return IoError("the output path names a directory", path, 0, 0);
   }
-  std::string dir_path = slash == std::string::npos ? "." : dest.substr(0, slash);
-  if (dir_path.empty()) dir_path = "/";
+  // The folder to sync after the rename: "/" for "/x", "." for a bare name.
+  std::string dir_path = slash == std::string::npos ? std::string(".")
+                         : slash == 0               ? std::string("/")
+                                                    : dest.substr(0, slash);
 
   for (int attempt = 0; attempt < kMaxCreateAttempts; ++attempt) {
     std::string temp_path = TempName(dir_prefix, base);
@@ -232,8 +237,16 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
       return IoError("could not create a temporary file beside the output", temp_path, err,
                      0);
     }
-    std::unique_ptr<AtomicFile> file(
-        new AtomicFile(fd, std::move(dest), std::move(temp_path), std::move(dir_path)));
+    // The temporary file exists from here: if allocating its owner fails, remove it
+    // before passing the failure on, or it would be left beside the destination.
+    std::unique_ptr<AtomicFile> file;
+    try {
+      file.reset(new AtomicFile(fd, std::move(dest), std::move(temp_path), std::move(dir_path)));
+    } catch (...) {
+      close(fd);
+      unlink(temp_path.c_str());
+      throw;
+    }
     if (dest_exists) {
       file->final_mode_ = dest_status.st_mode & 07777;
       file->keep_owner_ = true;

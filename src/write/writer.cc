@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <new>
 
+#include "base/out_of_memory.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "stguard/reader.h"
@@ -86,17 +87,7 @@ struct Writer::Impl {
     return Error{};
   }
 
-  // Plan lays the file out. Running out of memory (a header near the cap under a memory
-  // limit) is kOutOfMemory, never an exception out of the library.
   Result<CanonicalPlan> Plan() const {
-    try {
-      return PlanOrThrow();
-    } catch (const std::bad_alloc&) {
-      return Error{ErrorCode::kOutOfMemory, 0, "out of memory while planning the header"};
-    }
-  }
-
-  Result<CanonicalPlan> PlanOrThrow() const {
     if (!first_error.ok()) return first_error;
     std::vector<PlanTensor> plan_tensors;
     plan_tensors.reserve(tensors.size());
@@ -148,7 +139,11 @@ Writer& Writer::operator=(Writer&&) noexcept = default;
 
 Error Writer::AddTensor(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
                         std::span<const std::byte> data) {
-  return impl_->Add(name, dtype, shape, data.size(), data, nullptr);
+  // A tensor that could not be added must not be silently missing from the file: an
+  // allocation failure sticks like any other Add error.
+  return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
+    return impl_->Add(name, dtype, shape, data.size(), data, nullptr);
+  }));
 }
 
 Error Writer::AddTensor(std::string_view name, Dtype dtype,
@@ -166,15 +161,19 @@ Error Writer::AddTensor(std::string_view name, Dtype dtype, std::span<const uint
     error.tensor = std::string(name);
     return impl_->Remember(error);
   }
-  return impl_->Add(name, dtype, shape, byte_len, {}, std::move(producer));
+  return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
+    return impl_->Add(name, dtype, shape, byte_len, {}, std::move(producer));
+  }));
 }
 
 Error Writer::AddMetadata(std::string_view key, std::string_view value) {
   if (Error error = CheckMetadataEntry(PlanMetadata{key, value}); !error.ok()) {
     return impl_->Remember(error);
   }
-  impl_->metadata.push_back(Impl::Metadata{std::string(key), std::string(value)});
-  return Error{};
+  return impl_->Remember(CatchOutOfMemory("out of memory while adding metadata", [&] {
+    impl_->metadata.push_back(Impl::Metadata{std::string(key), std::string(value)});
+    return Error{};
+  }));
 }
 
 Error Writer::AddCheckpoint(const Checkpoint& checkpoint) {
@@ -194,60 +193,66 @@ size_t Writer::num_tensors() const { return impl_->tensors.size(); }
 size_t Writer::num_metadata() const { return impl_->metadata.size(); }
 
 Result<std::string> Writer::CanonicalHeader() const {
-  Result<CanonicalPlan> plan = impl_->Plan();
-  if (!plan.ok()) return plan.error();
-  return std::move(plan->header);
+  return CatchOutOfMemory("out of memory while building the header", [&]() -> Result<std::string> {
+    Result<CanonicalPlan> plan = impl_->Plan();
+    if (!plan.ok()) return plan.error();
+    return std::move(plan->header);
+  });
 }
 
 Result<uint64_t> Writer::FileSize() const {
-  Result<CanonicalPlan> plan = impl_->Plan();
-  if (!plan.ok()) return plan.error();
-  return plan->file_size;
+  return CatchOutOfMemory("out of memory while building the header", [&]() -> Result<uint64_t> {
+    Result<CanonicalPlan> plan = impl_->Plan();
+    if (!plan.ok()) return plan.error();
+    return plan->file_size;
+  });
 }
 
 Error Writer::WriteTo(ByteSink& sink) const {
-  Result<CanonicalPlan> plan = impl_->Plan();
-  if (!plan.ok()) return plan.error();
-  return impl_->WritePlanned(*plan, sink);
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    Result<CanonicalPlan> plan = impl_->Plan();
+    if (!plan.ok()) return plan.error();
+    return impl_->WritePlanned(*plan, sink);
+  });
 }
 
 Result<std::string> Writer::WriteToString() const {
-  Result<CanonicalPlan> plan = impl_->Plan();
-  if (!plan.ok()) return plan.error();
-  std::string out;
-  try {
-    if (plan->file_size > out.max_size()) throw std::bad_alloc();
-    out.reserve(static_cast<size_t>(plan->file_size));
-  } catch (const std::bad_alloc&) {
-    Error error;
-    error.code = ErrorCode::kIoError;
-    error.message = "the file does not fit in memory";
-    error.context = std::to_string(plan->file_size) + " bytes";
-    return error;
-  }
-  StringSink sink(&out);
-  if (Error error = impl_->WritePlanned(*plan, sink); !error.ok()) return error;
-  return out;
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Result<std::string> {
+    Result<CanonicalPlan> plan = impl_->Plan();
+    if (!plan.ok()) return plan.error();
+    std::string out;
+    if (plan->file_size > out.max_size()) {
+      return OutOfMemoryError("the file does not fit in memory");
+    }
+    out.reserve(static_cast<size_t>(plan->file_size));  // failure: kOutOfMemory, above
+    StringSink sink(&out);
+    if (Error error = impl_->WritePlanned(*plan, sink); !error.ok()) return error;
+    return out;
+  });
 }
 
 Error Writer::WriteToFile(const std::string& path) const {
-  // Validate before creating anything: a refused input leaves no file, not even a
-  // temporary one.
-  Result<CanonicalPlan> plan = impl_->Plan();
-  if (!plan.ok()) return plan.error();
-  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
-  if (!file.ok()) return file.error();
-  if (Error error = impl_->WritePlanned(*plan, **file); !error.ok()) {
-    (*file)->Abort();
-    return error;
-  }
-  return (*file)->Commit();
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    // Validate before creating anything: a refused input leaves no file, not even a
+    // temporary one.
+    Result<CanonicalPlan> plan = impl_->Plan();
+    if (!plan.ok()) return plan.error();
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+    if (!file.ok()) return file.error();
+    if (Error error = impl_->WritePlanned(*plan, **file); !error.ok()) {
+      (*file)->Abort();
+      return error;
+    }
+    return (*file)->Commit();
+  });
 }
 
 Result<std::string> CanonicalBytes(const Checkpoint& checkpoint) {
-  Writer writer;
-  if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
-  return writer.WriteToString();
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Result<std::string> {
+    Writer writer;
+    if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
+    return writer.WriteToString();
+  });
 }
 
 // AddCheckpointCopying adds every tensor of `checkpoint` with a producer that copies its
@@ -282,19 +287,23 @@ Error AddCheckpointCopying(const Checkpoint& checkpoint, Writer* writer) {
 
 Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
                          const CanonicalWriteOptions& options) {
-  Writer writer;
-  if (!options.release_source_pages) {
-    if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    Writer writer;
+    if (!options.release_source_pages) {
+      if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
+      return writer.WriteToFile(path);
+    }
+    if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
     return writer.WriteToFile(path);
-  }
-  if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
-  return writer.WriteToFile(path);
+  });
 }
 
 Error WriteCanonical(const Checkpoint& checkpoint, ByteSink& sink) {
-  Writer writer;
-  if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
-  return writer.WriteTo(sink);
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    Writer writer;
+    if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
+    return writer.WriteTo(sink);
+  });
 }
 
 }  // namespace stguard

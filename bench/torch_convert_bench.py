@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Benchmark: `stguard convert` on a 1 GB torch.save state dict, against
+  (a) a plain copy of the same bytes done the way stguard writes (read, write a temporary
+      file, fsync, rename), the throughput ceiling for any conversion, and
+  (b) torch.load followed by writing safetensors (what conversion scripts run today; the
+      safetensors Python package is not on Debian, so the file is written with the same
+      header + raw bytes layout in Python, which is what safetensors.torch.save_file does).
+Peak RSS of each (ru_maxrss of the child). Runs each REPEAT times (default 3), reports the
+median, with the page cache warm (the input is read once first).
+
+  bench/torch_convert_bench.py STGUARD_BINARY [SIZE_MB] [REPEAT]
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+stguard = sys.argv[1]
+size_mb = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
+repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+workdir = tempfile.mkdtemp(prefix="stguard-torch-bench-", dir=os.environ.get("TMPDIR", "/tmp"))
+src = os.path.join(workdir, "pytorch_model.bin")
+
+# A state dict shaped like a transformer's: 64 MiB matrices plus small vectors, F32. Made
+# in a child process, so this process stays small: Linux carries a parent's peak RSS into
+# ru_maxrss of the children it forks.
+n = size_mb // 64
+MAKE = r"""
+import sys, torch
+n, path = int(sys.argv[1]), sys.argv[2]
+state = {}
+for i in range(n):
+    state[f"layers.{i}.weight"] = torch.randn(4096, 4096)
+    state[f"layers.{i}.bias"] = torch.randn(4096)
+torch.save(state, path)
+"""
+subprocess.run([sys.executable, "-c", MAKE, str(n), src], check=True)
+size = os.path.getsize(src)
+
+COPY = r"""
+import os, sys
+src, dst = sys.argv[1], sys.argv[2]
+tmp = dst + ".tmp"
+with open(src, "rb") as f, open(tmp, "wb") as g:
+    while True:
+        b = f.read(8 << 20)
+        if not b: break
+        g.write(b)
+    g.flush(); os.fsync(g.fileno())
+os.rename(tmp, dst)
+"""
+
+TORCH = r"""
+import json, os, sys, torch
+src, dst = sys.argv[1], sys.argv[2]
+sd = torch.load(src, map_location="cpu")
+names = sorted(sd)
+header, offset = {"__metadata__": {"format": "pt"}}, 0
+for k in names:
+    t = sd[k]
+    header[k] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + t.numel() * 4]}
+    offset += t.numel() * 4
+h = json.dumps(header, separators=(",", ":")).encode()
+h += b" " * (-len(h) % 8)
+with open(dst, "wb") as f:
+    f.write(len(h).to_bytes(8, "little")); f.write(h)
+    for k in names:
+        f.write(sd[k].contiguous().numpy().tobytes())
+    f.flush(); os.fsync(f.fileno())
+"""
+
+
+def run(cmd):
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, _, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    return elapsed, usage.ru_maxrss / 1024  # MiB
+
+
+cases = {
+    "stguard convert": [stguard, "convert", src, os.path.join(workdir, "out.safetensors")],
+    "stguard canon of the same tensors as safetensors (no pickle, no CRC-32)": [
+        stguard, "canon", os.path.join(workdir, "reference.safetensors"),
+        os.path.join(workdir, "canon.safetensors")],
+    "plain copy (read, write, fsync, rename)": [sys.executable, "-c", COPY, src,
+                                                os.path.join(workdir, "copy.bin")],
+    "torch.load + write safetensors": [sys.executable, "-c", TORCH, src,
+                                       os.path.join(workdir, "torch.safetensors")],
+}
+subprocess.run([stguard, "convert", src, os.path.join(workdir, "reference.safetensors")],
+               check=True, capture_output=True)
+with open(src, "rb") as f:  # warm the page cache
+    while f.read(1 << 20):  # small reads: this process's peak RSS is inherited by children
+        pass
+results = {}
+for name, cmd in cases.items():
+    runs = [run(cmd) for _ in range(repeat)]
+    t = statistics.median(r[0] for r in runs)
+    rss = max(r[1] for r in runs)
+    results[name] = (t, size / t / 1e9, rss)
+copy_tput = results["plain copy (read, write, fsync, rename)"][1]
+print(f"input: {size / 1e9:.3f} GB torch.save zip checkpoint ({2 * n} tensors, F32), "
+      f"median of {repeat}")
+print("| case | time (s) | throughput (GB/s) | vs copy | peak RSS (MiB) |")
+print("|---|---:|---:|---:|---:|")
+for name, (t, tput, rss) in results.items():
+    print(f"| {name} | {t:.2f} | {tput:.2f} | {tput / copy_tput:.2f}x | {rss:.0f} |")
+for f in os.listdir(workdir):
+    os.unlink(os.path.join(workdir, f))
+os.rmdir(workdir)

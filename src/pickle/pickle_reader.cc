@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: Apache-2.0
+// The static pickle machine (see pickle_reader.h for what it accepts and why).
+#include "pickle/pickle_reader.h"
+
+#include <bit>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "base/little_endian.h"
+#include "json/utf8.h"
+#include "pickle/allowlist.h"
+#include "pickle/opcodes.h"
+
+namespace stguard {
+namespace {
+
+// Arg is an opcode's decoded argument.
+struct Arg {
+  uint64_t u = 0;
+  int64_t i = 0;
+  double f = 0;
+  std::string_view bytes;  // kBytes*, and the first line of kLine / kTwoLines
+  std::string_view line2;  // second line of kTwoLines
+};
+
+class Machine {
+ public:
+  Machine(std::span<const std::byte> bytes, const PickleReadOptions& options,
+          std::vector<GlobalUse>* globals)
+      : in_(bytes), options_(options), globals_(globals) {}
+
+  Result<PickleResult> Run();
+
+ private:
+  uint64_t Abs(uint64_t relative) const { return options_.base_offset + relative; }
+  Error Corrupt(const char* message, std::string context = {}) const {
+    return Error{ErrorCode::kPickleCorrupt, Abs(op_at_), message, std::move(context)};
+  }
+  Error Refuse(ErrorCode code, const char* message, std::string context = {}) const {
+    return Error{code, Abs(op_at_), message, std::move(context)};
+  }
+
+  Error ReadArg(ArgKind kind, Arg* arg);
+  Error Step(uint8_t code, const Arg& arg, bool* stopped);
+
+  ValueId Add(PickleValue value) {
+    value.offset = Abs(op_at_);
+    result_.values.push_back(std::move(value));
+    return static_cast<ValueId>(result_.values.size() - 1);
+  }
+  ValueId AddKind(ValueKind kind) {
+    PickleValue value;
+    value.kind = kind;
+    return Add(std::move(value));
+  }
+  PickleValue& V(ValueId id) { return result_.values[id]; }
+  Error Pop(ValueId* out) {
+    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) {
+      return Corrupt("stack underflow (or a value taken across a MARK)");
+    }
+    *out = stack_.back();
+    stack_.pop_back();
+    return {};
+  }
+  Error Top(ValueId* out) const {
+    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) {
+      return Corrupt("stack underflow (or a value taken across a MARK)");
+    }
+    *out = stack_.back();
+    return {};
+  }
+  // PopMark moves the values above the last MARK into *items and drops the MARK.
+  Error PopMark(std::vector<ValueId>* items) {
+    if (marks_.empty()) return Corrupt("no MARK to pop to");
+    const size_t mark = marks_.back();
+    marks_.pop_back();
+    items->assign(stack_.begin() + static_cast<ptrdiff_t>(mark), stack_.end());
+    stack_.resize(mark);
+    return {};
+  }
+  Error Memoize(uint64_t key);
+  Error Global(std::string_view module, std::string_view name);
+  Error Reduce();
+  Error Build();
+  Error PersistentId();
+  Error SetItems(ValueId dict, const std::vector<ValueId>& pairs);
+
+  std::span<const std::byte> in_;
+  PickleReadOptions options_;
+  std::vector<GlobalUse>* globals_;
+  size_t pos_ = 0;
+  size_t op_at_ = 0;
+  PickleResult result_;
+  std::vector<ValueId> stack_;
+  std::vector<size_t> marks_;
+  std::unordered_map<uint64_t, ValueId> memo_;
+  std::unordered_map<std::string, size_t> storage_index_;  // storage key -> storages index
+};
+
+bool IsInt(const PickleValue& v) { return v.kind == ValueKind::kInt; }
+
+Error Machine::ReadArg(ArgKind kind, Arg* arg) {
+  const size_t left = in_.size() - pos_;
+  auto need = [&](size_t n) { return left >= n; };
+  const std::byte* p = in_.data() + pos_;
+  switch (kind) {
+    case ArgKind::kNone:
+      return {};
+    case ArgKind::kU8:
+      if (!need(1)) break;
+      arg->u = static_cast<uint8_t>(p[0]);
+      pos_ += 1;
+      return {};
+    case ArgKind::kU16:
+      if (!need(2)) break;
+      arg->u = LoadLittleEndian<uint16_t>(p);
+      pos_ += 2;
+      return {};
+    case ArgKind::kI32:
+      if (!need(4)) break;
+      arg->i = LoadLittleEndian<int32_t>(p);
+      pos_ += 4;
+      return {};
+    case ArgKind::kU32:
+      if (!need(4)) break;
+      arg->u = LoadLittleEndian<uint32_t>(p);
+      pos_ += 4;
+      return {};
+    case ArgKind::kU64:
+      if (!need(8)) break;
+      arg->u = LoadLittleEndian<uint64_t>(p);
+      pos_ += 8;
+      return {};
+    case ArgKind::kF64BigEnd: {
+      if (!need(8)) break;
+      uint64_t bits = 0;
+      for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(p[k]);
+      arg->f = std::bit_cast<double>(bits);
+      pos_ += 8;
+      return {};
+    }
+    case ArgKind::kBytes1:
+    case ArgKind::kBytes4:
+    case ArgKind::kBytes8: {
+      const size_t width = kind == ArgKind::kBytes1 ? 1 : kind == ArgKind::kBytes4 ? 4 : 8;
+      if (!need(width)) break;
+      const uint64_t len = width == 1   ? static_cast<uint8_t>(p[0])
+                           : width == 4 ? LoadLittleEndian<uint32_t>(p)
+                                        : LoadLittleEndian<uint64_t>(p);
+      if (left - width < len) return Corrupt("string or bytes argument runs past the end");
+      arg->bytes = {reinterpret_cast<const char*>(p + width), static_cast<size_t>(len)};
+      pos_ += width + len;
+      return {};
+    }
+    case ArgKind::kLine:
+    case ArgKind::kTwoLines: {
+      const std::string_view rest(reinterpret_cast<const char*>(p), left);
+      const size_t first = rest.find('\n');
+      if (first == std::string_view::npos) break;
+      arg->bytes = rest.substr(0, first);
+      pos_ += first + 1;
+      if (kind == ArgKind::kTwoLines) {
+        const size_t second = rest.find('\n', first + 1);
+        if (second == std::string_view::npos) break;
+        arg->line2 = rest.substr(first + 1, second - first - 1);
+        pos_ += second - first;
+      }
+      return {};
+    }
+  }
+  return Corrupt("opcode argument runs past the end");
+}
+
+Error Machine::Memoize(uint64_t key) {
+  ValueId top;
+  if (Error error = Top(&top); !error.ok()) return error;
+  if (!memo_.emplace(key, top).second) {
+    return Refuse(ErrorCode::kPickleMemoConflict, "memo key already defined",
+                  std::to_string(key));
+  }
+  return {};
+}
+
+Error Machine::Global(std::string_view module, std::string_view name) {
+  const AllowedGlobal* row = options_.allow_globals ? FindAllowedGlobal(module, name) : nullptr;
+  if (globals_ != nullptr) {
+    globals_->push_back({std::string(module), std::string(name), row != nullptr, Abs(op_at_)});
+  }
+  if (row == nullptr) {
+    return Refuse(ErrorCode::kPickleGlobalRefused, "global not in the allowlist",
+                  std::string(module) + "." + std::string(name));
+  }
+  PickleValue value;
+  value.kind = ValueKind::kGlobal;
+  value.integer = row - AllowedGlobals().data();
+  value.text = std::string(module) + "." + std::string(name);
+  stack_.push_back(Add(std::move(value)));
+  return {};
+}
+
+Error Machine::Reduce() {
+  ValueId args_id, callable_id;
+  if (Error error = Pop(&args_id); !error.ok()) return error;
+  if (Error error = Pop(&callable_id); !error.ok()) return error;
+  const PickleValue& callable = V(callable_id);
+  if (callable.kind != ValueKind::kGlobal) {
+    return Refuse(ErrorCode::kPickleBadArguments, "REDUCE on a value that is not a global");
+  }
+  const AllowedGlobal& row = AllowedGlobals()[static_cast<size_t>(callable.integer)];
+  const std::string callable_name = callable.text;
+  const PickleValue& args = V(args_id);
+  if (args.kind != ValueKind::kTuple) {
+    return Refuse(ErrorCode::kPickleBadArguments, "REDUCE arguments are not a tuple",
+                  callable_name);
+  }
+  const std::vector<ValueId> a = args.items;  // copy: Add() may move values_
+  auto is_empty_dict = [&](ValueId id) {
+    return V(id).kind == ValueKind::kDict && V(id).items.empty();
+  };
+  auto bad = [&](const char* why) {
+    return Refuse(ErrorCode::kPickleBadArguments, why, callable_name);
+  };
+  switch (row.kind) {
+    case GlobalKind::kOrderedDict: {
+      if (!a.empty()) return bad("OrderedDict called with arguments");
+      PickleValue dict;
+      dict.kind = ValueKind::kDict;
+      dict.flag = true;
+      stack_.push_back(Add(std::move(dict)));
+      return {};
+    }
+    case GlobalKind::kRebuildParameter: {
+      if (a.size() != 3 || V(a[0]).kind != ValueKind::kTensor ||
+          V(a[1]).kind != ValueKind::kBool || !is_empty_dict(a[2])) {
+        return bad("expected (tensor, requires_grad: bool, backward_hooks: {})");
+      }
+      stack_.push_back(a[0]);
+      return {};
+    }
+    case GlobalKind::kRebuildTensorV2: {
+      if (a.size() != 6 && a.size() != 7) return bad("expected 6 or 7 arguments");
+      auto int_tuple = [&](ValueId id) {
+        if (V(id).kind != ValueKind::kTuple) return false;
+        for (ValueId item : V(id).items) {
+          if (!IsInt(V(item))) return false;
+        }
+        return true;
+      };
+      if (V(a[0]).kind != ValueKind::kStorage || !IsInt(V(a[1])) || !int_tuple(a[2]) ||
+          !int_tuple(a[3]) || V(a[2]).items.size() != V(a[3]).items.size() ||
+          V(a[4]).kind != ValueKind::kBool || !is_empty_dict(a[5]) ||
+          (a.size() == 7 && V(a[6]).kind != ValueKind::kNone && !is_empty_dict(a[6]))) {
+        return bad(
+            "expected (storage, offset: int, size: ints, stride: ints of the same length, "
+            "requires_grad: bool, backward_hooks: {}[, metadata: None or {}])");
+      }
+      TensorRef tensor;
+      tensor.storage = static_cast<uint32_t>(V(a[0]).integer);
+      tensor.storage_offset = V(a[1]).integer;
+      for (ValueId item : V(a[2]).items) tensor.sizes.push_back(V(item).integer);
+      for (ValueId item : V(a[3]).items) tensor.strides.push_back(V(item).integer);
+      tensor.offset = Abs(op_at_);
+      result_.tensors.push_back(std::move(tensor));
+      PickleValue value;
+      value.kind = ValueKind::kTensor;
+      value.integer = static_cast<int64_t>(result_.tensors.size() - 1);
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case GlobalKind::kStorageType:
+      return bad("a storage type is only a persistent id's tag, never called");
+  }
+  return bad("unknown allowlist row");
+}
+
+Error Machine::Build() {
+  ValueId state_id, object_id;
+  if (Error error = Pop(&state_id); !error.ok()) return error;
+  if (Error error = Top(&object_id); !error.ok()) return error;
+  const PickleValue& object = V(object_id);
+  const PickleValue& state = V(state_id);
+  // torch's OrderedDict state dicts carry one attribute, _metadata (a mapping of module
+  // names to version dicts); BUILD may set that and nothing else.
+  if (object.kind != ValueKind::kDict || !object.flag) {
+    return Refuse(ErrorCode::kPickleBadArguments, "BUILD on something other than an OrderedDict");
+  }
+  if (state.kind != ValueKind::kDict || state.items.size() != 2 ||
+      V(state.items[0]).kind != ValueKind::kString || V(state.items[0]).text != "_metadata" ||
+      V(state.items[1]).kind != ValueKind::kDict) {
+    return Refuse(ErrorCode::kPickleBadArguments,
+                  "BUILD state other than {'_metadata': mapping}");
+  }
+  return {};
+}
+
+Error Machine::PersistentId() {
+  ValueId pid_id;
+  if (Error error = Pop(&pid_id); !error.ok()) return error;
+  if (options_.persistent_ids == PersistentIds::kNone) {
+    return Refuse(ErrorCode::kPickleOpcodeRefused, "persistent id outside a torch checkpoint");
+  }
+  const PickleValue& pid = V(pid_id);
+  const size_t want = options_.persistent_ids == PersistentIds::kZip ? 5 : 6;
+  const std::vector<ValueId> t = pid.kind == ValueKind::kTuple ? pid.items
+                                                               : std::vector<ValueId>{};
+  if (t.size() != want || V(t[0]).kind != ValueKind::kString || V(t[0]).text != "storage" ||
+      V(t[1]).kind != ValueKind::kGlobal ||
+      AllowedGlobals()[static_cast<size_t>(V(t[1]).integer)].kind != GlobalKind::kStorageType ||
+      V(t[2]).kind != ValueKind::kString || V(t[3]).kind != ValueKind::kString ||
+      !IsInt(V(t[4])) || V(t[4]).integer < 0 ||
+      (want == 6 && V(t[5]).kind != ValueKind::kNone)) {
+    return Refuse(ErrorCode::kPickleBadArguments,
+                  want == 5 ? "persistent id is not ('storage', <Storage type>, key, "
+                              "location, numel)"
+                            : "persistent id is not ('storage', <Storage type>, key, "
+                              "location, numel, None)");
+  }
+  const Dtype dtype = AllowedGlobals()[static_cast<size_t>(V(t[1]).integer)].dtype;
+  const std::string& key = V(t[2]).text;
+  const auto numel = static_cast<uint64_t>(V(t[4]).integer);
+  const auto [it, added] = storage_index_.emplace(key, result_.storages.size());
+  const size_t index = it->second;
+  if (added) {
+    result_.storages.push_back({key, dtype, numel, V(t[3]).text, Abs(op_at_)});
+  } else if (result_.storages[index].dtype != dtype ||
+             result_.storages[index].num_elements != numel) {
+    return Refuse(ErrorCode::kStorageMismatch,
+                  "one storage named twice with another dtype or element count", key);
+  }
+  PickleValue value;
+  value.kind = ValueKind::kStorage;
+  value.integer = static_cast<int64_t>(index);
+  stack_.push_back(Add(std::move(value)));
+  return {};
+}
+
+Error Machine::SetItems(ValueId dict, const std::vector<ValueId>& pairs) {
+  if (V(dict).kind != ValueKind::kDict) return Corrupt("SETITEM(S) on a value that is not a dict");
+  if (pairs.size() % 2 != 0) return Corrupt("SETITEMS with an odd number of values");
+  for (size_t k = 0; k < pairs.size(); k += 2) {
+    const ValueKind key_kind = V(pairs[k]).kind;
+    if (key_kind == ValueKind::kList || key_kind == ValueKind::kDict) {
+      return Corrupt("unhashable dict key (list or dict)");
+    }
+  }
+  std::vector<ValueId>& items = V(dict).items;
+  items.insert(items.end(), pairs.begin(), pairs.end());
+  return {};
+}
+
+Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
+  namespace o = op;
+  std::vector<ValueId> items;
+  ValueId a, b;
+  switch (code) {
+    case o::kProto:
+      if (op_at_ != 0) return Corrupt("PROTO after the first opcode");
+      if (arg.u < 2 || arg.u > 5) {
+        return Refuse(ErrorCode::kPickleOpcodeRefused, "pickle protocol outside 2-5",
+                      std::to_string(arg.u));
+      }
+      return {};
+    case o::kFrame:
+      if (arg.u > in_.size() - pos_) return Corrupt("FRAME longer than the rest of the pickle");
+      return {};
+    case o::kMark:
+      marks_.push_back(stack_.size());
+      return {};
+    case o::kStop:
+      if (!marks_.empty()) return Corrupt("STOP with an open MARK");
+      if (stack_.size() != 1) {
+        return Corrupt("STOP with other than exactly one value on the stack",
+                       std::to_string(stack_.size()));
+      }
+      result_.root = stack_[0];
+      *stopped = true;
+      return {};
+    case o::kBinInt:
+    case o::kBinInt1:
+    case o::kBinInt2: {
+      PickleValue value;
+      value.kind = ValueKind::kInt;
+      value.integer = code == o::kBinInt ? arg.i : static_cast<int64_t>(arg.u);
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case o::kLong1: {
+      PickleValue value;
+      if (arg.bytes.size() <= 8) {
+        // Little-endian two's complement, sign-extended from its top byte.
+        uint64_t bits = 0;
+        for (size_t k = arg.bytes.size(); k-- > 0;) {
+          bits = (bits << 8) | static_cast<uint8_t>(arg.bytes[k]);
+        }
+        const size_t n = arg.bytes.size();
+        if (n > 0 && n < 8 && (static_cast<uint8_t>(arg.bytes[n - 1]) & 0x80) != 0) {
+          bits |= ~uint64_t{0} << (8 * n);
+        }
+        value.kind = ValueKind::kInt;
+        value.integer = static_cast<int64_t>(bits);
+      } else {
+        value.kind = ValueKind::kBigInt;
+        value.text = std::string(arg.bytes);
+      }
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case o::kNone:
+      stack_.push_back(AddKind(ValueKind::kNone));
+      return {};
+    case o::kNewTrue:
+    case o::kNewFalse: {
+      PickleValue value;
+      value.kind = ValueKind::kBool;
+      value.flag = code == o::kNewTrue;
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case o::kBinFloat: {
+      PickleValue value;
+      value.kind = ValueKind::kFloat;
+      value.real = arg.f;
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case o::kBinUnicode:
+    case o::kShortBinUnicode:
+    case o::kBinUnicode8: {
+      if (!IsValidUtf8(arg.bytes)) return Corrupt("string that is not valid UTF-8");
+      PickleValue value;
+      value.kind = ValueKind::kString;
+      value.text = std::string(arg.bytes);
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case o::kBinBytes:
+    case o::kShortBinBytes:
+    case o::kBinBytes8: {
+      PickleValue value;
+      value.kind = ValueKind::kBytes;
+      value.text = std::string(arg.bytes);
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case o::kEmptyList:
+      stack_.push_back(AddKind(ValueKind::kList));
+      return {};
+    case o::kEmptyDict:
+      stack_.push_back(AddKind(ValueKind::kDict));
+      return {};
+    case o::kEmptyTuple:
+      stack_.push_back(AddKind(ValueKind::kTuple));
+      return {};
+    case o::kTuple:
+    case o::kTuple1:
+    case o::kTuple2:
+    case o::kTuple3: {
+      if (code == o::kTuple) {
+        if (Error error = PopMark(&items); !error.ok()) return error;
+      } else {
+        const size_t n = code == o::kTuple1 ? 1 : code == o::kTuple2 ? 2 : 3;
+        items.resize(n);
+        for (size_t k = n; k-- > 0;) {
+          if (Error error = Pop(&items[k]); !error.ok()) return error;
+        }
+      }
+      PickleValue value;
+      value.kind = ValueKind::kTuple;
+      value.items = std::move(items);
+      stack_.push_back(Add(std::move(value)));
+      return {};
+    }
+    case o::kAppend:
+      if (Error error = Pop(&a); !error.ok()) return error;
+      if (Error error = Top(&b); !error.ok()) return error;
+      if (V(b).kind != ValueKind::kList) return Corrupt("APPEND to a value that is not a list");
+      V(b).items.push_back(a);
+      return {};
+    case o::kAppends:
+      if (Error error = PopMark(&items); !error.ok()) return error;
+      if (Error error = Top(&b); !error.ok()) return error;
+      if (V(b).kind != ValueKind::kList) return Corrupt("APPENDS to a value that is not a list");
+      V(b).items.insert(V(b).items.end(), items.begin(), items.end());
+      return {};
+    case o::kSetItem:
+      items.resize(2);
+      if (Error error = Pop(&items[1]); !error.ok()) return error;
+      if (Error error = Pop(&items[0]); !error.ok()) return error;
+      if (Error error = Top(&b); !error.ok()) return error;
+      return SetItems(b, items);
+    case o::kSetItems:
+      if (Error error = PopMark(&items); !error.ok()) return error;
+      if (Error error = Top(&b); !error.ok()) return error;
+      return SetItems(b, items);
+    case o::kBinGet:
+    case o::kLongBinGet: {
+      const auto it = memo_.find(arg.u);
+      if (it == memo_.end()) return Corrupt("memo key not defined", std::to_string(arg.u));
+      stack_.push_back(it->second);
+      return {};
+    }
+    case o::kBinPut:
+    case o::kLongBinPut:
+      return Memoize(arg.u);
+    case o::kMemoize:
+      // CPython: self.memo[len(self.memo)] = self.stack[-1]
+      return Memoize(memo_.size());
+    case o::kGlobal:
+      if (!IsValidUtf8(arg.bytes) || !IsValidUtf8(arg.line2)) {
+        return Corrupt("GLOBAL name that is not valid UTF-8");
+      }
+      return Global(arg.bytes, arg.line2);
+    case o::kStackGlobal: {
+      if (Error error = Pop(&b); !error.ok()) return error;
+      if (Error error = Pop(&a); !error.ok()) return error;
+      if (V(a).kind != ValueKind::kString || V(b).kind != ValueKind::kString) {
+        return Corrupt("STACK_GLOBAL operands are not two strings");
+      }
+      const std::string module = V(a).text, name = V(b).text;
+      return Global(module, name);
+    }
+    case o::kReduce:
+      return Reduce();
+    case o::kBuild:
+      return Build();
+    case o::kBinPersId:
+      return PersistentId();
+    default:
+      return Corrupt("opcode without a handler");
+  }
+}
+
+Result<PickleResult> Machine::Run() {
+  if (in_.size() > kMaxPickleLen) {
+    return Error{ErrorCode::kPickleCorrupt, Abs(0), "pickle longer than kMaxPickleLen"};
+  }
+  // Every opcode adds at most one value; reserving a share of the input size up front
+  // would over-allocate for string-heavy pickles, so the vectors grow as needed.
+  bool stopped = false;
+  while (!stopped) {
+    if (pos_ >= in_.size()) {
+      op_at_ = pos_;
+      return Corrupt("pickle ends without STOP");
+    }
+    op_at_ = pos_;
+    const auto code = static_cast<uint8_t>(in_[pos_]);
+    const OpcodeInfo* info = FindOpcode(code);
+    if (info == nullptr) return Corrupt("not a pickle opcode", std::to_string(code));
+    if (!info->accepted) {
+      return Refuse(ErrorCode::kPickleOpcodeRefused, "opcode torch.save does not write",
+                    std::string(info->name));
+    }
+    if (op_at_ == 0 && code != op::kProto) {
+      return Corrupt("pickle does not start with PROTO (protocol 2-5)");
+    }
+    ++pos_;
+    Arg arg;
+    if (Error error = ReadArg(info->arg, &arg); !error.ok()) return error;
+    if (Error error = Step(code, arg, &stopped); !error.ok()) return error;
+  }
+  result_.end = Abs(pos_);
+  return std::move(result_);
+}
+
+}  // namespace
+
+Result<PickleResult> ReadPickle(std::span<const std::byte> bytes,
+                                const PickleReadOptions& options,
+                                std::vector<GlobalUse>* globals) {
+  Machine machine(bytes, options, globals);
+  return machine.Run();
+}
+
+}  // namespace stguard

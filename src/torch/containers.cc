@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// Format detection, the ZIP container and the legacy stream (see torch_checkpoint.h).
+#include "torch/containers.h"
+
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "base/checked_math.h"
+#include "base/little_endian.h"
+#include "pickle/opcodes.h"
+#include "zip/zip_archive.h"
+
+namespace stguard {
+namespace {
+
+// The legacy stream starts with the pickled magic number 0x1950a86a20f9469cfc6c
+// (torch/serialization.py MAGIC_NUMBER): PROTO 2, LONG1 of 10 bytes, STOP.
+constexpr unsigned char kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
+                                          0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e};
+constexpr int64_t kLegacyProtocolVersion = 1001;
+
+bool StartsWith(std::span<const std::byte> bytes, const void* prefix, size_t len) {
+  return bytes.size() >= len && std::memcmp(bytes.data(), prefix, len) == 0;
+}
+
+uint64_t BytesPerElement(Dtype dtype) { return DtypeBits(dtype) / 8; }
+
+// FindString returns the value stored under string key `key` in dict `dict`, or nullptr.
+const PickleValue* FindString(const PickleResult& p, const PickleValue& dict,
+                              std::string_view key) {
+  for (size_t k = 0; k + 1 < dict.items.size(); k += 2) {
+    const PickleValue& item = p.at(dict.items[k]);
+    if (item.kind == ValueKind::kString && item.text == key) return &p.at(dict.items[k + 1]);
+  }
+  return nullptr;
+}
+
+Error LoadZip(std::span<const std::byte> bytes, LoadedPickle* out,
+              std::vector<GlobalUse>* globals) {
+  Result<ZipArchive> archive = ZipArchive::Open(bytes);
+  if (!archive.ok()) return archive.error();
+  const ZipRecord& pkl = *archive->Find("data.pkl");
+  if (Error error = archive->VerifyCrc(pkl); !error.ok()) return error;
+  // Newer torch writes "byteorder" ("little" or "big"); storages are in that order.
+  if (const ZipRecord* order = archive->Find("byteorder"); order != nullptr) {
+    if (Error error = archive->VerifyCrc(*order); !error.ok()) return error;
+    const std::span<const std::byte> text = archive->Data(*order);
+    if (text.size() != 6 || std::memcmp(text.data(), "little", 6) != 0) {
+      return Error{ErrorCode::kStorageMismatch, order->data_offset,
+                   "storages are not little-endian (byteorder record)"};
+    }
+  }
+  PickleReadOptions options;
+  options.persistent_ids = PersistentIds::kZip;
+  options.base_offset = pkl.data_offset;
+  Result<PickleResult> pickle = ReadPickle(archive->Data(pkl), options, globals);
+  if (!pickle.ok()) return pickle.error();
+  if (pickle->end != pkl.data_offset + pkl.size) {
+    return Error{ErrorCode::kPickleCorrupt, pickle->end, "bytes after STOP in data.pkl"};
+  }
+  out->format = TorchFormat::kZip;
+  out->pickle = std::move(pickle).value();
+  for (const StorageRef& storage : out->pickle.storages) {
+    const ZipRecord* record = archive->Find("data/" + storage.key);
+    if (record == nullptr) {
+      return Error{ErrorCode::kZipMissingRecord, storage.offset,
+                   "persistent id names a storage record that is not in the archive",
+                   archive->folder() + "/data/" + storage.key};
+    }
+    uint64_t want = 0;
+    if (!CheckedMul(storage.num_elements, BytesPerElement(storage.dtype), &want) ||
+        want != record->size) {
+      return Error{ErrorCode::kStorageMismatch, storage.offset,
+                   "storage element count does not match its record's byte count",
+                   storage.key + ": " + std::to_string(storage.num_elements) +
+                       " elements, record of " + std::to_string(record->size) + " bytes"};
+    }
+    out->placements.push_back({record->data_offset, record->size, true, record->crc32});
+  }
+  return {};
+}
+
+// ReadHeaderPickle runs one of the legacy stream's small pickles (no globals, no ids).
+Result<PickleResult> ReadHeaderPickle(std::span<const std::byte> bytes, uint64_t at) {
+  PickleReadOptions options;
+  options.allow_globals = false;
+  options.base_offset = at;
+  return ReadPickle(bytes.subspan(at), options);
+}
+
+Error LegacyHeaderError(uint64_t at, const char* message) {
+  return Error{ErrorCode::kLegacyHeader, at, message};
+}
+
+Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
+                 std::vector<GlobalUse>* globals) {
+  uint64_t at = sizeof(kLegacyMagic);  // the magic number, checked by the caller
+  // Protocol version.
+  Result<PickleResult> version = ReadHeaderPickle(bytes, at);
+  if (!version.ok()) return version.error();
+  const PickleValue& v = version->at(version->root);
+  if (v.kind != ValueKind::kInt || v.integer != kLegacyProtocolVersion) {
+    return LegacyHeaderError(at, "legacy protocol version is not 1001");
+  }
+  at = version->end;
+  // System information: {"protocol_version": 1001, "little_endian": True,
+  // "type_sizes": {"short": 2, "int": 4, "long": 4 or 8}}, nothing else.
+  Result<PickleResult> info = ReadHeaderPickle(bytes, at);
+  if (!info.ok()) return info.error();
+  {
+    const PickleResult& p = *info;
+    const PickleValue& root = p.at(p.root);
+    auto int_is = [](const PickleValue* value, int64_t a, int64_t b) {
+      return value != nullptr && value->kind == ValueKind::kInt &&
+             (value->integer == a || value->integer == b);
+    };
+    if (root.kind != ValueKind::kDict || root.items.size() != 6) {
+      return LegacyHeaderError(at, "system information is not a dict of three entries");
+    }
+    const PickleValue* protocol = FindString(p, root, "protocol_version");
+    const PickleValue* little = FindString(p, root, "little_endian");
+    const PickleValue* sizes = FindString(p, root, "type_sizes");
+    if (!int_is(protocol, kLegacyProtocolVersion, kLegacyProtocolVersion)) {
+      return LegacyHeaderError(at, "system information: protocol_version is not 1001");
+    }
+    if (little == nullptr || little->kind != ValueKind::kBool || !little->flag) {
+      return LegacyHeaderError(at, "system information: not little-endian");
+    }
+    if (sizes == nullptr || sizes->kind != ValueKind::kDict || sizes->items.size() != 6 ||
+        !int_is(FindString(p, *sizes, "short"), 2, 2) ||
+        !int_is(FindString(p, *sizes, "int"), 4, 4) ||
+        !int_is(FindString(p, *sizes, "long"), 4, 8)) {
+      return LegacyHeaderError(
+          at, "system information: type_sizes is not {short: 2, int: 4, long: 4 or 8}");
+    }
+  }
+  at = info->end;
+  // The main pickle.
+  PickleReadOptions options;
+  options.persistent_ids = PersistentIds::kLegacy;
+  options.base_offset = at;
+  Result<PickleResult> pickle = ReadPickle(bytes.subspan(at), options, globals);
+  if (!pickle.ok()) return pickle.error();
+  out->format = TorchFormat::kLegacy;
+  out->pickle = std::move(pickle).value();
+  at = out->pickle.end;
+  // The storage keys, then each storage: int64 element count, bytes.
+  Result<PickleResult> keys = ReadHeaderPickle(bytes, at);
+  if (!keys.ok()) return keys.error();
+  const PickleValue& list = keys->at(keys->root);
+  if (list.kind != ValueKind::kList) {
+    return LegacyHeaderError(at, "storage key list is not a list");
+  }
+  std::unordered_map<std::string, size_t> by_key;
+  for (size_t k = 0; k < out->pickle.storages.size(); ++k) {
+    by_key.emplace(out->pickle.storages[k].key, k);
+  }
+  out->placements.assign(out->pickle.storages.size(), StoragePlacement{});
+  std::vector<bool> placed(out->pickle.storages.size(), false);
+  at = keys->end;
+  for (ValueId id : list.items) {
+    const PickleValue& key = keys->at(id);
+    if (key.kind != ValueKind::kString) {
+      return LegacyHeaderError(keys->end, "storage key that is not a string");
+    }
+    const auto it = by_key.find(key.text);
+    if (it == by_key.end() || placed[it->second]) {
+      return Error{ErrorCode::kStorageMismatch, key.offset,
+                   it == by_key.end() ? "storage key the pickle never names"
+                                      : "storage key listed twice",
+                   key.text};
+    }
+    const StorageRef& storage = out->pickle.storages[it->second];
+    if (bytes.size() - at < 8) {
+      return Error{ErrorCode::kUnexpectedEnd, at, "truncated storage element count", key.text};
+    }
+    const uint64_t count = LoadLittleEndian<uint64_t>(bytes.data() + at);
+    if (count != storage.num_elements) {
+      return Error{ErrorCode::kStorageMismatch, at,
+                   "storage element count differs from the pickle's", key.text};
+    }
+    at += 8;
+    uint64_t len = 0;
+    if (!CheckedMul(count, BytesPerElement(storage.dtype), &len) || bytes.size() - at < len) {
+      return Error{ErrorCode::kUnexpectedEnd, at, "storage bytes run past the end", key.text};
+    }
+    out->placements[it->second] = {at, len, false, 0};
+    placed[it->second] = true;
+    at += len;
+  }
+  for (size_t k = 0; k < placed.size(); ++k) {
+    if (!placed[k]) {
+      return Error{ErrorCode::kZipMissingRecord, out->pickle.storages[k].offset,
+                   "persistent id names a storage the stream does not hold",
+                   out->pickle.storages[k].key};
+    }
+  }
+  if (at != bytes.size()) {
+    return Error{ErrorCode::kTrailingContent, at, "bytes after the last storage"};
+  }
+  return {};
+}
+
+}  // namespace
+
+TorchFormat DetectTorchFormat(std::span<const std::byte> bytes) {
+  if (StartsWith(bytes, "PK\x03\x04", 4)) return TorchFormat::kZip;
+  if (StartsWith(bytes, kLegacyMagic, sizeof(kLegacyMagic))) return TorchFormat::kLegacy;
+  // A pickle of protocol 2-5 starts PROTO, its protocol, then an opcode. (A safetensors
+  // file whose header length starts 0x80 0x02 has a zero third byte, which is no opcode.)
+  if (bytes.size() >= 3 && static_cast<uint8_t>(bytes[0]) == 0x80 &&
+      static_cast<uint8_t>(bytes[1]) >= 2 && static_cast<uint8_t>(bytes[1]) <= 5 &&
+      FindOpcode(static_cast<uint8_t>(bytes[2])) != nullptr) {
+    return TorchFormat::kRawPickle;
+  }
+  return TorchFormat::kUnknown;
+}
+
+std::string_view TorchFormatName(TorchFormat format) {
+  switch (format) {
+    case TorchFormat::kZip: return "zip";
+    case TorchFormat::kLegacy: return "legacy";
+    case TorchFormat::kRawPickle: return "raw-pickle";
+    case TorchFormat::kUnknown: break;
+  }
+  return "unknown";
+}
+
+Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,
+                         std::vector<GlobalUse>* globals) {
+  out->format = DetectTorchFormat(bytes);
+  switch (out->format) {
+    case TorchFormat::kZip:
+      return LoadZip(bytes, out, globals);
+    case TorchFormat::kLegacy:
+      return LoadLegacy(bytes, out, globals);
+    case TorchFormat::kRawPickle: {
+      // Read it for the report; even a harmless one holds no tensor data.
+      Result<PickleResult> pickle = ReadPickle(bytes, PickleReadOptions{}, globals);
+      if (!pickle.ok()) return pickle.error();
+      return Error{ErrorCode::kRawPickle, 0,
+                   "a bare pickle, not a torch checkpoint: it holds no tensor data"};
+    }
+    case TorchFormat::kUnknown:
+      break;
+  }
+  return Error{ErrorCode::kNotATorchCheckpoint, 0,
+               "not a torch checkpoint (neither a ZIP archive, a legacy stream nor a pickle)"};
+}
+
+}  // namespace stguard

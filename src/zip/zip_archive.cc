@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: Apache-2.0
+// The strict ZIP reader: end records, then the central directory, then each local header
+// checked against its entry, then the tiling of the records (see zip_archive.h).
+#include "zip/zip_archive.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "base/checked_math.h"
+#include "base/little_endian.h"
+
+namespace stguard {
+namespace {
+
+constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
+constexpr uint32_t kCentralHeaderSignature = 0x02014b50;
+constexpr uint32_t kEndSignature = 0x06054b50;
+constexpr uint32_t kZip64EndSignature = 0x06064b50;
+constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
+constexpr uint32_t kDataDescriptorSignature = 0x08074b50;
+constexpr size_t kLocalHeaderLen = 30;
+constexpr size_t kCentralHeaderLen = 46;
+constexpr size_t kEndLen = 22;
+constexpr size_t kZip64EndLen = 56;
+constexpr size_t kZip64LocatorLen = 20;
+constexpr uint16_t kZip64ExtraId = 0x0001;
+constexpr uint16_t kFlagDataDescriptor = 1u << 3;
+constexpr uint16_t kFlagUtf8 = 1u << 11;
+constexpr uint32_t kMax32 = 0xFFFFFFFF;
+constexpr uint16_t kMax16 = 0xFFFF;
+
+Error Fail(ErrorCode code, uint64_t offset, const char* message, std::string context = {}) {
+  return Error{code, offset, message, std::move(context)};
+}
+
+// Reader is a bounds-checked little-endian cursor over the whole archive: every read
+// checks "remaining < n" before touching memory and never forms an out-of-range pointer.
+class Reader {
+ public:
+  explicit Reader(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  bool Has(uint64_t offset, uint64_t len) const {
+    return offset <= bytes_.size() && len <= bytes_.size() - offset;
+  }
+  uint16_t U16(uint64_t offset) const { return LoadLittleEndian<uint16_t>(&bytes_[offset]); }
+  uint32_t U32(uint64_t offset) const { return LoadLittleEndian<uint32_t>(&bytes_[offset]); }
+  uint64_t U64(uint64_t offset) const { return LoadLittleEndian<uint64_t>(&bytes_[offset]); }
+  std::string_view Text(uint64_t offset, uint64_t len) const {
+    return {reinterpret_cast<const char*>(bytes_.data() + offset), static_cast<size_t>(len)};
+  }
+  uint64_t size() const { return bytes_.size(); }
+
+ private:
+  std::span<const std::byte> bytes_;
+};
+
+// Zip64Fields are the values an entry's ZIP64 extra field replaces (APPNOTE 4.5.3): only
+// those whose 32-bit field is 0xFFFFFFFF are present, in this order.
+struct Zip64Fields {
+  bool want_size = false, want_csize = false, want_offset = false;
+  uint64_t size = 0, csize = 0, offset = 0;
+  bool present = false;
+};
+
+// ParseExtra walks an extra-field area: a sequence of (id, length, data) that must fill it
+// exactly. It reads the ZIP64 field into *zip64 and refuses duplicate ZIP64 fields.
+Error ParseExtra(const Reader& in, uint64_t start, uint64_t len, Zip64Fields* zip64) {
+  uint64_t at = start;
+  const uint64_t end = start + len;
+  while (at < end) {
+    if (end - at < 4) return Fail(ErrorCode::kZipFormat, at, "truncated extra field");
+    const uint16_t id = in.U16(at);
+    const uint16_t field_len = in.U16(at + 2);
+    if (end - at - 4 < field_len) {
+      return Fail(ErrorCode::kZipFormat, at, "extra field longer than its area");
+    }
+    if (id == kZip64ExtraId) {
+      if (zip64->present) return Fail(ErrorCode::kZipFormat, at, "two ZIP64 extra fields");
+      zip64->present = true;
+      uint64_t field = at + 4;
+      const uint64_t field_end = field + field_len;
+      auto take = [&](bool wanted, uint64_t* out) {
+        if (!wanted) return true;
+        if (field_end - field < 8) return false;
+        *out = in.U64(field);
+        field += 8;
+        return true;
+      };
+      if (!take(zip64->want_size, &zip64->size) || !take(zip64->want_csize, &zip64->csize) ||
+          !take(zip64->want_offset, &zip64->offset)) {
+        return Fail(ErrorCode::kZipFormat, at, "ZIP64 extra field lacks a value it must hold");
+      }
+    }
+    at += 4 + uint64_t{field_len};
+  }
+  if ((zip64->want_size || zip64->want_csize || zip64->want_offset) && !zip64->present) {
+    return Fail(ErrorCode::kZipFormat, start, "0xFFFFFFFF field without a ZIP64 extra field");
+  }
+  return {};
+}
+
+// CheckName accepts "<folder>/<path>": no empty, "." or ".." component, no backslash, no
+// NUL, no leading slash. It returns the folder in *folder.
+Error CheckName(std::string_view name, uint64_t offset, std::string_view* folder) {
+  if (name.empty()) return Fail(ErrorCode::kZipBadName, offset, "empty record name");
+  if (name.find('\\') != std::string_view::npos || name.find('\0') != std::string_view::npos) {
+    return Fail(ErrorCode::kZipBadName, offset, "record name with a backslash or NUL",
+                std::string(name));
+  }
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos) {
+    return Fail(ErrorCode::kZipBadName, offset, "record outside a top-level folder",
+                std::string(name));
+  }
+  size_t begin = 0;
+  while (begin <= name.size()) {
+    size_t end = name.find('/', begin);
+    if (end == std::string_view::npos) end = name.size();
+    const std::string_view part = name.substr(begin, end - begin);
+    if (part.empty() || part == "." || part == "..") {
+      return Fail(ErrorCode::kZipBadName, offset, "record name with an empty, '.' or '..' part",
+                  std::string(name));
+    }
+    begin = end + 1;
+  }
+  *folder = name.substr(0, slash);
+  return {};
+}
+
+// EndRecords is what the end of central directory records say.
+struct EndRecords {
+  uint64_t num_entries;
+  uint64_t directory_offset;
+  uint64_t directory_len;
+  uint64_t directory_end_limit;  // where the central directory must end
+};
+
+Error ReadEndRecords(const Reader& in, EndRecords* out) {
+  // The classic record ends the file; its comment, if any, runs to the very end. Scan back
+  // over at most 65535 comment bytes for a signature whose comment length fits exactly.
+  if (in.size() < kEndLen) return Fail(ErrorCode::kZipFormat, 0, "too short for a ZIP archive");
+  uint64_t end_at = UINT64_MAX;
+  const uint64_t lowest = in.size() - kEndLen > kMax16 ? in.size() - kEndLen - kMax16 : 0;
+  for (uint64_t at = in.size() - kEndLen + 1; at-- > lowest;) {
+    if (in.U32(at) == kEndSignature && at + kEndLen + in.U16(at + 20) == in.size()) {
+      end_at = at;
+      break;
+    }
+  }
+  if (end_at == UINT64_MAX) {
+    return Fail(ErrorCode::kZipFormat, in.size(),
+                "no end of central directory record ending the file (truncated, or trailing "
+                "bytes)");
+  }
+  const uint16_t disk = in.U16(end_at + 4), directory_disk = in.U16(end_at + 6);
+  uint64_t entries_here = in.U16(end_at + 8), entries = in.U16(end_at + 10);
+  uint64_t directory_len = in.U32(end_at + 12), directory_offset = in.U32(end_at + 16);
+  uint64_t directory_end_limit = end_at;
+
+  const bool has_locator = end_at >= kZip64LocatorLen &&
+                           in.U32(end_at - kZip64LocatorLen) == kZip64LocatorSignature;
+  if (has_locator) {
+    const uint64_t locator = end_at - kZip64LocatorLen;
+    const uint64_t record = in.U64(locator + 8);
+    if (in.U32(locator + 4) != 0 || in.U32(locator + 16) != 1) {
+      return Fail(ErrorCode::kZipUnsupported, locator, "multi-disk ZIP64 archive");
+    }
+    // The ZIP64 end record (with no extensible data) sits right before the locator.
+    if (locator < kZip64EndLen || record != locator - kZip64EndLen ||
+        in.U32(record) != kZip64EndSignature) {
+      return Fail(ErrorCode::kZipLayout, locator,
+                  "ZIP64 end record not directly before its locator");
+    }
+    if (in.U64(record + 4) != kZip64EndLen - 12) {
+      return Fail(ErrorCode::kZipFormat, record, "ZIP64 end record with extensible data");
+    }
+    if (in.U32(record + 16) != 0 || in.U32(record + 20) != 0) {
+      return Fail(ErrorCode::kZipUnsupported, record, "multi-disk ZIP64 archive");
+    }
+    const uint64_t entries64_here = in.U64(record + 24), entries64 = in.U64(record + 32);
+    const uint64_t len64 = in.U64(record + 40), offset64 = in.U64(record + 48);
+    // Classic fields hold either the same value or the 0xFFFF.. escape.
+    auto agrees = [](uint64_t classic, uint64_t wide, uint64_t escape) {
+      return classic == escape || classic == wide;
+    };
+    if (!agrees(entries_here, entries64_here, kMax16) || !agrees(entries, entries64, kMax16) ||
+        !agrees(directory_len, len64, kMax32) || !agrees(directory_offset, offset64, kMax32)) {
+      return Fail(ErrorCode::kZipHeaderMismatch, end_at,
+                  "the end record and the ZIP64 end record disagree");
+    }
+    entries_here = entries64_here;
+    entries = entries64;
+    directory_len = len64;
+    directory_offset = offset64;
+    directory_end_limit = record;
+  } else if (disk != 0 || directory_disk != 0) {
+    return Fail(ErrorCode::kZipUnsupported, end_at, "multi-disk ZIP archive");
+  } else if (entries == kMax16 || directory_len == kMax32 || directory_offset == kMax32) {
+    return Fail(ErrorCode::kZipFormat, end_at, "ZIP64 values without a ZIP64 end record");
+  }
+  if (has_locator && (disk != 0 && disk != kMax16)) {
+    return Fail(ErrorCode::kZipUnsupported, end_at, "multi-disk ZIP archive");
+  }
+  if (entries_here != entries) {
+    return Fail(ErrorCode::kZipUnsupported, end_at, "multi-disk ZIP archive");
+  }
+  uint64_t directory_end = 0;
+  if (!CheckedAdd(directory_offset, directory_len, &directory_end) ||
+      directory_end != directory_end_limit) {
+    return Fail(ErrorCode::kZipLayout, end_at,
+                "the central directory does not end where the end records begin");
+  }
+  if (entries > directory_len / kCentralHeaderLen || entries > kMaxZipRecords) {
+    return Fail(ErrorCode::kZipFormat, end_at, "more entries than the central directory holds",
+                std::to_string(entries));
+  }
+  *out = {entries, directory_offset, directory_len, directory_end_limit};
+  return {};
+}
+
+// CentralEntry is one central directory entry before its local header is checked.
+struct CentralEntry {
+  uint64_t at;  // offset of the central header
+  uint16_t flags, method;
+  uint32_t crc;
+  uint64_t size, csize, header_offset;
+  std::string_view name;
+};
+
+Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, CentralEntry* e,
+                       uint64_t* next) {
+  if (directory_end - at < kCentralHeaderLen || in.U32(at) != kCentralHeaderSignature) {
+    return Fail(ErrorCode::kZipFormat, at, "bad central directory entry");
+  }
+  e->at = at;
+  e->flags = in.U16(at + 8);
+  e->method = in.U16(at + 10);
+  e->crc = in.U32(at + 16);
+  e->csize = in.U32(at + 20);
+  e->size = in.U32(at + 24);
+  const uint16_t name_len = in.U16(at + 28), extra_len = in.U16(at + 30),
+                 comment_len = in.U16(at + 32), disk = in.U16(at + 34);
+  e->header_offset = in.U32(at + 42);
+  const uint64_t variable = uint64_t{name_len} + extra_len + comment_len;
+  if (directory_end - at - kCentralHeaderLen < variable) {
+    return Fail(ErrorCode::kZipFormat, at, "central directory entry runs past the directory");
+  }
+  e->name = in.Text(at + kCentralHeaderLen, name_len);
+  Zip64Fields zip64;
+  zip64.want_size = e->size == kMax32;
+  zip64.want_csize = e->csize == kMax32;
+  zip64.want_offset = e->header_offset == kMax32;
+  if (Error error = ParseExtra(in, at + kCentralHeaderLen + name_len, extra_len, &zip64);
+      !error.ok()) {
+    return error;
+  }
+  if (zip64.want_size) e->size = zip64.size;
+  if (zip64.want_csize) e->csize = zip64.csize;
+  if (zip64.want_offset) e->header_offset = zip64.offset;
+  if (disk != 0 && !(disk == kMax16 && zip64.present)) {
+    return Fail(ErrorCode::kZipUnsupported, at, "entry on another disk", std::string(e->name));
+  }
+  if ((e->flags & 1u) != 0 || (e->flags & (1u << 6)) != 0 || (e->flags & (1u << 13)) != 0) {
+    return Fail(ErrorCode::kZipUnsupported, at, "encrypted entry", std::string(e->name));
+  }
+  if ((e->flags & ~(kFlagDataDescriptor | kFlagUtf8)) != 0) {
+    return Fail(ErrorCode::kZipUnsupported, at, "entry with unsupported flags",
+                std::string(e->name));
+  }
+  if (e->method != 0 || e->csize != e->size) {
+    return Fail(ErrorCode::kZipUnsupported, at, "compressed entry (torch stores records)",
+                std::string(e->name));
+  }
+  *next = at + kCentralHeaderLen + variable;
+  return {};
+}
+
+// CheckLocalRecord checks the local header (and data descriptor) of `e` against it and
+// returns the record's data offset and the offset just past the record.
+Error CheckLocalRecord(const Reader& in, const CentralEntry& e, uint64_t limit,
+                       uint64_t* data_offset, uint64_t* record_end) {
+  const uint64_t at = e.header_offset;
+  const std::string name(e.name);
+  if (at >= limit || limit - at < kLocalHeaderLen || in.U32(at) != kLocalHeaderSignature) {
+    return Fail(ErrorCode::kZipFormat, at, "no local header where the central directory says",
+                name);
+  }
+  const uint16_t flags = in.U16(at + 6), method = in.U16(at + 8);
+  const uint32_t crc = in.U32(at + 14);
+  uint64_t csize = in.U32(at + 18), size = in.U32(at + 22);
+  const uint16_t name_len = in.U16(at + 26), extra_len = in.U16(at + 28);
+  if (limit - at - kLocalHeaderLen < uint64_t{name_len} + extra_len) {
+    return Fail(ErrorCode::kZipFormat, at, "local header runs past its record", name);
+  }
+  if (flags != e.flags || method != e.method) {
+    return Fail(ErrorCode::kZipHeaderMismatch, at,
+                "local header flags or method differ from the central directory", name);
+  }
+  if (in.Text(at + kLocalHeaderLen, name_len) != e.name) {
+    return Fail(ErrorCode::kZipHeaderMismatch, at,
+                "local header names another file than the central directory",
+                name + " vs " + std::string(in.Text(at + kLocalHeaderLen, name_len)));
+  }
+  Zip64Fields zip64;
+  zip64.want_size = size == kMax32;
+  zip64.want_csize = csize == kMax32;
+  if (Error error = ParseExtra(in, at + kLocalHeaderLen + name_len, extra_len, &zip64);
+      !error.ok()) {
+    return error;
+  }
+  if (zip64.want_size) size = zip64.size;
+  if (zip64.want_csize) csize = zip64.csize;
+  const uint64_t data = at + kLocalHeaderLen + name_len + extra_len;
+  if (limit - data < e.size) {
+    return Fail(ErrorCode::kZipLayout, data, "record data runs past its bounds", name);
+  }
+  uint64_t end = data + e.size;
+  if ((flags & kFlagDataDescriptor) != 0) {
+    // With a data descriptor the local header holds zeros (torch's writer) or the same
+    // values as the central directory; the descriptor after the data holds the values.
+    const bool zeros = crc == 0 && csize == 0 && size == 0;
+    const bool same = crc == e.crc && csize == e.csize && size == e.size;
+    if (!zeros && !same) {
+      return Fail(ErrorCode::kZipHeaderMismatch, at,
+                  "local header CRC or sizes differ from the central directory", name);
+    }
+    const bool wide = zip64.present;
+    const uint64_t descriptor_len = wide ? 24 : 16;
+    if (limit - end < descriptor_len || in.U32(end) != kDataDescriptorSignature) {
+      return Fail(ErrorCode::kZipFormat, end, "missing data descriptor (with its signature)",
+                  name);
+    }
+    const uint32_t d_crc = in.U32(end + 4);
+    const uint64_t d_csize = wide ? in.U64(end + 8) : in.U32(end + 8);
+    const uint64_t d_size = wide ? in.U64(end + 16) : in.U32(end + 12);
+    if (d_crc != e.crc || d_csize != e.csize || d_size != e.size) {
+      return Fail(ErrorCode::kZipHeaderMismatch, end,
+                  "data descriptor differs from the central directory", name);
+    }
+    end += descriptor_len;
+  } else if (crc != e.crc || csize != e.csize || size != e.size) {
+    return Fail(ErrorCode::kZipHeaderMismatch, at,
+                "local header CRC or sizes differ from the central directory", name);
+  }
+  *data_offset = data;
+  *record_end = end;
+  return {};
+}
+
+}  // namespace
+
+uint32_t Crc32(uint32_t crc, std::span<const std::byte> bytes) {
+  // zlib takes lengths as uInt; feed it in chunks that fit.
+  constexpr size_t kChunk = size_t{1} << 30;
+  uLong value = crc;
+  while (!bytes.empty()) {
+    const size_t n = std::min(bytes.size(), kChunk);
+    value = ::crc32(value, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(n));
+    bytes = bytes.subspan(n);
+  }
+  return static_cast<uint32_t>(value);
+}
+
+Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes) {
+  const Reader in(bytes);
+  EndRecords end;
+  if (Error error = ReadEndRecords(in, &end); !error.ok()) return error;
+
+  ZipArchive archive;
+  archive.bytes_ = bytes;
+  std::vector<CentralEntry> entries;
+  entries.reserve(end.num_entries);
+  uint64_t at = end.directory_offset;
+  const uint64_t directory_end = end.directory_offset + end.directory_len;
+  std::string_view folder;
+  for (uint64_t i = 0; i < end.num_entries; ++i) {
+    CentralEntry entry;
+    if (Error error = ReadCentralEntry(in, at, directory_end, &entry, &at); !error.ok()) {
+      return error;
+    }
+    std::string_view entry_folder;
+    if (Error error = CheckName(entry.name, entry.at, &entry_folder); !error.ok()) return error;
+    if (i == 0) {
+      folder = entry_folder;
+    } else if (entry_folder != folder) {
+      return Fail(ErrorCode::kZipBadName, entry.at, "records under two top-level folders",
+                  std::string(folder) + " and " + std::string(entry_folder));
+    }
+    entries.push_back(entry);
+  }
+  if (at != directory_end) {
+    return Fail(ErrorCode::kZipLayout, at, "bytes after the last central directory entry");
+  }
+
+  // Local records in file order must tile [0, directory_offset) exactly.
+  std::vector<size_t> order(entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return entries[a].header_offset < entries[b].header_offset;
+  });
+  archive.records_.resize(entries.size());
+  uint64_t expected = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const CentralEntry& entry = entries[order[k]];
+    if (entry.header_offset != expected) {
+      return Fail(ErrorCode::kZipLayout, std::min(entry.header_offset, expected),
+                  entry.header_offset < expected
+                      ? "records overlap"
+                      : (expected == 0 ? "bytes before the first record"
+                                       : "gap between records"),
+                  std::string(entry.name));
+    }
+    uint64_t data_offset = 0, record_end = 0;
+    if (Error error =
+            CheckLocalRecord(in, entry, end.directory_offset, &data_offset, &record_end);
+        !error.ok()) {
+      return error;
+    }
+    archive.records_[order[k]] =
+        ZipRecord{std::string(entry.name), entry.header_offset, data_offset, entry.size,
+                  entry.crc};
+    expected = record_end;
+  }
+  if (expected != end.directory_offset) {
+    return Fail(ErrorCode::kZipLayout, expected,
+                "bytes between the last record and the central directory");
+  }
+  for (size_t i = 0; i < archive.records_.size(); ++i) {
+    if (!archive.by_name_.emplace(archive.records_[i].name, i).second) {
+      return Fail(ErrorCode::kZipDuplicateName, entries[i].at, "two records of one name",
+                  archive.records_[i].name);
+    }
+  }
+  archive.folder_ = std::string(folder);
+  if (archive.Find("data.pkl") == nullptr) {
+    return Fail(ErrorCode::kZipMissingRecord, end.directory_offset, "no data.pkl record",
+                archive.folder_ + "/data.pkl");
+  }
+  return archive;
+}
+
+const ZipRecord* ZipArchive::Find(std::string_view path) const {
+  std::string full = folder_;
+  full += '/';
+  full += path;
+  const auto it = by_name_.find(full);
+  return it == by_name_.end() ? nullptr : &records_[it->second];
+}
+
+Error ZipArchive::VerifyCrc(const ZipRecord& record) const {
+  if (Crc32(0, Data(record)) != record.crc32) {
+    return Fail(ErrorCode::kZipChecksum, record.data_offset, "record bytes fail their CRC-32",
+                record.name);
+  }
+  return {};
+}
+
+}  // namespace stguard

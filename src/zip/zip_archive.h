@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// zip/zip_archive.h: a strict reader for the ZIP archives torch.save writes.
+//
+// POLICY (APPNOTE.TXT 6.3, as torch's writer caffe2/serialize/inline_container.cc uses it)
+// torch stores every record uncompressed, aligns each record's data to 64 bytes with an
+// extra field "FB" in the local header, writes data descriptors (flag bit 3) and always
+// ends with ZIP64 end records. ZipArchive::Open accepts exactly that family of archives
+// and refuses everything a second reader could interpret differently:
+// - the end of central directory record must end the file (its comment included), and the
+//   central directory must be followed directly by the end records: no trailing bytes;
+// - one disk only; entry counts that agree between the classic and the ZIP64 records;
+// - method 0 (stored) only, compressed size == uncompressed size; flags other than bit 3
+//   (data descriptor) and bit 11 (UTF-8 names) refused, encryption included;
+// - every local header agrees with its central directory entry: name byte for byte,
+//   method, flags, and the CRC and sizes (in the local header, or, with bit 3, in a data
+//   descriptor that must carry its signature); with bit 3 the local header holds zeros
+//   or the same values;
+// - the records tile the file: the first local header is at offset 0, each record (header,
+//   name, extra, data, descriptor) ends where the next begins, and the last ends where the
+//   central directory starts: no overlap, no gap, no leading bytes;
+// - names are unique and of the form "<folder>/<path>" with one folder for all records
+//   (any name: torch uses the file's stem, others "archive"); no empty, "." or ".."
+//   components, no backslash, no NUL; "<folder>/data.pkl" must be present.
+// CRC-32s are not checked by Open (that would read every byte twice); callers check each
+// record when they read it, with Crc32 or ZipArchive::VerifyCrc.
+#ifndef STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
+#define STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "stguard/error.h"
+
+namespace stguard {
+
+// ZipRecord is one stored file of the archive.
+struct ZipRecord {
+  std::string name;         // the full name, folder included
+  uint64_t header_offset;   // where its local header starts
+  uint64_t data_offset;     // where its bytes start (absolute)
+  uint64_t size;            // its byte count
+  uint32_t crc32;           // the CRC-32 the central directory gives
+};
+
+// kMaxZipRecords bounds the central directory (torch writes one record per storage).
+inline constexpr uint64_t kMaxZipRecords = 1u << 24;
+
+class ZipArchive {
+ public:
+  // Open checks the whole structure of `bytes` (see POLICY) and indexes the records. The
+  // bytes are not copied and must outlive the archive.
+  static Result<ZipArchive> Open(std::span<const std::byte> bytes);
+
+  // folder is the common top-level folder, without the slash.
+  const std::string& folder() const { return folder_; }
+  const std::vector<ZipRecord>& records() const { return records_; }
+  // Find returns the record "<folder>/<path>", or nullptr.
+  const ZipRecord* Find(std::string_view path) const;
+  // Data returns a record's bytes.
+  std::span<const std::byte> Data(const ZipRecord& record) const {
+    return bytes_.subspan(record.data_offset, record.size);
+  }
+  // VerifyCrc computes a record's CRC-32 and returns kZipChecksum (at the record's data
+  // offset) when it differs from the central directory's.
+  Error VerifyCrc(const ZipRecord& record) const;
+
+ private:
+  std::span<const std::byte> bytes_;
+  std::string folder_;
+  std::vector<ZipRecord> records_;
+  std::unordered_map<std::string, size_t> by_name_;  // full name -> index in records_
+};
+
+// Crc32 continues a CRC-32 (zlib's crc32; start with 0) over `bytes`.
+uint32_t Crc32(uint32_t crc, std::span<const std::byte> bytes);
+
+}  // namespace stguard
+
+#endif  // STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_

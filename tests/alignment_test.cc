@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// Options::require_aligned_data, TensorView::is_aligned, DtypeAlignment and
+// `stguard check --aligned`, on hand-built files (the random ones are in alignment_prop.cc).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stguard/dtype.h"
+#include "stguard/reader.h"
+#include "support/temp_dir.h"
+#include "support/test_files.h"
+
+namespace stguard {
+namespace {
+
+using testing::FileWithHeader;
+
+// An F32 tensor after a 2-byte U8 tensor: valid, but in file order the F32 data begins at
+// 8 + N + 2. The headers are padded with spaces to a multiple of 8, so the U8 data is
+// 8-aligned and the F32 data is 2 mod 4.
+constexpr char kMisalignedHeader[] =
+    R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
+    R"("w":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})"
+    "      ";
+// The same tensors in canonical order: F32 first, at the 8-aligned data start.
+constexpr char kAlignedHeader[] =
+    R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+    R"("a":{"dtype":"U8","shape":[2],"data_offsets":[4,6]}})"
+    "      ";
+
+// Aligned8 copies bytes to an 8-aligned address, like the page-aligned map of Open.
+std::span<const std::byte> Aligned8(std::string_view bytes, std::vector<uint64_t>* storage) {
+  storage->assign(bytes.size() / 8 + 1, 0);
+  std::memcpy(storage->data(), bytes.data(), bytes.size());
+  return {reinterpret_cast<const std::byte*>(storage->data()), bytes.size()};
+}
+
+TEST(AlignmentTest, HeadersAreMultiplesOfEight) {
+  ASSERT_EQ(std::strlen(kMisalignedHeader) % 8, 0u);
+  ASSERT_EQ(std::strlen(kAlignedHeader) % 8, 0u);
+}
+
+TEST(AlignmentTest, DtypeAlignmentIsTheElementSize) {
+  EXPECT_EQ(DtypeAlignment(Dtype::kF64), 8u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kC64), 8u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kU64), 8u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kF32), 4u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kI32), 4u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kBF16), 2u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kU16), 2u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kF8_E4M3), 1u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kBOOL), 1u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kF4), 1u);
+  EXPECT_EQ(DtypeAlignment(Dtype::kF6_E2M3), 1u);
+}
+
+TEST(AlignmentTest, MisalignedFileIsValidByDefaultAndRejectedOnRequest) {
+  const std::string file = FileWithHeader(kMisalignedHeader, std::string(6, '\0'));
+  std::vector<uint64_t> storage;
+  const std::span<const std::byte> bytes = Aligned8(file, &storage);
+
+  Result<Checkpoint> loose = Checkpoint::FromBytes(bytes);
+  ASSERT_TRUE(loose.ok()) << loose.error().ToString();
+  EXPECT_TRUE(loose->Find("a")->is_aligned());
+  EXPECT_FALSE(loose->Find("w")->is_aligned());
+
+  Options options;
+  options.require_aligned_data = true;
+  Result<Checkpoint> strict = Checkpoint::FromBytes(bytes, options);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.error().code, ErrorCode::kMisalignedData);
+  EXPECT_EQ(strict.error().tensor, "w");
+  EXPECT_EQ(strict.error().offset, 8 + std::string_view(kMisalignedHeader).find("\"w\""));
+  const std::string data_start = std::to_string(8 + std::strlen(kMisalignedHeader) + 2);
+  EXPECT_EQ(strict.error().context, "F32 data begins at byte " + data_start +
+                                        ", not a multiple of 4");
+}
+
+TEST(AlignmentTest, AlignedFileIsAcceptedOnRequest) {
+  const std::string file = FileWithHeader(kAlignedHeader, std::string(6, '\0'));
+  std::vector<uint64_t> storage;
+  Options options;
+  options.require_aligned_data = true;
+  Result<Checkpoint> strict = Checkpoint::FromBytes(Aligned8(file, &storage), options);
+  ASSERT_TRUE(strict.ok()) << strict.error().ToString();
+  for (const TensorView& tensor : strict->tensors()) EXPECT_TRUE(tensor.is_aligned());
+}
+
+TEST(AlignmentTest, IsAlignedLooksAtTheAddress) {
+  // An aligned file in a buffer that starts one byte past an 8-aligned address: the file
+  // offsets still pass require_aligned_data (a property of the file), the address does not.
+  const std::string file = FileWithHeader(kAlignedHeader, std::string(6, '\0'));
+  std::vector<uint64_t> storage(file.size() / 8 + 2);
+  auto* base = reinterpret_cast<std::byte*>(storage.data()) + 1;
+  std::memcpy(base, file.data(), file.size());
+  Options options;
+  options.require_aligned_data = true;
+  Result<Checkpoint> checkpoint =
+      Checkpoint::FromBytes(std::span<const std::byte>(base, file.size()), options);
+  ASSERT_TRUE(checkpoint.ok());
+  EXPECT_FALSE(checkpoint->Find("w")->is_aligned());
+  EXPECT_TRUE(checkpoint->Find("a")->is_aligned());
+}
+
+TEST(AlignmentTest, OpenedFilesAreAlignedAsInTheFile) {
+  testing::TempDir dir;
+  ASSERT_TRUE(testing::WriteFileBytes(dir.File("aligned.safetensors"),
+                                      FileWithHeader(kAlignedHeader, std::string(6, '\0'))));
+  Options options;
+  options.require_aligned_data = true;
+  Result<Checkpoint> checkpoint = Checkpoint::Open(dir.File("aligned.safetensors"), options);
+  ASSERT_TRUE(checkpoint.ok());
+  EXPECT_TRUE(checkpoint->Find("w")->is_aligned());  // the map starts on a page
+}
+
+#ifdef STGUARD_CLI_PATH
+int RunCheck(const std::string& arguments, std::string* output) {
+  testing::TempDir out_dir;
+  const std::string out = out_dir.File("out.txt");
+  const std::string command =
+      std::string(STGUARD_CLI_PATH) + " check " + arguments + " >'" + out + "' 2>&1";
+  const int status = std::system(command.c_str());
+  *output = testing::ReadFileBytes(out);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(AlignmentCliTest, CheckAlignedAcceptsAlignedAndRejectsMisalignedFiles) {
+  testing::TempDir dir;
+  const std::string aligned = dir.File("aligned.safetensors");
+  const std::string misaligned = dir.File("misaligned.safetensors");
+  ASSERT_TRUE(testing::WriteFileBytes(aligned, FileWithHeader(kAlignedHeader, std::string(6, '\0'))));
+  ASSERT_TRUE(testing::WriteFileBytes(misaligned,
+                                      FileWithHeader(kMisalignedHeader, std::string(6, '\0'))));
+  std::string output;
+  EXPECT_EQ(RunCheck("--aligned '" + aligned + "'", &output), 0) << output;
+  EXPECT_NE(output.find(": ok (2 tensors"), std::string::npos) << output;
+  EXPECT_EQ(RunCheck("--aligned '" + misaligned + "'", &output), 1) << output;
+  EXPECT_NE(output.find("error: MisalignedData at byte"), std::string::npos) << output;
+  EXPECT_NE(output.find("(tensor 'w')"), std::string::npos) << output;
+  EXPECT_EQ(RunCheck("'" + misaligned + "'", &output), 0) << output;  // valid without it
+  EXPECT_EQ(RunCheck("--aligned --json '" + misaligned + "'", &output), 1) << output;
+  EXPECT_NE(output.find("\"MisalignedData\""), std::string::npos) << output;
+  EXPECT_EQ(RunCheck("--aligned '" + std::string(STGUARD_CORPUS_DIR) +
+                         "/sample.safetensors'", &output), 0) << output;
+}
+#endif
+
+}  // namespace
+}  // namespace stguard

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The static pickle reader: what torch.save writes is read; every other opcode, global,
+// argument shape and memo trick is refused with its code and the opcode's offset.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pickle/pickle_reader.h"
+
+namespace stguard {
+namespace {
+
+using namespace std::string_literals;
+
+Result<PickleResult> Read(const std::string& bytes, PersistentIds ids = PersistentIds::kZip,
+                          std::vector<GlobalUse>* globals = nullptr) {
+  PickleReadOptions options;
+  options.persistent_ids = ids;
+  options.base_offset = 100;
+  return ReadPickle(std::as_bytes(std::span(bytes.data(), bytes.size())), options, globals);
+}
+
+Error ErrorOf(const std::string& bytes) {
+  Result<PickleResult> result = Read(bytes);
+  return result.ok() ? Error{} : result.error();
+}
+
+// A state dict {"w": tensor} exactly as torch 1.13 pickles it (protocol 2).
+const std::string kStateDict =
+    "\x80\x02" "ccollections\nOrderedDict\nq\x00)Rq\x01("
+    "X\x01\x00\x00\x00" "wq\x02"
+    "ctorch._utils\n_rebuild_tensor_v2\nq\x03((X\x07\x00\x00\x00" "storageq\x04"
+    "ctorch\nFloatStorage\nq\x05X\x01\x00\x00\x00" "0q\x06X\x03\x00\x00\x00" "cpuq\x07K\x06tq\x08Q"
+    "K\x00K\x02K\x03\x86q\x09K\x03K\x01\x86q\x0a\x89h\x00)Rq\x0btq\x0cRq\x0d"
+    "u}q\x0eX\x09\x00\x00\x00" "_metadataq\x0fh\x00)Rq\x10sb."s;
+
+TEST(PickleReaderTest, ReadsTorchStateDict) {
+  std::vector<GlobalUse> globals;
+  Result<PickleResult> result = Read(kStateDict, PersistentIds::kZip, &globals);
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  const PickleValue& root = result->at(result->root);
+  EXPECT_EQ(root.kind, ValueKind::kDict);
+  EXPECT_TRUE(root.flag);
+  ASSERT_EQ(root.items.size(), 2u);
+  EXPECT_EQ(result->at(root.items[1]).kind, ValueKind::kTensor);
+  ASSERT_EQ(result->storages.size(), 1u);
+  EXPECT_EQ(result->storages[0].key, "0");
+  EXPECT_EQ(result->storages[0].dtype, Dtype::kF32);
+  EXPECT_EQ(result->storages[0].num_elements, 6u);
+  ASSERT_EQ(result->tensors.size(), 1u);
+  EXPECT_EQ(result->tensors[0].sizes, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(result->tensors[0].strides, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(globals.size(), 3u);
+  EXPECT_EQ(result->end, 100 + kStateDict.size());
+}
+
+TEST(PickleReaderTest, ReadsPlainContainersAtProtocol4) {
+  // {"a": [1, -2, 3.5, None, True], "b": (b"x",)} with SHORT_BINUNICODE, MEMOIZE, FRAME.
+  const std::string body =
+      "}\x94(\x8c\x01\x61\x94]\x94(K\x01J\xfe\xff\xff\xff"
+      "G\x40\x0c\x00\x00\x00\x00\x00\x00N\x88" "e\x8c\x01\x62\x94" "C\x01x\x85\x94u."s;
+  std::string p = "\x80\x04\x95"s;
+  for (int k = 0; k < 8; ++k) p += static_cast<char>(k == 0 ? body.size() : 0);
+  p += body;
+  Result<PickleResult> result = Read(p, PersistentIds::kNone);
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  const PickleValue& root = result->at(result->root);
+  ASSERT_EQ(root.items.size(), 4u);
+  const PickleValue& list = result->at(root.items[1]);
+  ASSERT_EQ(list.items.size(), 5u);
+  EXPECT_EQ(result->at(list.items[1]).integer, -2);
+  EXPECT_EQ(result->at(list.items[2]).real, 3.5);
+}
+
+TEST(PickleReaderTest, RefusesGlobalsOutsideAllowlistWithNameAndOffset) {
+  const std::string p = "\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00idR."s;
+  std::vector<GlobalUse> globals;
+  Result<PickleResult> result = Read(p, PersistentIds::kZip, &globals);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kPickleGlobalRefused);
+  EXPECT_EQ(result.error().offset, 102u);
+  EXPECT_EQ(result.error().context, "os.system");
+  ASSERT_EQ(globals.size(), 1u);
+  EXPECT_FALSE(globals[0].allowed);
+}
+
+TEST(PickleReaderTest, StackGlobalResolvesMemoisedStrings) {
+  // The strings come from the memo, not from literals next to STACK_GLOBAL.
+  const std::string refused = "\x80\x04\x8c\x02os\x94\x8c\x06system\x94h\x00h\x01\x93."s;
+  EXPECT_EQ(ErrorOf(refused).code, ErrorCode::kPickleGlobalRefused);
+  EXPECT_EQ(ErrorOf(refused).context, "os.system");
+  const std::string allowed = "\x80\x04(\x8c\x0b" "collections\x94\x8c\x0b" "OrderedDict\x94t"
+                              "h\x00h\x01\x93)R\x86."s;
+  EXPECT_TRUE(ErrorOf(allowed).ok()) << ErrorOf(allowed).ToString();
+  EXPECT_EQ(ErrorOf("\x80\x04K\x01K\x02\x93."s).code, ErrorCode::kPickleCorrupt);
+}
+
+TEST(PickleReaderTest, MemoIsOneTableAsInCPython) {
+  // BINPUT 1 then MEMOIZE: MEMOIZE stores under len(memo) == 1, which is taken.
+  const std::string conflict = "\x80\x04\x8c\x01\x61q\x01\x8c\x01\x62\x94."s;
+  const Error error = ErrorOf(conflict);
+  EXPECT_EQ(error.code, ErrorCode::kPickleMemoConflict);
+  EXPECT_EQ(error.offset, 100u + 10);
+  // BINPUT 0 then MEMOIZE (key 1) is fine; BINGET 1 gets MEMOIZE's value.
+  const std::string ok = "\x80\x04\x8c\x01\x61q\x00\x8c\x01\x62\x94h\x01\x87q\x05."s;
+  Result<PickleResult> result = Read(ok, PersistentIds::kNone);
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  const PickleValue& pair = result->at(result->root);
+  EXPECT_EQ(result->at(pair.items[2]).text, "b");
+  EXPECT_EQ(ErrorOf("\x80\x02h\x07."s).code, ErrorCode::kPickleCorrupt);  // undefined key
+}
+
+TEST(PickleReaderTest, RefusesOpcodesTorchDoesNotWrite) {
+  for (const std::string& p : {"\x80\x02N0N."s, "\x80\x02" "ccollections\nOrderedDict\n)\x81."s,
+                               "\x80\x02(I1\n."s, "\x80\x04\x8f."s, "\x80\x02\x82\x01."s}) {
+    EXPECT_EQ(ErrorOf(p).code, ErrorCode::kPickleOpcodeRefused) << ErrorOf(p).ToString();
+  }
+  EXPECT_EQ(ErrorOf("\x80\x01N."s).code, ErrorCode::kPickleOpcodeRefused);  // protocol 1
+}
+
+TEST(PickleReaderTest, RefusesWrongArgumentShapes) {
+  // OrderedDict with arguments; _rebuild_tensor_v2 with a string offset; storage type called.
+  EXPECT_EQ(ErrorOf("\x80\x02" "ccollections\nOrderedDict\n]\x85R."s).code,
+            ErrorCode::kPickleBadArguments);
+  std::string bad_offset = kStateDict;
+  bad_offset.replace(bad_offset.find("QK\x00"s), 3, "QX\x01\x00\x00\x00" "0"s);
+  EXPECT_EQ(ErrorOf(bad_offset).code, ErrorCode::kPickleBadArguments);
+  EXPECT_EQ(ErrorOf(bad_offset).context, "torch._utils._rebuild_tensor_v2");
+  EXPECT_EQ(ErrorOf("\x80\x02" "ctorch\nFloatStorage\n)R."s).code,
+            ErrorCode::kPickleBadArguments);
+  // REDUCE on a non-global, BUILD as setattr.
+  EXPECT_EQ(ErrorOf("\x80\x02N)R."s).code, ErrorCode::kPickleBadArguments);
+  EXPECT_EQ(ErrorOf("\x80\x02" "ccollections\nOrderedDict\n)R}X\x09\x00\x00\x00__class__Nsb."s)
+                .code,
+            ErrorCode::kPickleBadArguments);
+  // A persistent id of the wrong shape, and one outside a checkpoint.
+  EXPECT_EQ(ErrorOf("\x80\x02X\x07\x00\x00\x00storage\x85Q."s).code,
+            ErrorCode::kPickleBadArguments);
+  Result<PickleResult> none = Read(kStateDict, PersistentIds::kNone);
+  EXPECT_EQ(none.error().code, ErrorCode::kPickleOpcodeRefused);
+}
+
+TEST(PickleReaderTest, StructuralCorruptionIsOneCode) {
+  for (const std::string& p :
+       {""s, "\x80\x02"s, "\x80\x02N"s, "\x80\x02NN."s, "\x80\x02(N."s, "\x80\x02t."s,
+        "\x80\x02X\xff\x00\x00\x00ab."s, "\x80\x02" "a."s, "N."s, "\x80\x02\xff."s,
+        "\x80\x02N\x80\x02."s, "\x80\x02X\x02\x00\x00\x00\xc3\x28."s}) {
+    const Error error = ErrorOf(p);
+    EXPECT_EQ(error.code, ErrorCode::kPickleCorrupt) << error.ToString();
+    EXPECT_GE(error.offset, 100u);
+    EXPECT_LE(error.offset, 100u + p.size());
+  }
+}
+
+TEST(PickleReaderTest, SameStorageMustAgree) {
+  // Two persistent ids for storage "0", one FloatStorage of 6 and one of 7 elements.
+  const std::string pid6 =
+      "(X\x07\x00\x00\x00" "storagectorch\nFloatStorage\nX\x01\x00\x00\x00" "0X\x03\x00\x00\x00"
+      "cpuK\x06tQ"s;
+  std::string pid7 = pid6;
+  pid7[pid7.size() - 3] = '\x07';
+  EXPECT_TRUE(ErrorOf("\x80\x02" + pid6 + pid6 + "\x86.").ok());
+  EXPECT_EQ(ErrorOf("\x80\x02" + pid6 + pid7 + "\x86.").code, ErrorCode::kStorageMismatch);
+}
+
+}  // namespace
+}  // namespace stguard

@@ -1,0 +1,234 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End-to-end: stguard converts real torch.save checkpoints to exactly what torch.load gives,
+and refuses malicious or lying ones with their own error, writing nothing.
+
+Run by ctest (tests/CMakeLists.txt) as /usr/bin/python3 -m pytest with STGUARD_CLI set to the
+built binary and STGUARD_TORCH_CORPUS to corpus/torch (made by make_fixtures.py). Large
+checkpoints are generated into a temporary folder at test time.
+"""
+import json
+import os
+import pathlib
+import struct
+import subprocess
+import sys
+
+import numpy
+import pytest
+import torch
+
+CLI = os.environ["STGUARD_CLI"]
+CORPUS = pathlib.Path(os.environ["STGUARD_TORCH_CORPUS"])
+HERE = pathlib.Path(__file__).resolve().parent
+
+ST_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16,
+             "BF16": torch.bfloat16, "I64": torch.int64, "I32": torch.int32,
+             "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8, "BOOL": torch.bool,
+             "C64": torch.complex64}
+
+
+def run(*args):
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
+
+
+def read_safetensors(path):
+    """An independent reader: header JSON and raw bytes per tensor (no stguard code)."""
+    data = pathlib.Path(path).read_bytes()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    body = data[8 + n:]
+    out = {}
+    for name, entry in header.items():
+        begin, end = entry["data_offsets"]
+        out[name] = (entry["dtype"], entry["shape"], body[begin:end])
+    return meta, out
+
+
+def torch_bytes(tensor):
+    t = tensor.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    return t.numpy().tobytes()
+
+
+def expected_tensors(path, key=None):
+    obj = torch.load(path, map_location="cpu")
+    if key is not None:
+        obj = obj[key]
+    return obj
+
+
+def assert_same(converted, expected):
+    assert list(converted) == list(converted)  # names only; order is canonical, not pickled
+    assert set(converted) == set(expected), (set(converted) ^ set(expected))
+    for name, tensor in expected.items():
+        dtype, shape, raw = converted[name]
+        assert ST_DTYPES[dtype] == tensor.dtype, name
+        assert shape == list(tensor.shape), name
+        assert raw == torch_bytes(tensor), name
+        # And torch itself reads the bytes back to an equal tensor.
+        if tensor.numel() > 0:
+            back = torch.frombuffer(bytearray(raw), dtype=tensor.dtype).reshape(tensor.shape)
+            assert torch.equal(back, tensor.detach()), name
+
+
+def valid_files(folder):
+    return sorted(p for p in (folder / "valid").glob("*.pt"))
+
+
+@pytest.fixture(scope="session")
+def large_corpus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("large")
+    subprocess.run([sys.executable, str(HERE / "make_fixtures.py"), str(folder), "--large"],
+                   check=True, capture_output=True)
+    return folder
+
+
+def key_for(path):
+    return "state_dict" if path.name.startswith("training") else None
+
+
+@pytest.mark.parametrize("path", valid_files(CORPUS), ids=lambda p: p.name)
+def test_converts_like_torch_load(path, tmp_path):
+    out = tmp_path / "out.safetensors"
+    key = key_for(path)
+    result = run("convert", path, out, *(["--key", key] if key else []))
+    assert result.returncode == 0, result.stderr
+    meta, converted = read_safetensors(out)
+    assert meta == {"format": "pt"}
+    assert_same(converted, expected_tensors(path, key))
+    assert run("check", out).returncode == 0
+    scan = run("scan", "--json", *(["--key", key] if key else []), path)
+    assert scan.returncode == 0, scan.stdout
+    report = json.loads(scan.stdout)
+    assert report["ok"] and report["format"] in ("zip", "legacy")
+    assert all(g["allowed"] for g in report["globals"])
+
+
+def test_large_checkpoints(large_corpus, tmp_path):
+    for path in (large_corpus / "valid").glob("large*.pt"):
+        out = tmp_path / (path.stem + ".safetensors")
+        result = run("convert", path, out)
+        assert result.returncode == 0, result.stderr
+        assert_same(read_safetensors(out)[1], expected_tensors(path))
+
+
+def test_training_checkpoint_needs_key(tmp_path):
+    path = CORPUS / "valid" / "training.zip.pt"
+    out = tmp_path / "out.safetensors"
+    result = run("convert", path, out)
+    assert result.returncode == 1 and "NotAStateDict" in result.stderr
+    assert not out.exists()
+    result = run("convert", path, out, "--key", "nope")
+    assert result.returncode == 1 and "no such key" in result.stderr
+
+
+@pytest.mark.parametrize("fmt", ["zip", "legacy"])
+def test_tied_weights(fmt, tmp_path):
+    path = CORPUS / "valid" / f"tied.{fmt}.pt"
+    out = tmp_path / "kept.safetensors"
+    assert run("convert", path, out).returncode == 0
+    _, converted = read_safetensors(out)
+    assert {"embed.weight", "lm_head.weight", "other"} == set(converted)
+    assert converted["embed.weight"][2] == converted["lm_head.weight"][2]
+    out = tmp_path / "dropped.safetensors"
+    result = run("convert", path, out, "--drop-aliases")
+    assert result.returncode == 0
+    assert "dropped alias 'lm_head.weight' (same tensor as 'embed.weight')" in result.stdout
+    assert set(read_safetensors(out)[1]) == {"embed.weight", "other"}
+
+
+def test_sharded_folder(tmp_path):
+    source = CORPUS / "valid" / "sharded"
+    out = tmp_path / "out"
+    result = run("convert", source, out)
+    assert result.returncode == 0, result.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+                     "model.safetensors.index.json"]
+    index = json.loads((out / "model.safetensors.index.json").read_text())
+    expected = {}
+    for shard in sorted(source.glob("*.bin")):
+        expected.update(torch.load(shard))
+    assert index["metadata"]["total_size"] == sum(
+        t.numel() * t.element_size() for t in expected.values())
+    converted = {}
+    for shard in sorted(out.glob("*.safetensors")):
+        _, tensors = read_safetensors(shard)
+        for name in tensors:
+            assert index["weight_map"][name] == shard.name
+        converted.update(tensors)
+    assert_same(converted, expected)
+    check = run("check", out)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def refusal_files():
+    return sorted((CORPUS / "refuse").glob("*.pt"))
+
+
+@pytest.mark.parametrize("path", refusal_files(), ids=lambda p: p.name)
+def test_refused_with_its_own_error(path, tmp_path):
+    code = path.name.split("__")[0]
+    out = tmp_path / "out.safetensors"
+    result = run("convert", path, out)
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert code + " at byte" in result.stderr, result.stderr
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    scan = run("scan", "--json", path)
+    assert scan.returncode == 1
+    report = json.loads(scan.stdout)
+    assert not report["ok"] and report["error"]["code"] == code
+
+
+def test_refusals_also_refused_by_nothing_else():
+    # Every refusal fixture is something torch.load must not be trusted with; the
+    # malicious ones really would run code: check one of them names os.system.
+    report = json.loads(run("scan", "--json",
+                            CORPUS / "refuse" / "PickleGlobalRefused__zip_os_system.pt").stdout)
+    refused = [g for g in report["globals"] if not g["allowed"]]
+    assert refused and refused[0]["name"] == "system"
+
+
+def test_convert_existing_dtype_path_still_works(tmp_path):
+    sample = CORPUS.parent / "sample.safetensors"
+    out = tmp_path / "bf16.safetensors"
+    result = run("convert", sample, out, "--dtype", "BF16")
+    assert result.returncode == 0, result.stderr
+    result = run("convert", sample, tmp_path / "x.safetensors")
+    assert result.returncode == 2 and "needs --dtype" in result.stderr  # option missing
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"not a checkpoint at all")
+    result = run("convert", junk, tmp_path / "x.safetensors")
+    assert result.returncode == 1 and "NotATorchCheckpoint" in result.stderr
+    assert not (tmp_path / "x.safetensors").exists()
+
+
+def test_scan_folder_exit_codes(tmp_path):
+    assert run("scan", CORPUS / "valid" / "sharded").returncode == 0
+    assert run("scan", CORPUS / "valid").returncode == 1  # training.* need --key
+    assert run("scan", CORPUS / "refuse").returncode == 1
+    assert run("scan", tmp_path / "missing.pt").returncode == 2
+
+
+def test_check_dir_scans_pickle_files(tmp_path):
+    (tmp_path / "model.safetensors").write_bytes((CORPUS.parent / "sample.safetensors").read_bytes())
+    clean = CORPUS / "valid" / "module_state_dict.zip.pt"
+    (tmp_path / "pytorch_model.bin").write_bytes(clean.read_bytes())
+    result = run("check", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "static scan found nothing outside the allowlist" in result.stdout
+    evil = CORPUS / "refuse" / "PickleGlobalRefused__zip_os_system.pt"
+    (tmp_path / "pytorch_model.bin").write_bytes(evil.read_bytes())
+    result = run("check", tmp_path)
+    assert result.returncode == 1
+    assert "PickleGlobalRefused" in result.stdout and "posix.system" in result.stdout
+
+
+def test_check_dir_non_checkpoint_bin_stays_a_warning(tmp_path):
+    (tmp_path / "model.safetensors").write_bytes((CORPUS.parent / "sample.safetensors").read_bytes())
+    (tmp_path / "vocab.bin").write_bytes(b"not a pickle")
+    result = run("check", tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "NotATorchCheckpoint" in result.stdout and "warning" in result.stdout
