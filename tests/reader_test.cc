@@ -529,6 +529,11 @@ TEST(ReaderResourceTest, AllocationFailureIsAnErrorNotACrash) {
     const rlimit rl{limit, limit};
     ::setrlimit(RLIMIT_AS, &rl);
     Result<Checkpoint> result = Checkpoint::FromBytes(file);
+    // Say which code came back (without allocating), so a failure here can be diagnosed.
+    if (!result.ok()) {
+      const std::string_view name = ErrorCodeName(result.error().code);
+      std::fprintf(stderr, "child: %.*s\n", static_cast<int>(name.size()), name.data());
+    }
     ::_exit(result.ok() ? 1 : result.error().code == ErrorCode::kOutOfMemory ? 0 : 2);
   }
   int status = 0;

@@ -49,11 +49,12 @@ for dir in "${header_dirs[@]}"; do
 done
 
 # Every identifier in the public headers' code: comments removed first, so a header that
-# merely mentions an internal name ("see src/index_file.h") does not make it public.
+# merely mentions an internal name ("see src/index_file.h") does not make it public. One
+# pass over both kinds, so that "/*" inside a // comment ("*.h5/*.keras") starts nothing.
 declare -A public_words=()
 while read -r word; do
   public_words[$word]=1
-done < <(for dir in "${header_dirs[@]}"; do cat "$dir"/*.h; done | perl -0777 -pe 's{/\*.*?\*/}{ }gs; s{//[^\n]*}{}g' |
+done < <(for dir in "${header_dirs[@]}"; do cat "$dir"/*.h; done | perl -0777 -pe 's{/\*.*?\*/|//[^\n]*}{ }gs' |
          grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u)
 is_public_word() { [[ -n "${public_words[$1]:-}" ]]; }
 
