@@ -50,13 +50,13 @@ void PrintText(const std::string& path, const Checkpoint& checkpoint) {
     cells[1].text = std::string(DtypeName(tensor.dtype));
     cells[2].shape = tensor.shape;
     cells[2].is_shape = true;
-    // Appended piece by piece: g++ 12 misreports "[" + a + ", " + b + "]" (-Wrestrict).
-    std::string& offsets = cells[3].text;
-    offsets = "[";
-    offsets += std::to_string(tensor.begin);
-    offsets += ", ";
-    offsets += std::to_string(tensor.end);
-    offsets += "]";
+    // Formatted into a buffer: g++ 12 misreports std::string concatenation here
+    // (-Wrestrict), even when appended piece by piece.
+    char offsets[48];
+    std::snprintf(offsets, sizeof offsets, "[%llu, %llu]",
+                  static_cast<unsigned long long>(tensor.begin),
+                  static_cast<unsigned long long>(tensor.end));
+    cells[3].text = offsets;
     cells[4].text = std::to_string(tensor.byte_size());
     return cells;
   };

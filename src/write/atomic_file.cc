@@ -402,7 +402,8 @@ std::vector<std::string> FindLeftoverTemporaryFiles(const std::string& path) {
   const std::string base = slash == std::string::npos ? dest : dest.substr(slash + 1);
   const std::string dir = dir_prefix.empty() ? "." : dir_prefix;
   // The names TempName makes for this destination: ".BASE.stguard-PID-COUNTER-TICKS.tmp".
-  const std::string prefix = "." + base.substr(0, kMaxBaseInTempName) + ".stguard-";
+  const std::string prefix =
+      Concat({".", std::string_view(base).substr(0, kMaxBaseInTempName), ".stguard-"});
   DIR* folder = opendir(dir.c_str());
   if (folder == nullptr) return leftovers;
   while (const dirent* entry = readdir(folder)) {
