@@ -61,6 +61,10 @@ bool Ignored(std::string_view name);
 // The counters are not atomic: libFuzzer runs one input at a time per process.
 void CountExecution(bool reached_oracle);
 
+// AppendUtf8 appends code point `cp` (at most 0x10FFFF, not a surrogate) encoded as UTF-8:
+// the one encoder the generators, the mutators and the reference checker share.
+void AppendUtf8(uint32_t cp, std::string* out);
+
 // BytesOf views a span of bytes as text.
 inline std::string_view BytesOf(std::span<const std::byte> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};

@@ -65,24 +65,6 @@ struct Meta {
   bool valid = true;
 };
 
-void AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 constexpr uint32_t kSpecialCodePoints[] = {'"', '\\', '/', 0x7F, ' '};
 
 // MakeText returns a string: usually valid UTF-8 from code points of every length (ASCII
@@ -102,7 +84,7 @@ std::string MakeText(FuzzedDataProvider& fdp) {
       case 5: cp = fdp.ConsumeIntegralInRange<uint32_t>(0x10000, 0x10FFFF); break;
       default: cp = fdp.ConsumeIntegralInRange<uint32_t>('a', 'z'); break;
     }
-    AppendCodePoint(cp, &text);
+    stguard_fuzz::AppendUtf8(cp, &text);
   }
   return text;
 }

@@ -2,6 +2,7 @@
 // mutator_json.cc: JSON value tree, parser and styled writer for the mutators. See
 // mutator_json.h.
 #include "mutator_json.h"
+#include "fuzz_support.h"
 
 namespace stguard_fuzz::mutator {
 namespace {
@@ -48,24 +49,6 @@ struct Parser {
   bool Number(std::string* out);
   bool Value(JsonValue* out, int depth);
 };
-
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 bool Parser::String(std::string* out) {
   if (!Eat('"')) return false;

@@ -4,6 +4,7 @@
 // Style: every function reads as the rule it implements. Speed does not matter; fuzz
 // inputs are a few KiB. Recursion is used for JSON nesting, bounded by max_depth.
 #include "reference_checker.h"
+#include "fuzz_support.h"
 
 #include <set>
 
@@ -47,24 +48,6 @@ struct Cursor {
 Cursor MakeCursor(std::string_view text) {
   const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
   return Cursor{begin, begin + text.size()};
-}
-
-void AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 // DecodeUtf8 decodes one multi-byte sequence whose lead byte is at c->p (>= 0x80) and
@@ -162,7 +145,7 @@ bool ParseString(Cursor* c, std::string* out) {
           if (low < 0xDC00 || low > 0xDFFF) return false;
           unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
         }
-        AppendCodePoint(unit, out);
+        AppendUtf8(unit, out);
         break;
       }
       default:
