@@ -15,6 +15,7 @@
 
 #include "stguard/checkpoint_dir.h"
 #include "stguard/json_escape.h"
+#include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/tensor_set.h"
 #include "support/test_files.h"
@@ -522,65 +523,48 @@ TEST(ModelFolderTest, PickleFilesAreFlagged) {
 // ---- stguard check DIR ----
 
 #ifdef STGUARD_CLI_PATH
-struct CliResult {
-  int status = -1;
-  std::string output;
-};
 
-CliResult RunCli(const std::string& arguments) {
-  TempDir out_dir;
-  const std::string out = out_dir.File("out.txt");
-  const std::string command =
-      std::string(STGUARD_CLI_PATH) + " " + arguments + " >'" + out + "' 2>&1";
-  const int status = std::system(command.c_str());
-  CliResult result;
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.output = testing::ReadFileBytes(out);
-  return result;
-}
-
-std::string Quoted(const std::string& path) { return "'" + path + "'"; }
 
 TEST(CheckDirCliTest, ExitCodesAndMessages) {
   TempDir dir;
   const Folder folder = WriteShardedFolder(dir, 3);
   ASSERT_TRUE(WriteFileBytes(dir.File("config.json"), R"({"tie_word_embeddings": true})"));
-  CliResult result = RunCli("check " + Quoted(dir.path()));
+  testing::CliRun result = testing::RunCli("check " + testing::ShellQuoted(dir.path()));
   EXPECT_EQ(result.status, 0) << result.output;
   EXPECT_NE(result.output.find("ok (9 tensors in 3 shards"), std::string::npos) << result.output;
-  result = RunCli("check " + Quoted(dir.File("model.safetensors.index.json")));
+  result = testing::RunCli("check " + testing::ShellQuoted(dir.File("model.safetensors.index.json")));
   EXPECT_EQ(result.status, 0) << result.output;
 
   ASSERT_TRUE(WriteFileBytes(dir.File("pytorch_model.bin"), "x"));
-  result = RunCli("check " + Quoted(dir.path()));
+  result = testing::RunCli("check " + testing::ShellQuoted(dir.path()));
   EXPECT_EQ(result.status, 0) << result.output;
   EXPECT_NE(result.output.find("warning: pickle-file"), std::string::npos) << result.output;
-  result = RunCli("check --json " + Quoted(dir.path()));
+  result = testing::RunCli("check --json " + testing::ShellQuoted(dir.path()));
   EXPECT_EQ(result.status, 0) << result.output;
   EXPECT_NE(result.output.find(R"("ok":true)"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find(R"("kind":"pickle-file")"), std::string::npos) << result.output;
 
   ASSERT_EQ(::unlink(dir.File(Shard(3, 3)).c_str()), 0);
-  result = RunCli("check " + Quoted(dir.path()));
+  result = testing::RunCli("check " + testing::ShellQuoted(dir.path()));
   EXPECT_EQ(result.status, 1) << result.output;
   EXPECT_NE(result.output.find("MissingShard"), std::string::npos) << result.output;
 
   std::vector<std::pair<std::string, std::string>> entries = folder.entries;
   entries[0].second = "../../etc/passwd";
   ASSERT_TRUE(WriteFileBytes(dir.File("model.safetensors.index.json"), IndexJson(entries)));
-  result = RunCli("check " + Quoted(dir.path()));
+  result = testing::RunCli("check " + testing::ShellQuoted(dir.path()));
   EXPECT_EQ(result.status, 1) << result.output;
   EXPECT_NE(result.output.find("UnsafeShardName"), std::string::npos) << result.output;
 
   ASSERT_TRUE(WriteFileBytes(dir.File("config.json"), "{"));
   ASSERT_TRUE(WriteFileBytes(dir.File("model.safetensors.index.json"), IndexJson(folder.entries)));
   WriteShardedFolder(dir, 3);
-  result = RunCli("check " + Quoted(dir.path()));
+  result = testing::RunCli("check " + testing::ShellQuoted(dir.path()));
   EXPECT_EQ(result.status, 1) << result.output;
   EXPECT_NE(result.output.find("InvalidConfig"), std::string::npos) << result.output;
 
-  EXPECT_EQ(RunCli("check " + Quoted(dir.File("nope"))).status, 2);
-  EXPECT_EQ(RunCli("check --bogus " + Quoted(dir.path())).status, 2);
+  EXPECT_EQ(testing::RunCli("check " + testing::ShellQuoted(dir.File("nope"))).status, 2);
+  EXPECT_EQ(testing::RunCli("check --bogus " + testing::ShellQuoted(dir.path())).status, 2);
 }
 #endif  // STGUARD_CLI_PATH
 

@@ -17,6 +17,7 @@
 #include "stguard/convert.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
+#include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
@@ -584,32 +585,28 @@ TEST(ConvertCheckpointTest, LargeTensorsStreamInChunks) {
 }
 
 #ifdef STGUARD_CLI_PATH
-int RunCli(const std::string& arguments) {
-  const std::string command = std::string(STGUARD_CLI_PATH) + " " + arguments + " >/dev/null 2>&1";
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using testing::RunCli;
 
 TEST(ConvertCliTest, ConvertsInPlaceAndReportsUsageErrors) {
   testing::TempDir dir;
   const std::string path = dir.File("m.safetensors");
   ASSERT_TRUE(testing::WriteFileBytes(path, MixedCheckpoint()));
   const std::string quoted = "'" + path + "'";
-  ASSERT_EQ(RunCli("convert " + quoted + " " + quoted + " --dtype BF16"), 0);
+  ASSERT_EQ(RunCli("convert " + quoted + " " + quoted + " --dtype BF16").status, 0);
   Result<Checkpoint> out = Checkpoint::Open(path);
   ASSERT_TRUE(out.ok()) << out.error().ToString();
   EXPECT_EQ(out->Find("f32")->dtype, Dtype::kBF16);
   EXPECT_EQ(out->Find("f64")->dtype, Dtype::kBF16);
   EXPECT_EQ(out->Find("i32")->dtype, Dtype::kI32);
-  ASSERT_EQ(RunCli("convert " + quoted + " '" + dir.File("f32.safetensors") + "' --dtype=F32"), 0);
+  ASSERT_EQ(RunCli("convert " + quoted + " '" + dir.File("f32.safetensors") + "' --dtype=F32").status, 0);
   EXPECT_EQ(Checkpoint::Open(dir.File("f32.safetensors"))->Find("f32")->dtype, Dtype::kF32);
 
-  EXPECT_EQ(RunCli("convert " + quoted + " " + quoted), 2);                   // no --dtype
-  EXPECT_EQ(RunCli("convert " + quoted + " " + quoted + " --dtype I8"), 2);   // not a target
-  EXPECT_EQ(RunCli("convert " + quoted + " --dtype F16"), 2);                 // no OUT
-  EXPECT_EQ(RunCli("convert '" + dir.File("missing") + "' x --dtype F16"), 2);
+  EXPECT_EQ(RunCli("convert " + quoted + " " + quoted).status, 2);                   // no --dtype
+  EXPECT_EQ(RunCli("convert " + quoted + " " + quoted + " --dtype I8").status, 2);   // not a target
+  EXPECT_EQ(RunCli("convert " + quoted + " --dtype F16").status, 2);                 // no OUT
+  EXPECT_EQ(RunCli("convert '" + dir.File("missing") + "' x --dtype F16").status, 2);
   ASSERT_TRUE(testing::WriteFileBytes(dir.File("bad.safetensors"), "12345678"));
-  EXPECT_EQ(RunCli("convert '" + dir.File("bad.safetensors") + "' x --dtype F16"), 1);
+  EXPECT_EQ(RunCli("convert '" + dir.File("bad.safetensors") + "' x --dtype F16").status, 1);
 }
 #endif  // STGUARD_CLI_PATH
 

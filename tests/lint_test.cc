@@ -17,6 +17,7 @@
 #include "stguard/json_tokenizer.h"
 #include "stguard/lint.h"
 #include "support/sparse_checkpoint.h"
+#include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
@@ -613,41 +614,38 @@ TEST(LintFamilies, EveryTableFormulaIsWellFormed) {
 }
 
 // ---- the command ---------------------------------------------------------------------
-int RunCli(const std::string& args, std::string* out) {
-  TempDir scratch;
-  const std::string command = std::string(STGUARD_CLI_PATH) + " " + args + " >" +
-                              scratch.File("out") + " 2>&1";
-  const int status = std::system(command.c_str());
-  *out = testing::ReadFileBytes(scratch.File("out"));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST_F(LintTest, CommandExitStatusAndJson) {
+  using testing::RunCli;
   Model model = TinyLlama();
   Lint(model);
-  std::string out;
-  EXPECT_EQ(RunCli("lint " + dir_.path(), &out), 0) << out;
-  EXPECT_NE(out.find(": ok (family llama, 21 tensors in 1 shard, 0 errors, 0 warnings)"),
+  testing::CliRun run = RunCli("lint " + dir_.path());
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find(": ok (family llama, 21 tensors in 1 shard, 0 errors, 0 warnings)"),
             std::string::npos)
-      << out;
+      << run.output;
+
   model.Find("model.layers.1.mlp.down_proj.weight")->shape = {24, 16};
   Lint(model);
-  EXPECT_EQ(RunCli("lint " + dir_.File("model.safetensors"), &out), 1) << out;
-  EXPECT_NE(out.find("error: wrong-shape: tensor 'model.layers.1.mlp.down_proj.weight' expected "
-                     "[16, 24], found [24, 16] (transposed)"),
+  run = RunCli("lint " + dir_.File("model.safetensors"));
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("error: wrong-shape: tensor 'model.layers.1.mlp.down_proj.weight' "
+                            "expected [16, 24], found [24, 16] (transposed)"),
             std::string::npos)
-      << out;
-  EXPECT_EQ(RunCli("lint --json " + dir_.path(), &out), 1) << out;
-  EXPECT_TRUE(ValidateJson(out).ok()) << out;
-  EXPECT_NE(out.find("\"rule\":\"wrong-shape\""), std::string::npos) << out;
-  EXPECT_NE(out.find("\"transposed\":true"), std::string::npos) << out;
+      << run.output;
+  run = RunCli("lint --json " + dir_.path());
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_TRUE(ValidateJson(run.output).ok()) << run.output;
+  EXPECT_NE(run.output.find("\"rule\":\"wrong-shape\""), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("\"transposed\":true"), std::string::npos) << run.output;
+
   ASSERT_TRUE(WriteFileBytes(dir_.File("other.json"), TinyLlama().config));
-  EXPECT_EQ(RunCli("lint --config " + dir_.File("other.json") + " " + dir_.path(), &out), 1);
-  EXPECT_EQ(RunCli("lint " + dir_.File("absent"), &out), 2) << out;
-  EXPECT_EQ(RunCli("lint --config " + dir_.File("absent.json") + " " + dir_.path(), &out), 2);
-  EXPECT_EQ(RunCli("lint", &out), 2);
-  EXPECT_EQ(RunCli("lint --bogus " + dir_.path(), &out), 2);
-  EXPECT_EQ(RunCli("lint " + dir_.path() + " " + dir_.path(), &out), 2);
+  EXPECT_EQ(RunCli("lint --config " + dir_.File("other.json") + " " + dir_.path()).status, 1);
+  EXPECT_EQ(RunCli("lint " + dir_.File("absent")).status, 2);
+  EXPECT_EQ(RunCli("lint --config " + dir_.File("absent.json") + " " + dir_.path()).status, 2);
+  EXPECT_EQ(RunCli("lint").status, 2);
+  EXPECT_EQ(RunCli("lint --bogus " + dir_.path()).status, 2);
+  EXPECT_EQ(RunCli("lint " + dir_.path() + " " + dir_.path()).status, 2);
 }
 
 }  // namespace

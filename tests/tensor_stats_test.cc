@@ -16,6 +16,7 @@
 #include "stguard/reader.h"
 #include "stguard/tensor_stats.h"
 #include "stguard/writer.h"
+#include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
@@ -209,22 +210,7 @@ TEST(TensorStatsTest, ReleasingScannedPagesOfAMappedFileChangesNothing) {
 }
 
 #ifdef STGUARD_CLI_PATH
-struct CliResult {
-  int status = -1;
-  std::string output;
-};
 
-CliResult RunCli(const std::string& arguments) {
-  testing::TempDir out_dir;
-  const std::string out = out_dir.File("out.txt");
-  const std::string command =
-      std::string(STGUARD_CLI_PATH) + " " + arguments + " >'" + out + "' 2>/dev/null";
-  const int status = std::system(command.c_str());
-  CliResult result;
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.output = testing::ReadFileBytes(out);
-  return result;
-}
 
 TEST(StatsCliTest, TextAndJsonForAFileAndAFolder) {
   testing::TempDir dir;
@@ -243,7 +229,7 @@ TEST(StatsCliTest, TextAndJsonForAFileAndAFolder) {
       R"({"metadata":{"total_size":25},"weight_map":{"a":"model-00001-of-00002.safetensors",)"
       R"("c":"model-00001-of-00002.safetensors","b":"model-00002-of-00002.safetensors"}})"));
 
-  CliResult result = RunCli("inspect --stats --json '" + dir.path() + "'");
+  testing::CliRun result = testing::RunCli("inspect --stats --json '" + dir.path() + "'", testing::Streams::kStdoutOnly);
   ASSERT_EQ(result.status, 0) << result.output;
   EXPECT_NE(result.output.find(R"("name":"a","shard":"model-00001-of-00002.safetensors","dtype":"F32",)"
                                R"("shape":[5],"elements":5,"scanned":true,"min":-2,"max":1,)"
@@ -261,16 +247,16 @@ TEST(StatsCliTest, TextAndJsonForAFileAndAFolder) {
   EXPECT_NE(result.output.find(R"("totals":{"tensors":3,"shards":2,"bytes":25,)"), std::string::npos)
       << result.output;
 
-  result = RunCli("inspect --stats '" + dir.File("model-00002-of-00002.safetensors") + "'");
+  result = testing::RunCli("inspect --stats '" + dir.File("model-00002-of-00002.safetensors") + "'", testing::Streams::kStdoutOnly);
   ASSERT_EQ(result.status, 0) << result.output;
   EXPECT_NE(result.output.find("  b    I8    [3]   -3  7   3    -   -    -"), std::string::npos)
       << result.output;
 
-  EXPECT_EQ(RunCli("inspect --stats").status, 2);
-  EXPECT_EQ(RunCli("inspect --stats --bogus '" + dir.path() + "'").status, 2);
-  EXPECT_EQ(RunCli("inspect --stats '" + dir.File("missing") + "'").status, 2);
+  EXPECT_EQ(testing::RunCli("inspect --stats", testing::Streams::kStdoutOnly).status, 2);
+  EXPECT_EQ(testing::RunCli("inspect --stats --bogus '" + dir.path() + "'", testing::Streams::kStdoutOnly).status, 2);
+  EXPECT_EQ(testing::RunCli("inspect --stats '" + dir.File("missing") + "'", testing::Streams::kStdoutOnly).status, 2);
   ASSERT_TRUE(testing::WriteFileBytes(dir.File("model.safetensors.index.json"), "{}"));
-  EXPECT_EQ(RunCli("inspect --stats '" + dir.path() + "'").status, 1);
+  EXPECT_EQ(testing::RunCli("inspect --stats '" + dir.path() + "'", testing::Streams::kStdoutOnly).status, 1);
 }
 #endif  // STGUARD_CLI_PATH
 

@@ -24,6 +24,7 @@
 
 #include "stguard/reader.h"
 #include "stguard/writer.h"
+#include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/tensor_set.h"
 #include "support/test_files.h"
@@ -35,6 +36,8 @@ using testing::AsBytes;
 using testing::FileWithHeader;
 using testing::HexDump;
 using testing::ReadFileBytes;
+using testing::RunCli;
+using testing::ShellQuoted;
 using testing::TempDir;
 using testing::TensorSet;
 using testing::WriteFileBytes;
@@ -718,14 +721,6 @@ TEST(CanonicalCheckTest, FirstDifferenceWinsWhenThereAreSeveral) {
 // ---------------------------------------------------------------- stguard canon
 
 #ifdef STGUARD_CLI_PATH
-int RunCli(const std::string& arguments) {
-  const std::string command =
-      std::string(STGUARD_CLI_PATH) + " " + arguments + " >/dev/null 2>&1";
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string Quoted(const std::string& path) { return "'" + path + "'"; }
 
 TEST(CanonCliTest, RewritesInPlaceThroughTheMappingAndIsThenAFixedPoint) {
   TempDir dir;
@@ -735,7 +730,7 @@ TEST(CanonCliTest, RewritesInPlaceThroughTheMappingAndIsThenAFixedPoint) {
   const std::string data = Bytes({0, 0, 0x80, 0x3f, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40, 0, 0,
                                   0x80, 0x40});
   ASSERT_TRUE(WriteFileBytes(path, FileWithHeader(header, data)));
-  ASSERT_EQ(RunCli("canon " + Quoted(path) + " " + Quoted(path)), 0);
+  ASSERT_EQ(RunCli("canon " + ShellQuoted(path) + " " + ShellQuoted(path)).status, 0);
   const std::string canonical = ReadFileBytes(path);
   ASSERT_EQ(canonical.size(), 120u);
   EXPECT_EQ(canonical.substr(8, 93), kWorkedText);
@@ -743,7 +738,7 @@ TEST(CanonCliTest, RewritesInPlaceThroughTheMappingAndIsThenAFixedPoint) {
   EXPECT_EQ(dir.Entries(), std::vector<std::string>{"model.safetensors"});
 
   const std::string copy = dir.File("copy.safetensors");
-  ASSERT_EQ(RunCli("canon " + Quoted(path) + " " + Quoted(copy)), 0);
+  ASSERT_EQ(RunCli("canon " + ShellQuoted(path) + " " + ShellQuoted(copy)).status, 0);
   EXPECT_EQ(ReadFileBytes(copy), canonical);
 }
 
@@ -753,14 +748,14 @@ TEST(CanonCliTest, ExitCodes) {
   ASSERT_TRUE(WriteFileBytes(bad, FileWithHeader(R"({"a":1})")));
   const std::string out = dir.File("out.safetensors");
   ASSERT_TRUE(WriteFileBytes(out, "keep me"));
-  EXPECT_EQ(RunCli("canon " + Quoted(bad) + " " + Quoted(out)), 1);           // invalid input
+  EXPECT_EQ(RunCli("canon " + ShellQuoted(bad) + " " + ShellQuoted(out)).status, 1);           // invalid input
   EXPECT_EQ(ReadFileBytes(out), "keep me");
-  EXPECT_EQ(RunCli("canon " + Quoted(dir.File("missing")) + " " + Quoted(out)), 2);  // I/O
-  EXPECT_EQ(RunCli("canon " + Quoted(bad)), 2);                                // usage
-  EXPECT_EQ(RunCli("canon --bogus a b"), 2);
+  EXPECT_EQ(RunCli("canon " + ShellQuoted(dir.File("missing")) + " " + ShellQuoted(out)).status, 2);  // I/O
+  EXPECT_EQ(RunCli("canon " + ShellQuoted(bad)).status, 2);                                // usage
+  EXPECT_EQ(RunCli("canon --bogus a b").status, 2);
   const std::string good = dir.File("good.safetensors");
   ASSERT_TRUE(WriteFileBytes(good, LengthPrefix(8) + "{}      "));
-  EXPECT_EQ(RunCli("canon " + Quoted(good) + " " + Quoted(dir.File("no/such/dir/out"))), 2);
+  EXPECT_EQ(RunCli("canon " + ShellQuoted(good) + " " + ShellQuoted(dir.File("no/such/dir/out"))).status, 2);
   EXPECT_EQ(ReadFileBytes(out), "keep me");
 }
 #endif  // STGUARD_CLI_PATH
