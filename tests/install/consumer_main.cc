@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Opens the checkpoint named on the command line and prints the linked library's version
-// and the tensor count, the lines run.sh compares with this folder's `expect` file.
+// The program of the C++ consumers (consumers/find_package, consumers/add_subdirectory):
+// they differ in how they reach stguard, not in what they run. Opens the checkpoint named
+// on the command line and prints the linked library's version and the tensor count, the
+// lines run.sh compares with each consumer's `expect` file.
 #include <cstdio>
 
 #include "stguard/reader.h"
