@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/reader.h"
@@ -26,20 +27,7 @@ constexpr char kCanonUsage[] = "usage: stguard canon [--] IN OUT|-\n";
 
 int RunCanon(Args args) {
   std::vector<std::string_view> files;
-  bool options_done = false;
-  for (std::string_view arg : args) {
-    if (!options_done && arg == "--") {
-      options_done = true;
-    } else if (!options_done && (arg == "-h" || arg == "--help")) {
-      std::fputs(kCanonUsage, stdout);
-      return kExitOk;
-    } else if (!options_done && IsOption(arg)) {
-      PrintUnknownOption("canon", arg, kCanonUsage);
-      return kExitUsage;
-    } else {
-      files.push_back(arg);
-    }
-  }
+  if (auto stop = ParseArguments(args, {"canon", kCanonUsage}, &files)) return *stop;
   if (files.size() != 2) {
     std::fputs(kCanonUsage, stderr);
     return kExitUsage;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
@@ -34,33 +35,14 @@ int RunCheck(Args args) {
   bool allow_external_symlinks = false;
   bool canonical = false;
   Options options;
+  const Flag flags[] = {{"-q", &quiet},
+                        {"--quiet", &quiet},
+                        {"--json", &json},
+                        {"--canonical", &canonical},
+                        {"--aligned", &options.require_aligned_data},
+                        {"--allow-external-symlinks", &allow_external_symlinks}};
   std::vector<std::string_view> files;
-  bool options_done = false;
-  for (std::string_view arg : args) {
-    if (options_done) {
-      files.push_back(arg);
-    } else if (arg == "--") {
-      options_done = true;
-    } else if (arg == "-h" || arg == "--help") {
-      std::fputs(kCheckUsage, stdout);
-      return kExitOk;
-    } else if (arg == "-q" || arg == "--quiet") {
-      quiet = true;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--canonical") {
-      canonical = true;
-    } else if (arg == "--aligned") {
-      options.require_aligned_data = true;
-    } else if (arg == "--allow-external-symlinks") {
-      allow_external_symlinks = true;
-    } else if (IsOption(arg)) {
-      PrintUnknownOption("check", arg, kCheckUsage);
-      return kExitUsage;
-    } else {
-      files.push_back(arg);
-    }
-  }
+  if (auto stop = ParseArguments(args, {"check", kCheckUsage, flags}, &files)) return *stop;
   if (files.empty()) {
     std::fputs(kCheckUsage, stderr);
     return kExitUsage;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/convert.h"

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
@@ -137,25 +138,9 @@ int RunInspect(Args args) {
     return RunInspectStats(args);  // cmd_stats.cc
   }
   bool json = false;
+  const Flag flags[] = {{"--json", &json}};
   std::vector<std::string_view> files;
-  bool options_done = false;
-  for (std::string_view arg : args) {
-    if (options_done) {
-      files.push_back(arg);
-    } else if (arg == "--") {
-      options_done = true;
-    } else if (arg == "-h" || arg == "--help") {
-      std::fputs(kInspectUsage, stdout);
-      return kExitOk;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (IsOption(arg)) {
-      PrintUnknownOption("inspect", arg, kInspectUsage);
-      return kExitUsage;
-    } else {
-      files.push_back(arg);
-    }
-  }
+  if (auto stop = ParseArguments(args, {"inspect", kInspectUsage, flags}, &files)) return *stop;
   if (files.size() != 1) {
     std::fputs(kInspectUsage, stderr);
     return kExitUsage;

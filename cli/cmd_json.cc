@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_tokenizer.h"
@@ -15,22 +16,7 @@ namespace stguard::cli {
 int RunJson(Args args) {
   constexpr char kJsonUsage[] = "usage: stguard json [--] FILE\n";
   std::vector<std::string_view> files;
-  bool options_done = false;
-  for (std::string_view arg : args) {
-    if (options_done) {
-      files.push_back(arg);
-    } else if (arg == "--") {
-      options_done = true;
-    } else if (arg == "-h" || arg == "--help") {
-      std::fputs(kJsonUsage, stdout);
-      return kExitOk;
-    } else if (IsOption(arg)) {
-      PrintUnknownOption("json", arg, kJsonUsage);
-      return kExitUsage;
-    } else {
-      files.push_back(arg);
-    }
-  }
+  if (auto stop = ParseArguments(args, {"json", kJsonUsage}, &files)) return *stop;
   if (files.size() != 1) {
     std::fputs(kJsonUsage, stderr);
     return kExitUsage;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
@@ -58,34 +59,18 @@ std::string Count(size_t n, const std::string& noun) {
 int RunLint(Args args) {
   bool json = false;
   LintOptions options;
-  std::string path;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--allow-external-symlinks") {
-      options.dir.allow_external_symlinks = true;
-    } else if (arg == "--config") {
-      if (i + 1 >= args.size() || args[i + 1].empty()) {
-        std::fputs(kLintUsage, stderr);
-        return kExitUsage;
-      }
-      options.config_path = std::string(args[++i]);
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard lint: unknown option '%.*s'\n%s", static_cast<int>(arg.size()),
-                   arg.data(), kLintUsage);
-      return kExitUsage;
-    } else if (path.empty()) {
-      path = std::string(arg);
-    } else {
-      std::fputs(kLintUsage, stderr);
-      return kExitUsage;
-    }
+  const Flag flags[] = {{"--json", &json},
+                        {"--allow-external-symlinks", &options.dir.allow_external_symlinks}};
+  const ValueOption values[] = {{"--config", &options.config_path}};
+  std::vector<std::string_view> operands;
+  if (auto stop = ParseArguments(args, {"lint", kLintUsage, flags, values}, &operands)) {
+    return *stop;
   }
-  if (path.empty()) {
+  if (operands.size() != 1) {
     std::fputs(kLintUsage, stderr);
     return kExitUsage;
   }
+  const std::string path(operands[0]);
 
   const LintReport report = LintModel(path, options);
   if (!report.error.ok()) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
@@ -115,25 +116,13 @@ std::string Lowercase(std::string text) {
 int RunScan(Args args) {
   bool json = false;
   TorchOptions options;
-  std::vector<std::string> paths;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kScanUsage, stdout);
-      return kExitOk;
-    }
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--key" && i + 1 < args.size()) {
-      options.key = std::string(args[++i]);
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "stguard scan: unknown option '%s'\n%s", PrintableText(arg).c_str(),
-                   kScanUsage);
-      return kExitUsage;
-    } else {
-      paths.emplace_back(arg);
-    }
+  const Flag flags[] = {{"--json", &json}};
+  const ValueOption values[] = {{"--key", &options.key}};
+  std::vector<std::string_view> operands;
+  if (auto stop = ParseArguments(args, {"scan", kScanUsage, flags, values}, &operands)) {
+    return *stop;
   }
+  const std::vector<std::string> paths(operands.begin(), operands.end());
   if (paths.empty()) {
     std::fputs(kScanUsage, stderr);
     return kExitUsage;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/checkpoint_dir.h"
@@ -200,29 +201,12 @@ void PrintText(const std::string& path, const CheckpointDir& checkpoint,
 int RunInspectStats(Args args) {
   bool json = false;
   DirOptions options;
+  bool stats_flag = false;  // how RunInspect sent the command here
+  const Flag flags[] = {{"--stats", &stats_flag},
+                        {"--json", &json},
+                        {"--allow-external-symlinks", &options.allow_external_symlinks}};
   std::vector<std::string_view> files;
-  bool options_done = false;
-  for (std::string_view arg : args) {
-    if (options_done) {
-      files.push_back(arg);
-    } else if (arg == "--") {
-      options_done = true;
-    } else if (arg == "-h" || arg == "--help") {
-      std::fputs(kStatsUsage, stdout);
-      return kExitOk;
-    } else if (arg == "--stats") {
-      continue;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--allow-external-symlinks") {
-      options.allow_external_symlinks = true;
-    } else if (IsOption(arg)) {
-      PrintUnknownOption("inspect", arg, kStatsUsage);
-      return kExitUsage;
-    } else {
-      files.push_back(arg);
-    }
-  }
+  if (auto stop = ParseArguments(args, {"inspect", kStatsUsage, flags}, &files)) return *stop;
   if (files.size() != 1) {
     std::fputs(kStatsUsage, stderr);
     return kExitUsage;

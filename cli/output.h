@@ -22,10 +22,6 @@ inline bool IsIoError(const Error& error) {
          error.code == ErrorCode::kOutOfMemory;
 }
 
-// IsOption says whether a command-line argument is an option: "-" alone is a file name
-// (standard output where a command takes OUT), and everything after "--" is a file name.
-inline bool IsOption(std::string_view arg) { return arg.size() > 1 && arg[0] == '-'; }
-
 // PrintUnknownOption prints "stguard COMMAND: unknown option 'ARG'" with ARG escaped (it
 // may hold anything), then `usage`, to stderr.
 void PrintUnknownOption(std::string_view command, std::string_view arg, const char* usage);

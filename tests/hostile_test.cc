@@ -603,6 +603,52 @@ TEST(HostileCliTest, OptionsEndAtDoubleDashAndUnknownOnesAreEscaped) {
   }
 }
 
+// Every subcommand walks its arguments with one parser (cli/arguments.cc), so each one
+// must answer --help, escape an unknown option and end its options at "--".
+TEST(HostileCliTest, EverySubcommandParsesOptionsTheSameWay) {
+  TempDir dir;
+  SampleFile(dir, "-x");
+  Cli cli(dir);
+  const std::vector<std::vector<std::string>> commands = {
+      {"check"}, {"inspect"}, {"inspect", "--stats"}, {"json"}, {"canon"},
+      {"convert"}, {"lint"},  {"scan"}};
+  for (const std::vector<std::string>& command : commands) {
+    const std::string name = command.size() == 1 ? command[0] : command[0] + " " + command[1];
+    std::vector<std::string> args = command;
+    args.push_back("--help");
+    ChildResult result = cli.Run(args);
+    EXPECT_EQ(result.exit_code, 0) << name;
+    EXPECT_NE(result.out.find("usage: stguard"), std::string::npos) << name;
+
+    args = command;
+    args.push_back("--\x1b[2J");
+    result = cli.Run(args);
+    EXPECT_EQ(result.exit_code, 2) << name;
+    EXPECT_EQ(result.err.find('\x1b'), std::string::npos) << name;
+    EXPECT_NE(result.err.find("unknown option '--\\x1b[2J'"), std::string::npos)
+        << name << ": " << result.err;
+
+    // After "--", "-x" is a file: whatever the command then says, it is not about options.
+    args = command;
+    if (command[0] == "convert") args.insert(args.end(), {"--dtype", "F32"});
+    args.push_back("--");
+    args.push_back(dir.File("-x"));
+    if (command[0] == "canon" || command[0] == "convert") args.push_back(dir.File("out"));
+    result = cli.Run(args);
+    EXPECT_EQ(result.err.find("option"), std::string::npos) << name << ": " << result.err;
+    EXPECT_EQ(result.err.find("usage"), std::string::npos) << name << ": " << result.err;
+  }
+  // Options that take a value refuse to go without one, whatever follows.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"lint", dir.File("-x"), "--config"},
+           {"lint", "--config=", dir.File("-x")},
+           {"scan", dir.File("-x"), "--key"}}) {
+    const ChildResult result = cli.Run(args);
+    EXPECT_EQ(result.exit_code, 2) << args[0];
+    EXPECT_NE(result.err.find("needs a value"), std::string::npos) << result.err;
+  }
+}
+
 TEST(HostileCliTest, FilesThatReportSizeZeroAreReadToTheEnd) {
   const Result<std::unique_ptr<MappedFile>> status = MappedFile::Open("/proc/self/status");
   ASSERT_TRUE(status.ok());
