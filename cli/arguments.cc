@@ -53,7 +53,11 @@ std::optional<int> ParseArguments(Args args, const CommandSyntax& syntax,
       if (!value || value->empty()) {
         return UsageError(syntax, "option '" + std::string(option.name) + "' needs a value");
       }
-      *option.value = std::string(*value);
+      if (option.values != nullptr) {
+        option.values->emplace_back(*value);
+      } else {
+        *option.value = std::string(*value);
+      }
       known = true;
       break;
     }

@@ -21,10 +21,12 @@ struct Flag {
 };
 
 // ValueOption is an option with a value, given as "--key VALUE" or "--key=VALUE". The
-// value may not be empty. Given twice, the last one wins.
+// value may not be empty. With `value`, given twice, the last one wins; with `values`, the
+// option may be repeated and each value is appended.
 struct ValueOption {
   std::string_view name;
-  std::string* value;
+  std::string* value = nullptr;
+  std::vector<std::string>* values = nullptr;
 };
 
 // CommandSyntax is what a subcommand accepts.
