@@ -66,4 +66,16 @@ std::optional<int> ParseArguments(Args args, const CommandSyntax& syntax,
   return std::nullopt;
 }
 
+std::optional<uint64_t> ParseCount(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  uint64_t value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 }  // namespace stguard::cli

@@ -4,6 +4,7 @@
 #ifndef STGUARD_CLI_ARGUMENTS_H_
 #define STGUARD_CLI_ARGUMENTS_H_
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,6 +46,10 @@ struct CommandSyntax {
 // to stderr. Otherwise it returns nullopt with the operands in *operands, in order.
 std::optional<int> ParseArguments(Args args, const CommandSyntax& syntax,
                                   std::vector<std::string_view>* operands);
+
+// ParseCount reads an option's decimal count: digits only (no sign, space or suffix),
+// at most 2^64 - 1; nullopt otherwise.
+std::optional<uint64_t> ParseCount(std::string_view text);
 
 // IsOption says whether a command-line argument is an option: "-" alone is a file name
 // (standard output where a command takes OUT), and everything after "--" is a file name.

@@ -6,9 +6,11 @@
 // metadata are copied unchanged. The data is converted as it is streamed into a
 // temporary file beside OUT, which replaces OUT only once complete and synced; peak
 // memory does not depend on the data size, and OUT may be IN.
-// stguard convert IN OUT [--key NAME] [--drop-aliases]: IN a PyTorch checkpoint (format
-// detected from its bytes), OUT safetensors; IN a folder with pytorch_model.bin.index.json:
-// OUT a folder of shards and model.safetensors.index.json (torch_checkpoint.h).
+//
+// stguard convert IN OUT [--key NAME]... [--drop-aliases] [--max-output-ratio N]: IN a
+// PyTorch checkpoint (format detected from its bytes), OUT safetensors; IN a folder with
+// pytorch_model.bin.index.json: OUT a folder of shards and model.safetensors.index.json
+// (torch_checkpoint.h).
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -30,8 +32,13 @@ namespace {
 
 constexpr char kConvertUsage[] =
     "usage: stguard convert IN.safetensors OUT|- --dtype BF16|F16|F32\n"
-    "       stguard convert IN.bin|.pt|.pth|.ckpt OUT.safetensors [--key NAME] [--drop-aliases]\n"
-    "       stguard convert DIR OUTDIR [--drop-aliases]   (DIR: pytorch_model.bin[.index.json])\n";
+    "       stguard convert IN.bin|.pt|.pth|.ckpt OUT.safetensors [--key NAME]...\n"
+    "                       [--drop-aliases] [--max-output-ratio N]\n"
+    "       stguard convert DIR OUTDIR [--drop-aliases]   (DIR: pytorch_model.bin[.index.json])\n"
+    "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
+    "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"
+    "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
+    "                        output bytes (default 4; 0: no bound)\n";
 
 bool IsDirectory(const std::string& path) {
   struct stat info;
@@ -53,6 +60,11 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
     return kExitUsage;
   }
   if (IsDirectory(in)) {
+    if (!options.key_path.empty()) {
+      std::fputs("stguard convert: --key selects inside one checkpoint, not in a folder\n",
+                 stderr);
+      return kExitUsage;
+    }
     if (!IsDirectory(out) && ::mkdir(out.c_str(), 0777) != 0) {
       std::fprintf(stderr, "stguard convert: cannot create folder '%s'\n",
                    PrintableText(out).c_str());
@@ -105,42 +117,32 @@ bool LooksLikeTorch(const std::string& path) {
 }  // namespace
 
 int RunConvert(Args args) {
-  std::vector<std::string_view> files;
-  std::optional<std::string_view> dtype_name;
-  bool options_done = false;
+  std::string dtype_name;
+  std::string max_output_ratio;
   TorchOptions torch_options;
   TorchConvertOptions convert_options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (options_done) {
-      files.push_back(arg);
-    } else if (arg == "--") {
-      options_done = true;
-    } else if (arg == "-h" || arg == "--help") {
-      std::fputs(kConvertUsage, stdout);
-      return kExitOk;
-    } else if (arg == "--dtype" && i + 1 < args.size()) {
-      dtype_name = args[++i];
-    } else if (arg.starts_with("--dtype=")) {
-      dtype_name = arg.substr(8);
-    } else if (arg == "--key" && i + 1 < args.size()) {
-      torch_options.key = std::string(args[++i]);
-    } else if (arg.starts_with("--key=")) {
-      torch_options.key = std::string(arg.substr(6));
-    } else if (arg == "--drop-aliases") {
-      convert_options.drop_aliases = true;
-    } else if (IsOption(arg)) {
-      PrintUnknownOption("convert", arg, kConvertUsage);
-      return kExitUsage;
-    } else {
-      files.push_back(arg);
-    }
+  const Flag flags[] = {{"--drop-aliases", &convert_options.drop_aliases}};
+  const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name},
+                                {.name = "--key", .values = &torch_options.key_path},
+                                {.name = "--max-output-ratio", .value = &max_output_ratio}};
+  std::vector<std::string_view> files;
+  if (auto stop = ParseArguments(args, {"convert", kConvertUsage, flags, values}, &files)) {
+    return *stop;
   }
   if (files.size() != 2) {
     std::fputs(kConvertUsage, stderr);
     return kExitUsage;
   }
-  if (!dtype_name) {
+  if (!max_output_ratio.empty()) {
+    const std::optional<uint64_t> ratio = ParseCount(max_output_ratio);
+    if (!ratio) {
+      std::fprintf(stderr, "stguard convert: --max-output-ratio takes a count, not '%s'\n%s",
+                   PrintableText(max_output_ratio).c_str(), kConvertUsage);
+      return kExitUsage;
+    }
+    torch_options.max_output_ratio = *ratio;
+  }
+  if (dtype_name.empty()) {
     const std::string in(files[0]);
     if (!LooksLikeTorch(in)) {
       Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
@@ -162,15 +164,16 @@ int RunConvert(Args args) {
     }
     return ConvertTorch(in, std::string(files[1]), torch_options, convert_options);
   }
-  if (!torch_options.key.empty() || convert_options.drop_aliases) {
-    std::fputs("stguard convert: --key and --drop-aliases are for torch checkpoints, not "
-               "with --dtype\n", stderr);
+  if (!torch_options.key_path.empty() || convert_options.drop_aliases ||
+      !max_output_ratio.empty()) {
+    std::fputs("stguard convert: --key, --drop-aliases and --max-output-ratio are for torch "
+               "checkpoints, not with --dtype\n", stderr);
     return kExitUsage;
   }
-  const std::optional<Dtype> target = ParseDtype(*dtype_name);
+  const std::optional<Dtype> target = ParseDtype(dtype_name);
   if (!target || (*target != Dtype::kBF16 && *target != Dtype::kF16 && *target != Dtype::kF32)) {
     std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
-                 PrintableText(*dtype_name).c_str());
+                 PrintableText(dtype_name).c_str());
     return kExitUsage;
   }
   const std::string in(files[0]);

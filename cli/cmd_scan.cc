@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard scan FILE|DIR [--json] [--key NAME]: the static report on PyTorch checkpoints
+// stguard scan FILE|DIR [--json] [--key NAME]... [--max-output-ratio N]: the static report on PyTorch checkpoints
 // (format, globals with verdicts, tensors, storages, first refusal). A folder is scanned
 // file by file (*.bin, *.pt, *.pth, *.ckpt, *.pkl, *.pickle). Exit 0 when every file would
 // convert cleanly, 1 when anything is refused, 2 on usage or I/O errors.
@@ -20,7 +20,11 @@
 namespace stguard::cli {
 namespace {
 
-constexpr char kScanUsage[] = "usage: stguard scan [--json] [--key NAME] FILE|DIR...\n";
+constexpr char kScanUsage[] =
+    "usage: stguard scan [--json] [--key NAME]... [--max-output-ratio N] FILE|DIR...\n"
+    "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
+    "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
+    "                        output bytes (default 4; 0: no bound)\n";
 
 constexpr std::string_view kScanSuffixes[] = {".bin", ".pt", ".pth", ".ckpt", ".pkl",
                                               ".pickle"};
@@ -117,10 +121,21 @@ int RunScan(Args args) {
   bool json = false;
   TorchOptions options;
   const Flag flags[] = {{"--json", &json}};
-  const ValueOption values[] = {{"--key", &options.key}};
+  std::string max_output_ratio;
+  const ValueOption values[] = {{.name = "--key", .values = &options.key_path},
+                                {.name = "--max-output-ratio", .value = &max_output_ratio}};
   std::vector<std::string_view> operands;
   if (auto stop = ParseArguments(args, {"scan", kScanUsage, flags, values}, &operands)) {
     return *stop;
+  }
+  if (!max_output_ratio.empty()) {
+    const std::optional<uint64_t> ratio = ParseCount(max_output_ratio);
+    if (!ratio) {
+      std::fprintf(stderr, "stguard scan: --max-output-ratio takes a count, not '%s'\n%s",
+                   PrintableText(max_output_ratio).c_str(), kScanUsage);
+      return kExitUsage;
+    }
+    options.max_output_ratio = *ratio;
   }
   const std::vector<std::string> paths(operands.begin(), operands.end());
   if (paths.empty()) {

@@ -44,12 +44,6 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
 
 }  // namespace
 
-void PrintUnknownOption(std::string_view command, std::string_view arg, const char* usage) {
-  const std::string line = "stguard " + std::string(command) + ": unknown option '" +
-                           PrintableText(arg) + "'\n" + usage;
-  std::fputs(line.c_str(), stderr);
-}
-
 Error StdoutSink::Write(std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t written = ::write(STDOUT_FILENO, bytes.data(), bytes.size());

@@ -22,10 +22,6 @@ inline bool IsIoError(const Error& error) {
          error.code == ErrorCode::kOutOfMemory;
 }
 
-// PrintUnknownOption prints "stguard COMMAND: unknown option 'ARG'" with ARG escaped (it
-// may hold anything), then `usage`, to stderr.
-void PrintUnknownOption(std::string_view command, std::string_view arg, const char* usage);
-
 // StdoutSink writes a file's bytes to standard output, for OUT given as "-".
 class StdoutSink final : public ByteSink {
  public:

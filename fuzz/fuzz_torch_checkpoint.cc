@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard_fuzz::ExactCopy input(data, size);
   Check(input, {});
   stguard::TorchOptions nested;
-  nested.key = "state_dict";
+  nested.key_path = {"state_dict"};
   Check(input, nested);
   return 0;
 }

@@ -21,6 +21,7 @@ TEST(ErrorTest, EveryCodeHasADistinctName) {
   EXPECT_EQ(ErrorCodeName(ErrorCode::kDuplicateKey), "DuplicateKey");
   EXPECT_EQ(ErrorCodeName(ErrorCode::kInvalidArgument), "InvalidArgument");
   EXPECT_EQ(ErrorCodeName(ErrorCode::kMisalignedData), "MisalignedData");
+  EXPECT_EQ(ErrorCodeName(ErrorCode::kOutputTooLarge), "OutputTooLarge");
   EXPECT_EQ(ErrorCodeName(ErrorCode::kNumErrorCodes), "Unknown");
 }
 

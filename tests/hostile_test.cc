@@ -642,7 +642,10 @@ TEST(HostileCliTest, EverySubcommandParsesOptionsTheSameWay) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"lint", dir.File("-x"), "--config"},
            {"lint", "--config=", dir.File("-x")},
-           {"scan", dir.File("-x"), "--key"}}) {
+           {"scan", dir.File("-x"), "--key"},
+           {"convert", dir.File("-x"), dir.File("out"), "--key"},
+           {"convert", "--dtype=", dir.File("-x"), dir.File("out")},
+           {"convert", dir.File("-x"), dir.File("out"), "--max-output-ratio"}}) {
     const ChildResult result = cli.Run(args);
     EXPECT_EQ(result.exit_code, 2) << args[0];
     EXPECT_NE(result.err.find("needs a value"), std::string::npos) << result.err;

@@ -80,12 +80,54 @@ TEST(TorchCheckpointTest, KeySelectsNestedStateDict) {
   const std::string path = kDir + "valid/training.zip.pt";
   EXPECT_EQ(TorchCheckpoint::Open(path).error().code, ErrorCode::kNotAStateDict);
   TorchOptions options;
-  options.key = "state_dict";
+  options.key_path = {"state_dict"};
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(path, options);
   ASSERT_TRUE(checkpoint.ok()) << checkpoint.error().ToString();
   EXPECT_NE(FindTensor(*checkpoint, "fc.weight"), nullptr);
-  options.key = "epoch";
+  options.key_path = {"epoch"};
   EXPECT_EQ(TorchCheckpoint::Open(path, options).error().code, ErrorCode::kNotAStateDict);
+}
+
+TEST(TorchCheckpointTest, KeyPathFollowsEachLevel) {
+  const std::string path = kDir + "valid/nested.zip.pt";
+  TorchOptions options;
+  options.key_path = {"module", "model"};
+  Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(path, options);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.error().ToString();
+  EXPECT_NE(FindTensor(*checkpoint, "fc.weight"), nullptr);
+  options.key_path = {"module"};  // a dict of dicts, not of tensors
+  EXPECT_EQ(TorchCheckpoint::Open(path, options).error().code, ErrorCode::kNotAStateDict);
+  options.key_path = {"step", "model"};  // root["step"] is an int
+  const Error error = TorchCheckpoint::Open(path, options).error();
+  EXPECT_EQ(error.code, ErrorCode::kNotAStateDict);
+  EXPECT_EQ(error.context, "step");
+  options.key_path = {"module", "nope"};
+  EXPECT_EQ(TorchCheckpoint::Open(path, options).error().context, "module / nope");
+}
+
+TEST(TorchCheckpointTest, OutputIsBoundedByTheInputSize) {
+  // One element expanded to 2,000,000 (stride 0): 8 MB of output from a 747-byte file.
+  const std::string expanded = kDir + "refuse/OutputTooLarge__expand_stride0.pt";
+  const Error error = TorchCheckpoint::Open(expanded).error();
+  EXPECT_EQ(error.code, ErrorCode::kOutputTooLarge) << error.ToString();
+  EXPECT_EQ(error.tensor, "w");
+  EXPECT_EQ(ScanTorchFile(expanded).error.code, ErrorCode::kOutputTooLarge);
+  TorchOptions unbounded;
+  unbounded.max_output_ratio = 0;
+  Result<TorchCheckpoint> trusted = TorchCheckpoint::Open(expanded, unbounded);
+  ASSERT_TRUE(trusted.ok()) << trusted.error().ToString();
+  EXPECT_EQ(trusted->tensors()[0].byte_len, 8'000'000u);
+  // Tied weights (two names, one storage) and an expanded buffer stay within the default.
+  EXPECT_TRUE(TorchCheckpoint::Open(kDir + "valid/tied.zip.pt").ok());
+  EXPECT_TRUE(TorchCheckpoint::Open(kDir + "valid/views.legacy.pt").ok());
+  // The ratio decides: 40 overlapping windows of one 64 KiB storage (2.6 MB of output from
+  // 68.5 KB) pass at 30x and fail at 20x, the 1 MiB allowance included.
+  const std::string windows = kDir + "refuse/OutputTooLarge__overlapping_windows.pt";
+  TorchOptions ratio;
+  ratio.max_output_ratio = 30;
+  EXPECT_TRUE(TorchCheckpoint::Open(windows, ratio).ok());
+  ratio.max_output_ratio = 20;
+  EXPECT_EQ(TorchCheckpoint::Open(windows, ratio).error().code, ErrorCode::kOutputTooLarge);
 }
 
 TEST(TorchCheckpointTest, CorruptStorageFailsItsCrcWhileStreaming) {

@@ -119,6 +119,8 @@ enum class ErrorCode : uint8_t {
   // Optional checks (new codes are added at the end, so existing values never change).
   kMisalignedData,  // with Options::require_aligned_data: a tensor's data does not begin
                     // at a file offset that is a multiple of its element size
+  kOutputTooLarge,  // a torch checkpoint's views ask for more output bytes than
+                    // TorchOptions::max_output_ratio times its size (overlapping views)
 
   kNumErrorCodes  // not an error: the number of codes above
 };

@@ -135,6 +135,9 @@ typedef enum stguard_code {
   /* Optional checks: with stguard_options.require_aligned_data, a tensor whose data does
    * not begin at a file offset that is a multiple of its element size. */
   STGUARD_MISALIGNED_DATA,
+  /* A torch checkpoint whose (overlapping) views ask for more output than its size allows
+   * (stguard/torch_checkpoint.h, TorchOptions::max_output_ratio). */
+  STGUARD_OUTPUT_TOO_LARGE,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

@@ -18,8 +18,8 @@
 // - kRawPickle: a bare pickle. It can hold no tensor data, so it never converts
 //   (kRawPickle); `scan` still reports what it names.
 //
-// TENSORS. The selected object (the pickle's root, or root[key] with TorchOptions::key)
-// must be a dict or OrderedDict of string names to tensors (kNotAStateDict otherwise;
+// TENSORS. The selected object (the pickle's root, or root[k1][k2]... with
+// TorchOptions::key_path) must be a dict or OrderedDict of string names to tensors (kNotAStateDict otherwise;
 // kDuplicateKey for a name given twice). Each tensor's storage offset, sizes and strides
 // are checked against its storage with overflow-checked arithmetic: negative values, a
 // view reaching past the storage, and products beyond 64 bits are kTensorOutOfBounds; a
@@ -27,6 +27,13 @@
 // kStorageMismatch; a storage with no record is kZipMissingRecord. Views that are not
 // contiguous (transposes, steps) are gathered into row-major bytes when streamed; tensors
 // that share a storage each get their own bytes.
+//
+// OUTPUT BOUND. Views may overlap (a stride of 0 from expand(), as_strided windows) and
+// many names may view one storage, so a few hundred bytes of pickle can ask for terabytes
+// of contiguous output. The selected tensors' byte counts, all together, may be at most
+// TorchOptions::max_output_ratio times the checkpoint's size plus kTorchOutputAllowance
+// (kOutputTooLarge otherwise), which keeps conversion time and output proportional to the
+// input while leaving room for tied weights and expanded buffers.
 //
 // ALIASES. Two names for one tensor (tied weights: the same pickled tensor, or two views
 // of one storage with equal offset, sizes and strides) are both kept; TorchTensor::
@@ -67,10 +74,19 @@ STGUARD_API std::string_view TorchFormatName(TorchFormat format);
 // DetectTorchFormat looks only at the first bytes.
 STGUARD_API TorchFormat DetectTorchFormat(std::span<const std::byte> bytes);
 
+// kTorchOutputAllowance is the output any checkpoint may ask for whatever its size, so that
+// a small file with an expanded buffer still converts.
+inline constexpr uint64_t kTorchOutputAllowance = uint64_t{1} << 20;
+
 struct TorchOptions {
-  // key selects a nested mapping: the root must be a dict holding `key`, whose value is the
-  // state dict (training checkpoints: "state_dict", "model", ...). Empty: the root itself.
-  std::string key;
+  // key_path selects a nested mapping: the root must be a dict holding key_path[0], whose
+  // value is a dict holding key_path[1], and so on; the last value is the state dict
+  // (training checkpoints: {"state_dict"}, {"model"}, {"module", "model"}). Keys are whole
+  // strings (a key may contain '.' or '/'). Empty: the root itself.
+  std::vector<std::string> key_path;
+  // max_output_ratio bounds the selected tensors' bytes, all together, to this many times
+  // the checkpoint's size (plus kTorchOutputAllowance). 0: no bound (trusted input only).
+  uint64_t max_output_ratio = 4;
 };
 
 // TorchTensor is one named tensor of the selected state dict.

@@ -75,6 +75,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "NotAStateDict",
         "OutOfMemory",
         "MisalignedData",
+        "OutputTooLarge",
 };
 
 }  // namespace

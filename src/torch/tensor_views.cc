@@ -68,30 +68,69 @@ Error CheckView(const TensorRef& ref, const StorageRef& storage, TorchTensor* ou
   return {};
 }
 
-}  // namespace
-
-Error SelectTensors(const LoadedPickle& loaded, const TorchOptions& options,
-                    std::vector<TorchTensor>* tensors) {
-  const PickleResult& p = loaded.pickle;
+// SelectStateDict follows options.key_path from the root to the state dict.
+Error SelectStateDict(const PickleResult& p, const TorchOptions& options,
+                      const PickleValue** out) {
   const PickleValue* dict = &p.at(p.root);
-  if (!options.key.empty()) {
+  std::string path;  // the keys followed so far, for messages: "model" / "state_dict"
+  for (const std::string& wanted : options.key_path) {
     if (dict->kind != ValueKind::kDict) {
-      return NotAStateDict(dict->offset, "the checkpoint is not a dict, so it has no key",
-                           options.key);
+      return NotAStateDict(dict->offset,
+                           path.empty() ? "the checkpoint is not a dict, so it has no key"
+                                        : "the value under the key path is not a dict",
+                           path.empty() ? wanted : path);
     }
+    path += path.empty() ? wanted : " / " + wanted;
     const PickleValue* found = nullptr;
     for (size_t k = 0; k + 1 < dict->items.size(); k += 2) {
       const PickleValue& key = p.at(dict->items[k]);
-      if (key.kind == ValueKind::kString && key.text == options.key) {
+      if (key.kind == ValueKind::kString && key.text == wanted) {
         found = &p.at(dict->items[k + 1]);
       }
     }
-    if (found == nullptr) return NotAStateDict(dict->offset, "no such key", options.key);
+    if (found == nullptr) return NotAStateDict(dict->offset, "no such key", path);
     dict = found;
   }
   if (dict->kind != ValueKind::kDict) {
-    return NotAStateDict(dict->offset, "the object is not a dict of names to tensors");
+    return NotAStateDict(dict->offset, "the object is not a dict of names to tensors", path);
   }
+  *out = dict;
+  return {};
+}
+
+// CheckOutputBound refuses views whose bytes, all together, exceed the bound of
+// TorchOptions::max_output_ratio (see torch_checkpoint.h, OUTPUT BOUND).
+Error CheckOutputBound(const std::vector<TorchTensor>& tensors, const TorchOptions& options,
+                       uint64_t input_size) {
+  if (options.max_output_ratio == 0) return {};
+  uint64_t bound = 0;
+  if (!CheckedMul(input_size, options.max_output_ratio, &bound) ||
+      !CheckedAdd(bound, kTorchOutputAllowance, &bound)) {
+    return {};  // beyond 2^64 bytes: no checkpoint's views can reach it
+  }
+  uint64_t total = 0;
+  for (const TorchTensor& tensor : tensors) {
+    if (!CheckedAdd(total, tensor.byte_len, &total) || total > bound) {
+      Error error{ErrorCode::kOutputTooLarge, tensor.offset,
+                  "the tensors ask for more output bytes than the checkpoint's size allows "
+                  "(overlapping views or many names on one storage)",
+                  "more than " + std::to_string(bound) + " bytes from a " +
+                      std::to_string(input_size) + "-byte checkpoint, at most " +
+                      std::to_string(options.max_output_ratio) + "x"};
+      error.tensor = tensor.name;
+      return error;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Error SelectTensors(const LoadedPickle& loaded, const TorchOptions& options,
+                    uint64_t input_size, std::vector<TorchTensor>* tensors) {
+  const PickleResult& p = loaded.pickle;
+  const PickleValue* dict = nullptr;
+  if (Error error = SelectStateDict(p, options, &dict); !error.ok()) return error;
   std::unordered_map<std::string, size_t> names;
   // (storage, offset, shape, strides) -> first tensor: tied weights.
   std::map<std::tuple<size_t, uint64_t, std::vector<uint64_t>, std::vector<uint64_t>, int>,
@@ -130,7 +169,7 @@ Error SelectTensors(const LoadedPickle& loaded, const TorchOptions& options,
     if (!added) tensor.alias_of = it->second;
     tensors->push_back(std::move(tensor));
   }
-  return {};
+  return CheckOutputBound(*tensors, options, input_size);
 }
 
 }  // namespace stguard

@@ -11,10 +11,12 @@
 
 namespace stguard {
 
-// SelectTensors picks the state dict (the root or root[options.key]), checks each tensor
-// view against its storage and finds aliases. Appends to *tensors in the dict's order.
+// SelectTensors picks the state dict (the root, or what options.key_path leads to), checks
+// each tensor view against its storage, finds aliases and bounds the total output by
+// options.max_output_ratio times input_size (the checkpoint's bytes). Appends to *tensors
+// in the dict's order.
 Error SelectTensors(const LoadedPickle& loaded, const TorchOptions& options,
-                    std::vector<TorchTensor>* tensors);
+                    uint64_t input_size, std::vector<TorchTensor>* tensors);
 
 }  // namespace stguard
 

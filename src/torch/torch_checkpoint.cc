@@ -102,7 +102,7 @@ Result<TorchCheckpoint> TorchCheckpoint::FromBytes(std::span<const std::byte> by
   Error error = LoadTorchContainer(bytes, &impl->loaded, &uses);
   impl->globals = ToTorchGlobals(uses);
   if (!error.ok()) return error;
-  if (Error select = SelectTensors(impl->loaded, options, &impl->tensors); !select.ok()) {
+  if (Error select = SelectTensors(impl->loaded, options, bytes.size(), &impl->tensors); !select.ok()) {
     return select;
   }
   impl->storages = ToTorchStorages(impl->loaded);
@@ -199,7 +199,7 @@ TorchScanReport ScanTorchBytes(std::span<const std::byte> bytes, const TorchOpti
   report.format = loaded.format;
   report.globals = ToTorchGlobals(uses);
   report.storages = ToTorchStorages(loaded);
-  if (report.error.ok()) report.error = SelectTensors(loaded, options, &report.tensors);
+  if (report.error.ok()) report.error = SelectTensors(loaded, options, bytes.size(), &report.tensors);
   if (report.error.ok()) {
     // Scanning verifies every storage's CRC-32 too: "converts cleanly" includes the data.
     for (size_t k = 0; k < loaded.placements.size(); ++k) {

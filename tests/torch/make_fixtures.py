@@ -83,6 +83,9 @@ net = Net()
 save_both(net.state_dict(), "module_state_dict")
 save_both({"epoch": 3, "state_dict": net.state_dict(), "lr": 0.1, "name": "run",
            "best": None, "history": [1.0, 2.0], "flags": (True, False)}, "training")
+# Two levels deep, as some trainers wrap the model ({"module": {"model": ...}}): --key twice.
+torch.save({"module": {"model": net.state_dict(), "ema": None}, "step": 7},
+           os.path.join(out, "valid", "nested.zip.pt"))
 
 # Two-shard folder with its index, as transformers' save_pretrained writes it.
 sd = collections.OrderedDict([("a.weight", torch.randn(4, 4)), ("b.weight", torch.randn(3)),
@@ -270,4 +273,11 @@ refuse("LegacyHeader", "legacy_big_endian", lb.replace(b"little_endian\x71\x02\x
 refuse("UnexpectedEnd", "legacy_truncated", lb[:-3])
 refuse("TrailingContent", "legacy_trailing", lb + b"x")
 refuse("NotAStateDict", "not_a_dict", real_zip([torch.ones(2)]))
+# Amplification: a few bytes of pickle asking for far more output than the file holds
+# (TorchOptions::max_output_ratio): a stride-0 view of one element, and many distinct
+# overlapping windows of one storage (as_strided), each of which would get its own bytes.
+refuse("OutputTooLarge", "expand_stride0", real_zip({"w": torch.zeros(1).expand(2_000_000)}))
+window = torch.arange(16384, dtype=torch.float32)
+refuse("OutputTooLarge", "overlapping_windows",
+       real_zip({"w%d" % i: window.as_strided((16384 - i,), (1,), i) for i in range(40)}))
 print("fixtures written to", out)

@@ -52,15 +52,14 @@ def torch_bytes(tensor):
     return t.numpy().tobytes()
 
 
-def expected_tensors(path, key=None):
+def expected_tensors(path, keys=()):
     obj = torch.load(path, map_location="cpu")
-    if key is not None:
+    for key in keys:
         obj = obj[key]
     return obj
 
 
 def assert_same(converted, expected):
-    assert list(converted) == list(converted)  # names only; order is canonical, not pickled
     assert set(converted) == set(expected), (set(converted) ^ set(expected))
     for name, tensor in expected.items():
         dtype, shape, raw = converted[name]
@@ -85,21 +84,30 @@ def large_corpus(tmp_path_factory):
     return folder
 
 
-def key_for(path):
-    return "state_dict" if path.name.startswith("training") else None
+def keys_for(path):
+    """The --key path to the state dict, as torch.load's result is indexed."""
+    if path.name.startswith("training"):
+        return ["state_dict"]
+    if path.name.startswith("nested"):
+        return ["module", "model"]
+    return []
+
+
+def key_options(keys):
+    return [arg for key in keys for arg in ("--key", key)]
 
 
 @pytest.mark.parametrize("path", valid_files(CORPUS), ids=lambda p: p.name)
 def test_converts_like_torch_load(path, tmp_path):
     out = tmp_path / "out.safetensors"
-    key = key_for(path)
-    result = run("convert", path, out, *(["--key", key] if key else []))
+    keys = keys_for(path)
+    result = run("convert", path, out, *key_options(keys))
     assert result.returncode == 0, result.stderr
     meta, converted = read_safetensors(out)
     assert meta == {"format": "pt"}
-    assert_same(converted, expected_tensors(path, key))
+    assert_same(converted, expected_tensors(path, keys))
     assert run("check", out).returncode == 0
-    scan = run("scan", "--json", *(["--key", key] if key else []), path)
+    scan = run("scan", "--json", *key_options(keys), path)
     assert scan.returncode == 0, scan.stdout
     report = json.loads(scan.stdout)
     assert report["ok"] and report["format"] in ("zip", "legacy")
@@ -122,6 +130,54 @@ def test_training_checkpoint_needs_key(tmp_path):
     assert not out.exists()
     result = run("convert", path, out, "--key", "nope")
     assert result.returncode == 1 and "no such key" in result.stderr
+    assert not out.exists()
+
+
+def test_key_path_follows_each_level(tmp_path):
+    path = CORPUS / "valid" / "nested.zip.pt"
+    out = tmp_path / "out.safetensors"
+    # One level is not enough: root["module"] holds dicts, not tensors.
+    result = run("convert", path, out, "--key", "module")
+    assert result.returncode == 1 and "NotAStateDict" in result.stderr
+    # The second key names a value that is not a dict.
+    result = run("convert", path, out, "--key", "step", "--key", "model")
+    assert result.returncode == 1 and "not a dict" in result.stderr
+    result = run("convert", path, out, "--key", "module", "--key", "ema")
+    assert result.returncode == 1 and "NotAStateDict" in result.stderr
+    assert not out.exists()
+    result = run("convert", path, out, "--key=module", "--key=model")
+    assert result.returncode == 0, result.stderr
+    assert_same(read_safetensors(out)[1], expected_tensors(path, ["module", "model"]))
+
+
+def test_output_bound(tmp_path):
+    """Overlapping views cannot make a small file demand unbounded output; the bound moves."""
+    refused = CORPUS / "refuse" / "OutputTooLarge__expand_stride0.pt"
+    out = tmp_path / "out.safetensors"
+    result = run("convert", refused, out)
+    assert result.returncode == 1 and "OutputTooLarge" in result.stderr
+    assert not out.exists()
+    scan = run("scan", "--json", refused)
+    assert scan.returncode == 1
+    assert json.loads(scan.stdout)["error"]["code"] == "OutputTooLarge"
+    # The user can lift the bound for a file they trust, and then get torch.load's tensors.
+    result = run("convert", refused, out, "--max-output-ratio", "0")
+    assert result.returncode == 0, result.stderr
+    assert_same(read_safetensors(out)[1], expected_tensors(refused))
+    # Legitimate overlap (tied weights, an expanded buffer) is within the default bound.
+    for name in ("tied.zip.pt", "views.zip.pt"):
+        assert run("convert", CORPUS / "valid" / name, out).returncode == 0
+    # The ratio is what decides: 40 overlapping windows of one 64 KiB storage ask for
+    # 2.6 MB from a 68.5 KB file: refused at the default 4x and at 20x (20 x 68.5 KB plus
+    # the 1 MiB allowance is 2.4 MB), converted at 30x (3.1 MB).
+    windows = CORPUS / "refuse" / "OutputTooLarge__overlapping_windows.pt"
+    result = run("convert", windows, out, "--max-output-ratio=20")
+    assert result.returncode == 1 and "OutputTooLarge" in result.stderr
+    result = run("convert", windows, out, "--max-output-ratio=30")
+    assert result.returncode == 0, result.stderr
+    assert_same(read_safetensors(out)[1], expected_tensors(windows))
+    for bad in ("-1", "x", "", "99999999999999999999"):
+        assert run("convert", refused, out, "--max-output-ratio", bad).returncode == 2
 
 
 @pytest.mark.parametrize("fmt", ["zip", "legacy"])
