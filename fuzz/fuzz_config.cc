@@ -45,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<stguard::lint::ShardRef> shards;
   if (checkpoint.ok()) shards.push_back(stguard::lint::ShardRef{"model.safetensors", &*checkpoint});
 
+  bool linted_a_family = false;  // a checkpoint went through a family's tables
   for (const bool has_config : {true, false}) {
     stguard::LintReport first;
     stguard::lint::LintShards(shards, has_config, config, stguard::lint::TokenizerFile::kAbsent,
@@ -56,10 +57,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     FUZZ_CHECK(first.num_tensors == (checkpoint.ok() ? checkpoint->num_tensors() : 0));
     if (!has_config) FUZZ_CHECK(first.family.empty());
+    if (has_config && checkpoint.ok() && !first.family.empty()) linted_a_family = true;
     stguard::LintReport second;
     stguard::lint::LintShards(shards, has_config, config, stguard::lint::TokenizerFile::kAbsent,
                               stguard::kDefaultMaxDepth, &second);
     FUZZ_CHECK(Render(first) == Render(second));
   }
+  stguard_fuzz::CountExecution(linted_a_family);
   return 0;
 }

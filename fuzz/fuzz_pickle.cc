@@ -29,6 +29,7 @@ void CheckGraph(const stguard::PickleResult& result, size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard_fuzz::ExactCopy input(data, size);
+  bool any_accepted = false;  // the graph checks ran in at least one mode
   for (stguard::PersistentIds ids : {stguard::PersistentIds::kNone, stguard::PersistentIds::kZip,
                                      stguard::PersistentIds::kLegacy}) {
     stguard::PickleReadOptions options;
@@ -37,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     stguard::Result<stguard::PickleResult> result =
         stguard::ReadPickle(input.bytes(), options, &globals);
     if (result.ok()) {
+      any_accepted = true;
       CheckGraph(*result, size);
       for (const stguard::GlobalUse& use : globals) FUZZ_CHECK(use.allowed);
     } else {
@@ -48,5 +50,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
+  stguard_fuzz::CountExecution(any_accepted);
   return 0;
 }

@@ -21,7 +21,8 @@ class CountingSink : public stguard::ByteSink {
   uint64_t count = 0;
 };
 
-void Check(const stguard_fuzz::ExactCopy& input, const stguard::TorchOptions& options) {
+// Check returns whether the checkpoint opened, so that its tensors were streamed and checked.
+bool Check(const stguard_fuzz::ExactCopy& input, const stguard::TorchOptions& options) {
   stguard::Result<stguard::TorchCheckpoint> checkpoint =
       stguard::TorchCheckpoint::FromBytes(input.bytes(), options);
   const stguard::TorchScanReport report = stguard::ScanTorchBytes(input.bytes(), options);
@@ -30,7 +31,7 @@ void Check(const stguard_fuzz::ExactCopy& input, const stguard::TorchOptions& op
     FUZZ_CHECK_MSG(report.error.code == checkpoint.error().code &&
                        report.error.offset == checkpoint.error().offset,
                    report.error.ToString() + " vs " + checkpoint.error().ToString());
-    return;
+    return false;
   }
   FUZZ_CHECK(report.error.ok() || report.error.code == stguard::ErrorCode::kZipChecksum);
   FUZZ_CHECK(report.tensors.size() == checkpoint->tensors().size());
@@ -48,15 +49,17 @@ void Check(const stguard_fuzz::ExactCopy& input, const stguard::TorchOptions& op
     }
   }
   if (any_crc_error) FUZZ_CHECK(report.error.code == stguard::ErrorCode::kZipChecksum);
+  return true;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard_fuzz::ExactCopy input(data, size);
-  Check(input, {});
+  const bool root_opened = Check(input, {});
   stguard::TorchOptions nested;
   nested.key_path = {"state_dict"};
-  Check(input, nested);
+  const bool nested_opened = Check(input, nested);
+  stguard_fuzz::CountExecution(root_opened || nested_opened);
   return 0;
 }
