@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "fuzz_support.h"
+#include "pickle_mutator.h"
 #include "pickle/pickle_reader.h"
 
 namespace {
@@ -52,4 +53,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   stguard_fuzz::CountExecution(any_accepted);
   return 0;
+}
+
+// Structure-aware mutation (pickle_mutator.h): most inputs stay well-formed enough to reach the checks.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return stguard_fuzz::mutator::MutatePickle(data, size, max_size, seed);
+}
+
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
+                                            const uint8_t* data2, size_t size2, uint8_t* out,
+                                            size_t max_out_size, unsigned int seed) {
+  return stguard_fuzz::mutator::CrossOverPickle(data1, size1, data2, size2, out, max_out_size,
+                                              seed);
 }

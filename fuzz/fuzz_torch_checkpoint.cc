@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fuzz_support.h"
+#include "zip_mutator.h"
 #include "stguard/torch_checkpoint.h"
 
 namespace {
@@ -62,4 +63,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool nested_opened = Check(input, nested);
   stguard_fuzz::CountExecution(root_opened || nested_opened);
   return 0;
+}
+
+// Structure-aware mutation (zip_mutator.h): most inputs stay well-formed enough to reach the checks.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return stguard_fuzz::mutator::MutateTorchCheckpoint(data, size, max_size, seed);
+}
+
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
+                                            const uint8_t* data2, size_t size2, uint8_t* out,
+                                            size_t max_out_size, unsigned int seed) {
+  return stguard_fuzz::mutator::CrossOverTorchCheckpoint(data1, size1, data2, size2, out, max_out_size,
+                                              seed);
 }

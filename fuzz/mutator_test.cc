@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // mutator_test.cc: the structure-aware mutators (mutator_json.h, safetensors_mutator.h,
-// index_mutator.h) do what the fuzz targets need: the JSON writer's spellings parse back
+// index_mutator.h, pickle_mutator.h, zip_mutator.h) do what the fuzz targets need: the JSON writer's spellings parse back
 // to the same tree, decode + encode keeps a file valid, the known breaks do break it, a
 // good fraction of chained mutations stay valid, nothing ever exceeds max_size, and
 // arbitrary bytes never crash them. Built with the ordinary (gcc) build, where libFuzzer's
@@ -8,17 +8,23 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "folder/index_file.h"
 #include "index_mutator.h"
 #include "mutator_json.h"
+#include "pickle/pickle_reader.h"
+#include "pickle_mutator.h"
 #include "safetensors_mutator.h"
 #include "stguard/reader.h"
+#include "stguard/torch_checkpoint.h"
+#include "zip_mutator.h"
 
 namespace stguard_fuzz::mutator {
 namespace {
@@ -247,6 +253,148 @@ TEST(IndexMutator, MostChainedMutationsStayValidIndexes) {
   const double fraction = static_cast<double>(valid) / static_cast<double>(total);
   std::printf("index mutator: %zu of %zu outputs valid (%.1f%%)\n", valid, total, 100 * fraction);
   EXPECT_GT(fraction, 0.3);
+}
+
+bool TorchAccepted(std::string_view bytes) {
+  return stguard::TorchCheckpoint::FromBytes(std::as_bytes(std::span(bytes.data(), bytes.size())))
+      .ok();
+}
+
+bool PickleAccepted(std::string_view bytes) {
+  stguard::PickleReadOptions options;
+  options.persistent_ids = stguard::PersistentIds::kZip;
+  std::vector<stguard::GlobalUse> globals;
+  return stguard::ReadPickle(std::as_bytes(std::span(bytes.data(), bytes.size())), options,
+                             &globals)
+      .ok();
+}
+
+// The torch.save fixtures that convert (zip and legacy).
+std::vector<std::string> TorchSeeds() {
+  std::vector<std::string> seeds;
+  for (std::string& file : ReadFolder("torch/valid")) {
+    if (TorchAccepted(file)) seeds.push_back(std::move(file));
+  }
+  return seeds;
+}
+
+TEST(PickleMutator, DecodeThenEncodeGivesBackTorchsPickles) {
+  size_t pickles = 0;
+  for (const std::string& file : TorchSeeds()) {
+    std::vector<ZipRecordModel> records;
+    if (!DecodeZip(file, &records)) continue;  // legacy
+    for (const ZipRecordModel& record : records) {
+      if (!record.name.ends_with("data.pkl")) continue;
+      std::vector<PickleOp> ops;
+      ASSERT_EQ(DecodePickle(record.bytes, &ops), record.bytes.size()) << record.name;
+      EXPECT_EQ(EncodePickle(ops), record.bytes);
+      ++pickles;
+    }
+  }
+  EXPECT_GT(pickles, 5u);
+  EXPECT_TRUE(PickleAccepted(EncodePickle(StateDictPickle())));
+  // A FRAME's length is recomputed from what follows it.
+  std::vector<PickleOp> framed = StateDictPickle();
+  framed.insert(framed.begin() + 1, PickleOp{0x95, std::string(8, '\0')});
+  framed[0].arg = "\x04";
+  EXPECT_TRUE(PickleAccepted(EncodePickle(framed)));
+}
+
+TEST(PickleMutator, MostChainedMutationsStillParseAndAllFit) {
+  constexpr size_t kMaxSize = 4096;
+  size_t accepted = 0;
+  size_t total = 0;
+  unsigned seed = 1;
+  std::string last_accepted = EncodePickle(StateDictPickle());
+  for (int step = 0; step < 3000; ++step) {
+    std::vector<uint8_t> buffer(last_accepted.begin(), last_accepted.end());
+    buffer.resize(kMaxSize);
+    const size_t new_size = MutatePickle(buffer.data(), last_accepted.size(), kMaxSize, ++seed);
+    ASSERT_LE(new_size, kMaxSize);
+    const std::string out(reinterpret_cast<const char*>(buffer.data()), new_size);
+    ++total;
+    if (PickleAccepted(out)) {
+      ++accepted;
+      last_accepted = out;
+    }
+  }
+  const double fraction = static_cast<double>(accepted) / static_cast<double>(total);
+  std::printf("pickle mutator: %zu of %zu outputs accepted (%.1f%%)\n", accepted, total,
+              100 * fraction);
+  EXPECT_GT(fraction, 0.1);
+}
+
+TEST(ZipMutator, DecodeThenEncodeKeepsTorchArchivesValid) {
+  size_t archives = 0;
+  for (const std::string& file : TorchSeeds()) {
+    std::vector<ZipRecordModel> records;
+    if (!DecodeZip(file, &records)) continue;
+    ++archives;
+    for (const ZipLayout layout : {ZipLayout{false, false}, ZipLayout{true, true}}) {
+      const std::string encoded = EncodeZip(records, layout);
+      EXPECT_TRUE(TorchAccepted(encoded)) << records[0].name;
+      std::vector<ZipRecordModel> again;
+      ASSERT_TRUE(DecodeZip(encoded, &again));
+      ASSERT_EQ(again.size(), records.size());
+      for (size_t k = 0; k < again.size(); ++k) {
+        EXPECT_EQ(again[k].name, records[k].name);
+        EXPECT_EQ(again[k].bytes, records[k].bytes);
+      }
+    }
+  }
+  EXPECT_GT(archives, 5u);
+  const std::string made = EncodeZip(TorchArchive(), ZipLayout{true, true});
+  ASSERT_TRUE(TorchAccepted(made));
+  // One lie each: a changed CRC-32 byte is refused when the record is read.
+  std::string lied = made;
+  lied[lied.rfind("PK\x01\x02") + 16] ^= 1;
+  EXPECT_FALSE(stguard::ScanTorchBytes(std::as_bytes(std::span(lied.data(), lied.size())))
+                   .error.ok());
+}
+
+TEST(ZipMutator, ManyMutatedCheckpointsStillOpenAndAllFit) {
+  constexpr size_t kMaxSize = 16384;
+  size_t accepted = 0;
+  size_t total = 0;
+  unsigned seed = 1;
+  for (const std::string& start : TorchSeeds()) {
+    if (start.size() > kMaxSize) continue;
+    std::string last_accepted = start;
+    for (int step = 0; step < 200; ++step) {
+      std::vector<uint8_t> buffer(last_accepted.begin(), last_accepted.end());
+      buffer.resize(kMaxSize);
+      const size_t new_size =
+          MutateTorchCheckpoint(buffer.data(), last_accepted.size(), kMaxSize, ++seed);
+      ASSERT_LE(new_size, kMaxSize);
+      const std::string out(reinterpret_cast<const char*>(buffer.data()), new_size);
+      ++total;
+      if (TorchAccepted(out)) {
+        ++accepted;
+        last_accepted = out;
+      }
+    }
+  }
+  ASSERT_GT(total, 0u);
+  const double fraction = static_cast<double>(accepted) / static_cast<double>(total);
+  std::printf("torch checkpoint mutator: %zu of %zu outputs open (%.1f%%)\n", accepted, total,
+              100 * fraction);
+  EXPECT_GT(fraction, 0.1);
+}
+
+TEST(ZipMutator, ArbitraryBytesNeverCrashIt) {
+  Rng rng(7);
+  for (int k = 0; k < 2000; ++k) {
+    std::vector<uint8_t> buffer(64 + rng.Below(512));
+    for (uint8_t& byte : buffer) byte = static_cast<uint8_t>(rng.Below(256));
+    const size_t size = rng.Below(64);
+    if (k % 3 == 0) std::memcpy(buffer.data(), "PK\x03\x04", 4);
+    ASSERT_LE(MutateTorchCheckpoint(buffer.data(), size, buffer.size(), k), buffer.size());
+    ASSERT_LE(MutatePickle(buffer.data(), size, buffer.size(), k), buffer.size());
+    std::vector<uint8_t> out(buffer.size());
+    ASSERT_LE(CrossOverTorchCheckpoint(buffer.data(), size, buffer.data(), buffer.size(),
+                                       out.data(), out.size(), k),
+              out.size());
+  }
 }
 
 }  // namespace

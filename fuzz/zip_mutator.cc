@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: Apache-2.0
+// Structure-aware mutation of torch checkpoints (see zip_mutator.h).
+#include "zip_mutator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <utility>
+
+#include "pickle_mutator.h"
+#include "safetensors_mutator.h"  // ByteLevelMutate, ByteLevelOnly, CopyOut
+#include "zip/zip_archive.h"      // Crc32 (zlib)
+
+namespace stguard_fuzz::mutator {
+namespace {
+
+constexpr uint32_t kLocalSignature = 0x04034b50;
+constexpr uint32_t kCentralSignature = 0x02014b50;
+constexpr uint32_t kEndSignature = 0x06054b50;
+constexpr uint32_t kDescriptorSignature = 0x08074b50;
+constexpr size_t kLocalHeaderLen = 30;
+constexpr size_t kCentralHeaderLen = 46;
+constexpr size_t kEndLen = 22;
+
+uint64_t Le(std::string_view bytes, size_t at, size_t width) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < width; ++i) {
+    value |= uint64_t{static_cast<unsigned char>(bytes[at + i])} << (8 * i);
+  }
+  return value;
+}
+
+void Put(uint64_t value, size_t width, std::string* out) {
+  for (size_t i = 0; i < width; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+uint32_t Crc(std::string_view bytes) {
+  return stguard::Crc32(0, std::as_bytes(std::span(bytes.data(), bytes.size())));
+}
+
+// LocalData finds a record's bytes from its local header at `at` and a size; false when
+// they are not inside `bytes`.
+bool LocalData(std::string_view bytes, uint64_t at, uint64_t size, std::string* out) {
+  if (at > bytes.size() || bytes.size() - at < kLocalHeaderLen ||
+      Le(bytes, at, 4) != kLocalSignature) {
+    return false;
+  }
+  const uint64_t data = at + kLocalHeaderLen + Le(bytes, at + 26, 2) + Le(bytes, at + 28, 2);
+  if (data > bytes.size() || size > bytes.size() - data) return false;
+  *out = std::string(bytes.substr(data, size));
+  return true;
+}
+
+// DecodeCentral reads the records the central directory lists.
+bool DecodeCentral(std::string_view bytes, std::vector<ZipRecordModel>* records) {
+  if (bytes.size() < kEndLen) return false;
+  const size_t end = bytes.rfind("PK\x05\x06");
+  if (end == std::string_view::npos || bytes.size() - end < kEndLen) return false;
+  const uint64_t count = Le(bytes, end + 10, 2);
+  uint64_t at = Le(bytes, end + 16, 4);
+  for (uint64_t k = 0; k < count; ++k) {
+    if (at > bytes.size() || bytes.size() - at < kCentralHeaderLen ||
+        Le(bytes, at, 4) != kCentralSignature) {
+      return false;
+    }
+    const uint64_t name_len = Le(bytes, at + 28, 2);
+    const uint64_t variable = name_len + Le(bytes, at + 30, 2) + Le(bytes, at + 32, 2);
+    if (bytes.size() - at - kCentralHeaderLen < variable) return false;
+    ZipRecordModel record;
+    record.name = std::string(bytes.substr(at + kCentralHeaderLen, name_len));
+    if (!LocalData(bytes, Le(bytes, at + 42, 4), Le(bytes, at + 20, 4), &record.bytes)) {
+      return false;
+    }
+    records->push_back(std::move(record));
+    at += kCentralHeaderLen + variable;
+  }
+  return !records->empty();
+}
+
+// DecodeLocal walks local headers from the start, sizes from the local header.
+bool DecodeLocal(std::string_view bytes, std::vector<ZipRecordModel>* records) {
+  uint64_t at = 0;
+  while (bytes.size() - at >= kLocalHeaderLen && Le(bytes, at, 4) == kLocalSignature) {
+    ZipRecordModel record;
+    const uint64_t name_len = Le(bytes, at + 26, 2);
+    if (bytes.size() - at - kLocalHeaderLen < name_len) break;
+    record.name = std::string(bytes.substr(at + kLocalHeaderLen, name_len));
+    const uint64_t size = Le(bytes, at + 18, 4);
+    if (!LocalData(bytes, at, size, &record.bytes)) break;
+    at += kLocalHeaderLen + name_len + Le(bytes, at + 28, 2) + size;
+    records->push_back(std::move(record));
+  }
+  return !records->empty();
+}
+
+// Folder returns the top-level folder of the first record ("archive" if none).
+std::string Folder(const std::vector<ZipRecordModel>& records) {
+  if (records.empty()) return "archive";
+  const size_t slash = records[0].name.find('/');
+  return slash == std::string::npos ? "archive" : records[0].name.substr(0, slash);
+}
+
+ZipRecordModel* FindPickle(std::vector<ZipRecordModel>* records) {
+  for (ZipRecordModel& record : *records) {
+    if (record.name.ends_with("data.pkl")) return &record;
+  }
+  return nullptr;
+}
+
+void MutatePickleBytes(std::string* bytes, Rng& rng) {
+  std::vector<PickleOp> ops;
+  DecodePickle(*bytes, &ops);
+  if (ops.empty()) ops = StateDictPickle();
+  MutatePickleOps(&ops, rng);
+  *bytes = EncodePickle(ops);
+}
+
+std::string RecordName(const std::vector<ZipRecordModel>& records, Rng& rng) {
+  const std::string folder = Folder(records);
+  switch (rng.Below(8)) {
+    case 0: return "other/data.pkl";
+    case 1: return folder + "/data/" + std::to_string(rng.Below(4));
+    case 2: return folder + "/../data.pkl";
+    case 3: return "data.pkl";
+    case 4: return records.empty() ? folder + "/data.pkl" : records[rng.Below(records.size())].name;
+    case 5: return folder + "/version";
+    case 6: return folder + "/data.pkl";
+    default: return folder + "/" + RandomName(rng);
+  }
+}
+
+void MutateRecords(std::vector<ZipRecordModel>* records, Rng& rng) {
+  const size_t at = records->empty() ? 0 : rng.Below(records->size());
+  switch (rng.Below(8)) {
+    case 0:
+      if (!records->empty()) (*records)[at].name = RecordName(*records, rng);
+      break;
+    case 1:
+      if (records->size() > 1) records->erase(records->begin() + static_cast<ptrdiff_t>(at));
+      break;
+    case 2:
+      if (!records->empty()) records->push_back((*records)[at]);
+      break;
+    case 3:
+      if (records->size() > 1) std::swap((*records)[at], (*records)[rng.Below(records->size())]);
+      break;
+    case 4: {  // a storage cut or grown by a few elements' worth of bytes
+      if (records->empty()) break;
+      std::string& bytes = (*records)[at].bytes;
+      const size_t step = size_t{1} << rng.Below(4);
+      if (rng.OneIn(2) && bytes.size() >= step) {
+        bytes.resize(bytes.size() - step);
+      } else {
+        bytes.append(step, static_cast<char>(rng.Below(256)));
+      }
+      break;
+    }
+    case 5:
+      records->push_back({Folder(*records) + "/data/" + std::to_string(rng.Below(8)),
+                          std::string(4u << rng.Below(4), '\x3f')});
+      break;
+    default:  // the top-level folder renamed everywhere (any name is allowed)
+      for (ZipRecordModel& record : *records) {
+        const size_t slash = record.name.find('/');
+        if (slash != std::string::npos) record.name = "m" + record.name.substr(slash);
+      }
+      break;
+  }
+}
+
+// TellALie changes one field of an encoded archive, so each disagreement is reached.
+void TellALie(std::string* archive, Rng& rng) {
+  if (archive->size() < kEndLen) return;
+  const size_t central = archive->rfind("PK\x01\x02");
+  const size_t local = archive->find("PK\x03\x04");
+  switch (rng.Below(7)) {
+    case 0:  // a bad CRC-32 in the central directory
+      if (central != std::string::npos) (*archive)[central + 16] ^= 0x01;
+      break;
+    case 1:  // the central directory names another file
+      if (central != std::string::npos && archive->size() > central + kCentralHeaderLen) {
+        (*archive)[central + kCentralHeaderLen] ^= 0x20;
+      }
+      break;
+    case 2:  // "deflated"
+      if (local != std::string::npos) (*archive)[local + 8] = 8;
+      if (central != std::string::npos) (*archive)[central + 10] = 8;
+      break;
+    case 3:  // a size off by one
+      if (central != std::string::npos) (*archive)[central + 20] ^= 0x01;
+      break;
+    case 4:  // a local header offset off by one
+      if (central != std::string::npos) (*archive)[central + 42] ^= 0x01;
+      break;
+    case 5:
+      archive->insert(0, "garbage");
+      break;
+    default:
+      archive->append(1 + rng.Below(8), '\0');
+      break;
+  }
+}
+
+// Legacy checkpoints: five pickles (magic number, protocol, system information, main,
+// storage keys), then the storages' bytes.
+bool DecodeLegacy(std::string_view bytes, std::vector<std::string>* pickles,
+                  std::string* rest) {
+  size_t at = 0;
+  for (int k = 0; k < 5; ++k) {
+    std::vector<PickleOp> ops;
+    const size_t used = DecodePickle(bytes.substr(at), &ops);
+    if (used == 0) return false;
+    pickles->emplace_back(bytes.substr(at, used));
+    at += used;
+  }
+  *rest = std::string(bytes.substr(at));
+  return true;
+}
+
+}  // namespace
+
+bool DecodeZip(std::string_view bytes, std::vector<ZipRecordModel>* records) {
+  if (DecodeCentral(bytes, records)) return true;
+  records->clear();
+  return DecodeLocal(bytes, records);
+}
+
+std::string EncodeZip(const std::vector<ZipRecordModel>& records, const ZipLayout& layout) {
+  std::string out;
+  std::string central;
+  for (const ZipRecordModel& record : records) {
+    const uint64_t header_at = out.size();
+    const uint32_t crc = Crc(record.bytes);
+    const uint16_t flags = layout.data_descriptors ? 0x08 : 0;
+    // The extra field that pads the data to a multiple of 64, as torch's writer does.
+    std::string extra;
+    if (layout.align_64) {
+      const size_t unpadded = header_at + kLocalHeaderLen + record.name.size() + 4;
+      const size_t padding = (64 - unpadded % 64) % 64;
+      Put(0x4246, 2, &extra);  // "FB"
+      Put(padding, 2, &extra);
+      extra.append(padding, 'Z');
+    }
+    Put(kLocalSignature, 4, &out);
+    Put(0, 2, &out);  // version needed
+    Put(flags, 2, &out);
+    Put(0, 2, &out);  // stored
+    Put(0, 4, &out);  // time and date
+    Put(layout.data_descriptors ? 0 : crc, 4, &out);
+    Put(layout.data_descriptors ? 0 : record.bytes.size(), 4, &out);
+    Put(layout.data_descriptors ? 0 : record.bytes.size(), 4, &out);
+    Put(record.name.size(), 2, &out);
+    Put(extra.size(), 2, &out);
+    out += record.name;
+    out += extra;
+    out += record.bytes;
+    if (layout.data_descriptors) {
+      Put(kDescriptorSignature, 4, &out);
+      Put(crc, 4, &out);
+      Put(record.bytes.size(), 4, &out);
+      Put(record.bytes.size(), 4, &out);
+    }
+    Put(kCentralSignature, 4, &central);
+    Put(0, 2, &central);  // version made by
+    Put(0, 2, &central);  // version needed
+    Put(flags, 2, &central);
+    Put(0, 2, &central);
+    Put(0, 4, &central);
+    Put(crc, 4, &central);
+    Put(record.bytes.size(), 4, &central);
+    Put(record.bytes.size(), 4, &central);
+    Put(record.name.size(), 2, &central);
+    Put(0, 2, &central);  // extra
+    Put(0, 2, &central);  // comment
+    Put(0, 2, &central);  // disk
+    Put(0, 2, &central);  // internal attributes
+    Put(0, 4, &central);  // external attributes
+    Put(header_at, 4, &central);
+    central += record.name;
+  }
+  const uint64_t central_at = out.size();
+  out += central;
+  Put(kEndSignature, 4, &out);
+  Put(0, 2, &out);
+  Put(0, 2, &out);
+  Put(records.size(), 2, &out);
+  Put(records.size(), 2, &out);
+  Put(central.size(), 4, &out);
+  Put(central_at, 4, &out);
+  Put(0, 2, &out);
+  return out;
+}
+
+std::vector<ZipRecordModel> TorchArchive() {
+  return {{"archive/data.pkl", EncodePickle(StateDictPickle())},
+          {"archive/data/0", std::string("\0\0\x80?\0\0\0@", 8)},  // 1.0f, 2.0f
+          {"archive/version", "3\n"}};
+}
+
+size_t MutateTorchCheckpoint(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
+  Rng rng(seed);
+  if (ByteLevelOnly() || rng.OneIn(16)) return ByteLevelMutate(data, size, max_size, seed);
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  std::string output;
+  std::vector<ZipRecordModel> records;
+  std::vector<std::string> pickles;
+  std::string rest;
+  if (!input.starts_with("PK") && DecodeLegacy(input, &pickles, &rest)) {
+    // The main pickle (index 3) most of the time, else the storage-key list or the header.
+    const size_t which = rng.OneIn(4) ? rng.Below(5) : 3;
+    MutatePickleBytes(&pickles[which], rng);
+    for (const std::string& pickle : pickles) output += pickle;
+    output += rest;
+  } else {
+    if (!DecodeZip(input, &records)) {
+      if (rng.OneIn(2)) return ByteLevelMutate(data, size, max_size, seed);
+      records = TorchArchive();
+    }
+    ZipRecordModel* pickle = FindPickle(&records);
+    if (pickle != nullptr && !rng.OneIn(4)) {
+      MutatePickleBytes(&pickle->bytes, rng);
+    } else {
+      MutateRecords(&records, rng);
+    }
+    output = EncodeZip(records, ZipLayout{rng.OneIn(2), rng.OneIn(2)});
+    if (rng.OneIn(8)) TellALie(&output, rng);
+  }
+  if (output != input) {
+    if (const size_t out = CopyOut(output, data, max_size); out != 0) return out;
+  }
+  return ByteLevelMutate(data, size, max_size, seed);
+}
+
+size_t CrossOverTorchCheckpoint(const uint8_t* data1, size_t size1, const uint8_t* data2,
+                                size_t size2, uint8_t* out, size_t max_out_size,
+                                unsigned seed) {
+  Rng rng(seed);
+  std::vector<ZipRecordModel> first;
+  std::vector<ZipRecordModel> second;
+  const std::string_view one(reinterpret_cast<const char*>(data1), size1);
+  const std::string_view two(reinterpret_cast<const char*>(data2), size2);
+  if (ByteLevelOnly() || !DecodeZip(one, &first) || !DecodeZip(two, &second)) {
+    return CrossOverPickle(data1, size1, data2, size2, out, max_out_size, seed);
+  }
+  // The first archive's pickle with the second's storages (renamed into one folder), or
+  // the pickles crossed over opcode by opcode.
+  ZipRecordModel* pickle = FindPickle(&first);
+  const ZipRecordModel* other = FindPickle(&second);
+  if (pickle != nullptr && other != nullptr && rng.OneIn(2)) {
+    std::string crossed(pickle->bytes.size() + other->bytes.size(), '\0');
+    const size_t crossed_len = CrossOverPickle(
+        reinterpret_cast<const uint8_t*>(pickle->bytes.data()), pickle->bytes.size(),
+        reinterpret_cast<const uint8_t*>(other->bytes.data()), other->bytes.size(),
+        reinterpret_cast<uint8_t*>(crossed.data()), crossed.size(), seed);
+    crossed.resize(crossed_len);
+    pickle->bytes = std::move(crossed);
+  } else {
+    const std::string folder = Folder(first);
+    for (ZipRecordModel& record : second) {
+      if (record.name.ends_with("data.pkl")) continue;
+      const size_t slash = record.name.find('/');
+      record.name = folder + (slash == std::string::npos ? "/" + record.name
+                                                        : record.name.substr(slash));
+      first.push_back(std::move(record));
+    }
+  }
+  const std::string encoded = EncodeZip(first, ZipLayout{rng.OneIn(2), rng.OneIn(2)});
+  if (encoded.size() > max_out_size) return 0;
+  std::memcpy(out, encoded.data(), encoded.size());
+  return encoded.size();
+}
+
+}  // namespace stguard_fuzz::mutator
