@@ -4,11 +4,16 @@
 // code. (tests/torch/test_torch_convert.py compares every fixture with torch.load.)
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "stguard/torch_checkpoint.h"
+#include "support/temp_dir.h"
 #include "support/test_files.h"
 
 namespace stguard {
@@ -104,6 +109,67 @@ TEST(TorchCheckpointTest, CorruptStorageFailsItsCrcWhileStreaming) {
   EXPECT_EQ(data.error().offset, storage.data_offset);
   EXPECT_EQ(ScanTorchBytes(std::as_bytes(std::span(bytes.data(), bytes.size()))).error.code,
             ErrorCode::kZipChecksum);
+}
+
+// A contiguous tensor that is only a part of its storage still gets the whole record's
+// CRC-32 checked, on its first read: a flipped byte outside the view is caught, and a
+// clean storage streams every view exactly.
+TEST(TorchCheckpointTest, PartialViewChecksTheWholeRecordInOnePass) {
+  std::string bytes = testing::ReadFileBytes(kDir + "valid/shared_storage.zip.pt");
+  Result<TorchCheckpoint> clean = TorchCheckpoint::FromBytes(
+      std::as_bytes(std::span(bytes.data(), bytes.size())));
+  ASSERT_TRUE(clean.ok());
+  const TorchTensor* a = FindTensor(*clean, "a");  // shared[:10]: the first 10 elements
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->contiguous);
+  const TorchStorage storage = clean->storages()[a->storage];
+  ASSERT_GT(storage.byte_len, a->byte_len);
+  std::vector<std::string> expected;
+  for (size_t k = 0; k < clean->tensors().size(); ++k) {
+    Result<std::string> data = clean->TensorBytes(k);
+    ASSERT_TRUE(data.ok()) << data.error().ToString();
+    expected.push_back(*data);
+  }
+  EXPECT_EQ(expected[0].size(), a->byte_len);
+  bytes[storage.data_offset + storage.byte_len - 1] ^= 0x01;  // past a's view
+  Result<TorchCheckpoint> corrupt = TorchCheckpoint::FromBytes(
+      std::as_bytes(std::span(bytes.data(), bytes.size())));
+  ASSERT_TRUE(corrupt.ok());
+  const size_t a_index = static_cast<size_t>(a - clean->tensors().data());
+  Result<std::string> data = corrupt->TensorBytes(a_index);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.error().code, ErrorCode::kZipChecksum);
+  EXPECT_EQ(data.error().offset, storage.data_offset);
+}
+
+// A file truncated after it was opened: streaming reads with pread, so each tensor whose
+// bytes are gone is a clean kIoError naming the file (never SIGBUS through the mapping).
+TEST(TorchCheckpointTest, FileTruncatedWhileOpenIsAnIoError) {
+  for (const char* name : {"dtypes.zip.pt", "views.zip.pt", "dtypes.legacy.pt",
+                           "views.legacy.pt"}) {
+    testing::TempDir dir;
+    const std::string path = dir.File("model.pt");
+    ASSERT_TRUE(testing::WriteFileBytes(path, testing::ReadFileBytes(kDir + "valid/" + name)));
+    Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(path);
+    ASSERT_TRUE(checkpoint.ok()) << name << ": " << checkpoint.error().ToString();
+    uint64_t first_data = UINT64_MAX;
+    for (const TorchStorage& storage : checkpoint->storages()) {
+      if (storage.byte_len > 0) first_data = std::min(first_data, storage.data_offset);
+    }
+    ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(first_data)), 0);
+    size_t failed = 0;
+    for (size_t k = 0; k < checkpoint->tensors().size(); ++k) {
+      if (checkpoint->tensors()[k].byte_len == 0) continue;
+      Result<std::string> data = checkpoint->TensorBytes(k);
+      ASSERT_FALSE(data.ok()) << name << ": " << checkpoint->tensors()[k].name;
+      EXPECT_EQ(data.error().code, ErrorCode::kIoError) << data.error().ToString();
+      EXPECT_NE(data.error().ToString().find(path), std::string::npos)
+          << data.error().ToString();
+      ++failed;
+    }
+    EXPECT_GT(failed, 0u) << name;
+    EXPECT_FALSE(ScanTorchFile(path).error.ok()) << name;  // the archive itself is cut
+  }
 }
 
 TEST(TorchCheckpointTest, RefusalsCarryTheirCode) {
