@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,87 @@ TEST(TorchCheckpointTest, FileTruncatedWhileOpenIsAnIoError) {
     }
     EXPECT_GT(failed, 0u) << name;
     EXPECT_FALSE(ScanTorchFile(path).error.ok()) << name;  // the archive itself is cut
+  }
+}
+
+// torch 2.x: tensors of dtypes with no legacy storage type are _rebuild_tensor_v3 views
+// of an untyped storage (fixtures from tests/torch/make_torch2_fixtures.py).
+class Torch2Test : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Torch2Test, NewDtypesFromUntypedStorages) {
+  Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(kDir + "torch2/" + GetParam());
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.error().ToString();
+  struct Expected {
+    const char* name;
+    Dtype dtype;
+    std::vector<uint64_t> shape;
+    std::string bytes;
+  };
+  const Expected expected[] = {
+      {"fp8.e4m3", Dtype::kF8_E4M3, {3, 4}, std::string("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b", 12)},
+      {"fp8.e4m3.t", Dtype::kF8_E4M3, {4, 3}, std::string("\x00\x04\x08\x01\x05\x09\x02\x06\x0a\x03\x07\x0b", 12)},
+      {"fp8.e5m2", Dtype::kF8_E5M2, {6}, "defghi"},
+      {"u16", Dtype::kU16, {2, 3}, std::string("\x01\x00\x02\x00\x03\x00\xfe\xff\xff\xff\x07\x00", 12)},
+      {"u16.row1", Dtype::kU16, {3}, std::string("\xfe\xff\xff\xff\x07\x00", 6)},
+      {"u32", Dtype::kU32, {2}, std::string("\x00\x28\x6b\xee\x05\x00\x00\x00", 8)},
+      {"u64", Dtype::kU64, {}, std::string(8, '\xff')},
+  };
+  ASSERT_EQ(checkpoint->tensors().size(), std::size(expected));
+  for (size_t k = 0; k < std::size(expected); ++k) {
+    const TorchTensor& tensor = checkpoint->tensors()[k];
+    EXPECT_EQ(tensor.name, expected[k].name);
+    EXPECT_EQ(tensor.dtype, expected[k].dtype) << tensor.name;
+    EXPECT_EQ(tensor.shape, expected[k].shape) << tensor.name;
+    Result<std::string> bytes = checkpoint->TensorBytes(k);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().ToString();
+    EXPECT_EQ(*bytes, expected[k].bytes) << tensor.name;
+  }
+  // The storages take their tensors' dtype, counted in its elements.
+  EXPECT_EQ(checkpoint->storages()[2].dtype, Dtype::kU16);
+  EXPECT_EQ(checkpoint->storages()[2].num_elements, 6u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, Torch2Test,
+                         ::testing::Values("new_dtypes.zip.pt", "new_dtypes.legacy.pt"));
+
+TEST(TorchCheckpointTest, Torch2RefusalsNameTheirReason) {
+  const struct {
+    const char* file;
+    ErrorCode code;
+    const char* message;
+  } cases[] = {
+      {"PickleGlobalRefused__torch2_complex32.pt", ErrorCode::kPickleGlobalRefused,
+       "torch dtype that safetensors has no dtype for"},
+      {"PickleGlobalRefused__torch2_float4_legacy.pt", ErrorCode::kPickleGlobalRefused,
+       "torch dtype that safetensors has no dtype for"},
+      {"PickleGlobalRefused__torch2_v3_float32.pt", ErrorCode::kPickleGlobalRefused,
+       "global not in the allowlist"},
+      {"PickleBadArguments__torch2_v3_missing_dtype.pt", ErrorCode::kPickleBadArguments,
+       "expected 7 or 8 arguments"},
+      {"PickleBadArguments__torch2_v3_dtype_not_a_dtype.pt", ErrorCode::kPickleBadArguments,
+       "expected (untyped storage"},
+      {"PickleBadArguments__torch2_v3_metadata_dict.pt", ErrorCode::kPickleBadArguments,
+       "expected (untyped storage"},
+      {"PickleBadArguments__torch2_v3_typed_storage.pt", ErrorCode::kPickleBadArguments,
+       "_rebuild_tensor_v3 on a typed storage"},
+      {"PickleBadArguments__torch2_v2_untyped_storage.pt", ErrorCode::kPickleBadArguments,
+       "_rebuild_tensor_v2 on an untyped storage"},
+      {"StorageMismatch__torch2_v3_partial_element.pt", ErrorCode::kStorageMismatch,
+       "not a whole number of elements"},
+      {"StorageMismatch__torch2_v3_numel_is_bytes.pt", ErrorCode::kStorageMismatch,
+       "not a whole number of elements"},
+      {"StorageMismatch__torch2_v3_two_dtypes.pt", ErrorCode::kStorageMismatch,
+       "one untyped storage viewed as two dtypes"},
+      {"TensorOutOfBounds__torch2_v3_view_past_end.pt", ErrorCode::kTensorOutOfBounds,
+       "past the end"},
+  };
+  for (const auto& c : cases) {
+    const Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(kDir + "refuse/" + c.file);
+    ASSERT_FALSE(checkpoint.ok()) << c.file;
+    EXPECT_EQ(checkpoint.error().code, c.code) << c.file << ": " << checkpoint.error().ToString();
+    EXPECT_NE(checkpoint.error().ToString().find(c.message), std::string::npos)
+        << c.file << ": " << checkpoint.error().ToString();
+    EXPECT_GT(checkpoint.error().offset, 0u) << c.file;  // the opcode's absolute offset
   }
 }
 
