@@ -123,108 +123,106 @@ struct TorchCheckpoint::Impl {
     return {};
   }
 
-  Error StreamContiguous(const TorchTensor& tensor, ByteSink& sink) const;
-  Error StreamStrided(const TorchTensor& tensor, ByteSink& sink) const;
-};
-
-// A contiguous view is read once, in kChunkLen preads, each chunk going to the CRC-32 and
-// to the sink while it is in cache. The storage's CRC covers its whole record, so when
-// the view is a part of it and the record is not verified yet, the bytes before and after
-// the view are read too (for the CRC only): still one pass over the record.
-Error TorchCheckpoint::Impl::StreamContiguous(const TorchTensor& tensor, ByteSink& sink) const {
-  const StoragePlacement& place = loaded.placements[tensor.storage];
-  const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
-  // Bounds were checked when the checkpoint was opened: offset + byte_len <= storage.
-  const uint64_t view_begin = place.data_offset + tensor.storage_offset * element_len;
-  const uint64_t view_end = view_begin + tensor.byte_len;
-  const uint64_t record_end = place.data_offset + place.byte_len;
-  const bool check = CrcPending(tensor.storage);
-  auto buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
-  uint32_t crc = 0;
-  auto crc_only = [&crc](std::span<const std::byte> chunk) {
-    crc = Crc32(crc, chunk);
-    return Error{};
-  };
-  if (check) {
-    if (Error error = ReadChunks(place.data_offset, view_begin - place.data_offset,
-                                 buffer.get(), crc_only);
-        !error.ok()) {
-      return error;
-    }
-  }
-  Error error = ReadChunks(view_begin, tensor.byte_len, buffer.get(),
-                           [&](std::span<const std::byte> chunk) {
-                             if (check) crc = Crc32(crc, chunk);
-                             return sink.Write(chunk);
-                           });
-  if (!error.ok()) return error;
-  if (!check) return {};
-  if (Error tail = ReadChunks(view_end, record_end - view_end, buffer.get(), crc_only);
-      !tail.ok()) {
-    return tail;
-  }
-  if (crc != place.crc32) return ChecksumError(place, storages[tensor.storage].key);
-  MarkCrcChecked(tensor.storage);
-  return {};
-}
-
-// A strided view is gathered element by element, in row-major order (an odometer over the
-// dimensions), into a fixed buffer written when full. Its source: when the elements it
-// touches span at most kChunkLen bytes, that span is read with one pread and gathered from
-// memory; a larger one (a transposed matrix) is gathered from the mapping, after its
-// storage was read once by pread for the CRC-32, which also shows the file still holds
-// every byte of it (a file truncated during that gather itself is the one case left that
-// touches a page past the end).
-Error TorchCheckpoint::Impl::StreamStrided(const TorchTensor& tensor, ByteSink& sink) const {
-  const StoragePlacement& place = loaded.placements[tensor.storage];
-  const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
-  const size_t dims = tensor.shape.size();
-  // First and last element touched (bounds and overflow were checked at open).
-  uint64_t first = tensor.storage_offset;
-  uint64_t last = first;
-  for (size_t d = 0; d < dims; ++d) last += (tensor.shape[d] - 1) * tensor.strides[d];
-  const uint64_t span_len = (last - first + 1) * element_len;
-  auto read_buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
-  const std::byte* base = nullptr;  // element e is at base + e * element_len
-  if (Error error = CheckStorageCrc(tensor.storage, read_buffer.get()); !error.ok()) {
-    return error;
-  }
-  if (file == nullptr) {
-    base = bytes.data() + place.data_offset;
-  } else if (span_len <= kChunkLen) {
-    const uint64_t at = place.data_offset + first * element_len;
-    if (Error error = file->ReadAt(at, {read_buffer.get(), static_cast<size_t>(span_len)});
-        !error.ok()) {
-      return error;
-    }
-    base = read_buffer.get() - first * element_len;
-  } else {
-    base = bytes.data() + place.data_offset;
-  }
-  std::vector<uint64_t> counter(dims, 0);
-  std::vector<std::byte> buffer;
-  buffer.reserve(static_cast<size_t>(std::min<uint64_t>(kChunkLen, tensor.byte_len)));
-  uint64_t element = tensor.storage_offset;
-  const uint64_t num_elements = tensor.byte_len / element_len;
-  for (uint64_t n = 0; n < num_elements; ++n) {
-    const std::byte* source = base + element * element_len;
-    buffer.insert(buffer.end(), source, source + element_len);
-    if (buffer.size() + element_len > kChunkLen) {
-      if (Error error = sink.Write(buffer); !error.ok()) return error;
-      buffer.clear();
-    }
-    for (size_t d = dims; d-- > 0;) {
-      if (++counter[d] < tensor.shape[d]) {
-        element += tensor.strides[d];
-        break;
+  // A contiguous view is read once, in kChunkLen preads, each chunk going to the CRC-32 and
+  // to the sink while it is in cache. The storage's CRC covers its whole record, so when
+  // the view is a part of it and the record is not verified yet, the bytes before and after
+  // the view are read too (for the CRC only): still one pass over the record.
+  // (Defined in the class body, inline, so they stay out of the exported symbols.)
+  Error StreamContiguous(const TorchTensor& tensor, ByteSink& sink) const {
+    const StoragePlacement& place = loaded.placements[tensor.storage];
+    const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
+    // Bounds were checked when the checkpoint was opened: offset + byte_len <= storage.
+    const uint64_t view_begin = place.data_offset + tensor.storage_offset * element_len;
+    const uint64_t view_end = view_begin + tensor.byte_len;
+    const uint64_t record_end = place.data_offset + place.byte_len;
+    const bool check = CrcPending(tensor.storage);
+    auto buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
+    uint32_t crc = 0;
+    auto crc_only = [&crc](std::span<const std::byte> chunk) {
+      crc = Crc32(crc, chunk);
+      return Error{};
+    };
+    if (check) {
+      if (Error error = ReadChunks(place.data_offset, view_begin - place.data_offset,
+                                   buffer.get(), crc_only);
+          !error.ok()) {
+        return error;
       }
-      element -= (tensor.shape[d] - 1) * tensor.strides[d];
-      counter[d] = 0;
     }
+    Error error = ReadChunks(view_begin, tensor.byte_len, buffer.get(),
+                             [&](std::span<const std::byte> chunk) {
+                               if (check) crc = Crc32(crc, chunk);
+                               return sink.Write(chunk);
+                             });
+    if (!error.ok()) return error;
+    if (!check) return {};
+    if (Error tail = ReadChunks(view_end, record_end - view_end, buffer.get(), crc_only);
+        !tail.ok()) {
+      return tail;
+    }
+    if (crc != place.crc32) return ChecksumError(place, storages[tensor.storage].key);
+    MarkCrcChecked(tensor.storage);
+    return {};
   }
-  if (!buffer.empty()) return sink.Write(buffer);
-  return {};
-}
+
+  // A strided view is gathered element by element, in row-major order (an odometer over the
+  // dimensions), into a fixed buffer written when full. Its source: when the elements it
+  // touches span at most kChunkLen bytes, that span is read with one pread and gathered from
+  // memory; a larger one (a transposed matrix) is gathered from the mapping, after its
+  // storage was read once by pread for the CRC-32, which also shows the file still holds
+  // every byte of it (a file truncated during that gather itself is the one case left that
+  // touches a page past the end).
+  Error StreamStrided(const TorchTensor& tensor, ByteSink& sink) const {
+    const StoragePlacement& place = loaded.placements[tensor.storage];
+    const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
+    const size_t dims = tensor.shape.size();
+    // First and last element touched (bounds and overflow were checked at open).
+    uint64_t first = tensor.storage_offset;
+    uint64_t last = first;
+    for (size_t d = 0; d < dims; ++d) last += (tensor.shape[d] - 1) * tensor.strides[d];
+    const uint64_t span_len = (last - first + 1) * element_len;
+    auto read_buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
+    const std::byte* base = nullptr;  // element e is at base + e * element_len
+    if (Error error = CheckStorageCrc(tensor.storage, read_buffer.get()); !error.ok()) {
+      return error;
+    }
+    if (file == nullptr) {
+      base = bytes.data() + place.data_offset;
+    } else if (span_len <= kChunkLen) {
+      const uint64_t at = place.data_offset + first * element_len;
+      if (Error error = file->ReadAt(at, {read_buffer.get(), static_cast<size_t>(span_len)});
+          !error.ok()) {
+        return error;
+      }
+      base = read_buffer.get() - first * element_len;
+    } else {
+      base = bytes.data() + place.data_offset;
+    }
+    std::vector<uint64_t> counter(dims, 0);
+    std::vector<std::byte> buffer;
+    buffer.reserve(static_cast<size_t>(std::min<uint64_t>(kChunkLen, tensor.byte_len)));
+    uint64_t element = tensor.storage_offset;
+    const uint64_t num_elements = tensor.byte_len / element_len;
+    for (uint64_t n = 0; n < num_elements; ++n) {
+      const std::byte* source = base + element * element_len;
+      buffer.insert(buffer.end(), source, source + element_len);
+      if (buffer.size() + element_len > kChunkLen) {
+        if (Error error = sink.Write(buffer); !error.ok()) return error;
+        buffer.clear();
+      }
+      for (size_t d = dims; d-- > 0;) {
+        if (++counter[d] < tensor.shape[d]) {
+          element += tensor.strides[d];
+          break;
+        }
+        element -= (tensor.shape[d] - 1) * tensor.strides[d];
+        counter[d] = 0;
+      }
+    }
+    if (!buffer.empty()) return sink.Write(buffer);
+    return {};
+  }
+};
 
 TorchCheckpoint::TorchCheckpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TorchCheckpoint::TorchCheckpoint(TorchCheckpoint&&) noexcept = default;
