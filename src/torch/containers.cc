@@ -178,11 +178,12 @@ Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
       return Error{ErrorCode::kUnexpectedEnd, at, "truncated storage element count", key.text};
     }
     const uint64_t count = LoadLittleEndian<uint64_t>(bytes.data() + at);
-    // An untyped storage (torch 2.x) is written as bytes: its count is its byte count.
+    // An untyped storage (torch 2.x) is written as bytes: its count is its byte count,
+    // which is the persistent id's (num_elements was divided from it, so no overflow).
     const uint64_t count_unit = storage.untyped ? 1 : BytesPerElement(storage.dtype);
     const uint64_t expected = storage.untyped
                                   ? storage.num_elements * BytesPerElement(storage.dtype)
-                                  : storage.num_elements;  // the product was checked
+                                  : storage.num_elements;
     if (count != expected) {
       return Error{ErrorCode::kStorageMismatch, at,
                    "storage element count differs from the pickle's", key.text};
