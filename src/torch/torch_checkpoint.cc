@@ -103,12 +103,13 @@ struct TorchCheckpoint::Impl {
   }
 
   // CheckStorageCrc reads storage k once to verify its CRC-32 (if it has one, not yet
-  // verified). For a file, it also proves the storage's bytes are all still there.
+  // verified). For a file, it also shows that the storage's bytes are all still there.
   Error CheckStorageCrc(size_t k, std::byte* buffer) const {
     const StoragePlacement& place = loaded.placements[k];
     if (!CrcPending(k)) {
-      // Legacy storages (no CRC) of a file: one byte at the end shows it did not shrink.
-      if (file == nullptr || place.has_crc || place.byte_len == 0) return {};
+      // Verified before, or a legacy storage (no CRC): for a file, one byte at the end
+      // shows that it did not shrink since.
+      if (file == nullptr || place.byte_len == 0) return {};
       return file->ReadAt(place.data_offset + place.byte_len - 1, {buffer, 1});
     }
     uint32_t crc = 0;
