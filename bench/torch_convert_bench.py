@@ -6,8 +6,9 @@
   (b) torch.load followed by writing safetensors (what conversion scripts run today; the
       safetensors Python package is not on Debian, so the file is written with the same
       header + raw bytes layout in Python, which is what safetensors.torch.save_file does).
-Peak RSS of each (ru_maxrss of the child). Runs each REPEAT times (default 3), reports the
-median, with the page cache warm (the input is read once first).
+Peak RSS of each (ru_maxrss of the child). Runs REPEAT rounds (default 3) of every case,
+interleaved, and reports each case's median, with the page cache warm (the input is read
+once first).
 
   bench/torch_convert_bench.py STGUARD_BINARY [SIZE_MB] [REPEAT]
 """
@@ -97,19 +98,26 @@ subprocess.run([stguard, "convert", src, os.path.join(workdir, "reference.safete
 with open(src, "rb") as f:  # warm the page cache
     while f.read(1 << 20):  # small reads: this process's peak RSS is inherited by children
         pass
+# Rounds interleave the cases (each round runs every case once), so that a change in the
+# shared machine's load during the run weighs on all of them alike rather than on one.
+runs = {name: [] for name in cases}
+for _ in range(repeat):
+    for name, cmd in cases.items():
+        runs[name].append(run(cmd))
 results = {}
-for name, cmd in cases.items():
-    runs = [run(cmd) for _ in range(repeat)]
-    t = statistics.median(r[0] for r in runs)
-    rss = max(r[1] for r in runs)
-    results[name] = (t, size / t / 1e9, rss)
+for name in cases:
+    t = statistics.median(r[0] for r in runs[name])
+    rss = max(r[1] for r in runs[name])
+    results[name] = (t, size / t / 1e9, rss, min(r[0] for r in runs[name]),
+                     max(r[0] for r in runs[name]))
 copy_tput = results["plain copy (read, write, fsync, rename)"][1]
 print(f"input: {size / 1e9:.3f} GB torch.save zip checkpoint ({2 * n} tensors, F32), "
-      f"median of {repeat}")
-print("| case | time (s) | throughput (GB/s) | vs copy | peak RSS (MiB) |")
-print("|---|---:|---:|---:|---:|")
-for name, (t, tput, rss) in results.items():
-    print(f"| {name} | {t:.2f} | {tput:.2f} | {tput / copy_tput:.2f}x | {rss:.0f} |")
+      f"median of {repeat} interleaved rounds")
+print("| case | time (s) | min-max (s) | throughput (GB/s) | vs copy | peak RSS (MiB) |")
+print("|---|---:|---:|---:|---:|---:|")
+for name, (t, tput, rss, fastest, slowest) in results.items():
+    print(f"| {name} | {t:.2f} | {fastest:.2f}-{slowest:.2f} | {tput:.2f} | "
+          f"{tput / copy_tput:.2f}x | {rss:.0f} |")
 for f in os.listdir(workdir):
     os.unlink(os.path.join(workdir, f))
 os.rmdir(workdir)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "pickle/pickle_reader.h"
 
@@ -161,6 +162,62 @@ TEST(PickleReaderTest, SameStorageMustAgree) {
   pid7[pid7.size() - 3] = '\x07';
   EXPECT_TRUE(ErrorOf("\x80\x02" + pid6 + pid6 + "\x86.").ok());
   EXPECT_EQ(ErrorOf("\x80\x02" + pid6 + pid7 + "\x86.").code, ErrorCode::kStorageMismatch);
+}
+
+// torch 2.x: _rebuild_tensor_v3(untyped storage, offset, size, stride, requires_grad,
+// hooks, dtype) as torch/_tensor.py writes it for float8 and uint16-64.
+std::string V3Tensor(const std::string& dtype, const std::string& nbytes_op,
+                     const std::string& extra = "") {
+  return "ctorch._utils\n_rebuild_tensor_v3\n((X\x07\x00\x00\x00" "storagectorch.storage\n"
+         "UntypedStorage\nX\x01\x00\x00\x00" "0X\x03\x00\x00\x00" "cpu"s +
+         nbytes_op + "tQK\x00K\x02\x85K\x01\x85\x89" "ccollections\nOrderedDict\n)R"s + dtype +
+         extra + "tR"s;
+}
+
+TEST(PickleReaderTest, RebuildTensorV3TypesItsUntypedStorage) {
+  // uint16 [2] on an untyped storage of 4 bytes: the storage becomes U16 x 2.
+  Result<PickleResult> result = Read("\x80\x02" + V3Tensor("ctorch\nuint16\n", "K\x04") + ".");
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  ASSERT_EQ(result->storages.size(), 1u);
+  EXPECT_TRUE(result->storages[0].untyped);
+  EXPECT_EQ(result->storages[0].dtype, Dtype::kU16);
+  EXPECT_EQ(result->storages[0].num_elements, 2u);
+  ASSERT_EQ(result->tensors.size(), 1u);
+  EXPECT_EQ(result->tensors[0].sizes, std::vector<int64_t>{2});
+  // With metadata None, and float8.
+  EXPECT_TRUE(Read("\x80\x02" + V3Tensor("ctorch\nfloat8_e4m3fn\n", "K\x04", "N") + ".").ok());
+  // The same storage named again (in bytes) and viewed with the same dtype: fine.
+  const std::string two = "\x80\x02" + V3Tensor("ctorch\nuint16\n", "K\x04") +
+                          V3Tensor("ctorch\nuint16\n", "K\x04") + "\x86.";
+  EXPECT_TRUE(Read(two).ok()) << Read(two).error().ToString();
+}
+
+TEST(PickleReaderTest, RebuildTensorV3RefusesWrongShapesAndDtypes) {
+  // A dtype safetensors lacks: refused as a global, saying why.
+  const Error complex32 = ErrorOf("\x80\x02" + V3Tensor("ctorch\ncomplex32\n", "K\x04") + ".");
+  EXPECT_EQ(complex32.code, ErrorCode::kPickleGlobalRefused);
+  EXPECT_EQ(complex32.context, "torch.complex32");
+  EXPECT_NE(std::string(complex32.message).find("safetensors has no dtype"), std::string::npos);
+  // A legacy dtype global, never written by torch for v3: not in the allowlist.
+  EXPECT_EQ(ErrorOf("\x80\x02" + V3Tensor("ctorch\nfloat32\n", "K\x04") + ".").code,
+            ErrorCode::kPickleGlobalRefused);
+  // No dtype (6 arguments), a string for the dtype, a dtype called.
+  EXPECT_EQ(ErrorOf("\x80\x02" + V3Tensor("", "K\x04") + ".").code,
+            ErrorCode::kPickleBadArguments);
+  EXPECT_EQ(ErrorOf("\x80\x02" + V3Tensor("X\x01\x00\x00\x00u"s, "K\x04") + ".").code,
+            ErrorCode::kPickleBadArguments);
+  EXPECT_EQ(ErrorOf("\x80\x02" "ctorch\nuint16\n)R."s).code, ErrorCode::kPickleBadArguments);
+  // 3 bytes are no whole number of uint16; two dtypes on one storage.
+  EXPECT_EQ(ErrorOf("\x80\x02" + V3Tensor("ctorch\nuint16\n", "K\x03") + ".").code,
+            ErrorCode::kStorageMismatch);
+  EXPECT_EQ(ErrorOf("\x80\x02" + V3Tensor("ctorch\nuint16\n", "K\x04") +
+                    V3Tensor("ctorch\nfloat8_e5m2\n", "K\x04") + "\x86.")
+                .code,
+            ErrorCode::kStorageMismatch);
+  // _rebuild_tensor_v2 on an untyped storage.
+  std::string v2 = V3Tensor("", "K\x04");
+  v2.replace(v2.find("_rebuild_tensor_v3"), 18, "_rebuild_tensor_v2");
+  EXPECT_EQ(ErrorOf("\x80\x02" + v2 + ".").code, ErrorCode::kPickleBadArguments);
 }
 
 }  // namespace

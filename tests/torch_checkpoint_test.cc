@@ -4,11 +4,17 @@
 // code. (tests/torch/test_torch_convert.py compares every fixture with torch.load.)
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "stguard/torch_checkpoint.h"
+#include "support/temp_dir.h"
 #include "support/test_files.h"
 
 namespace stguard {
@@ -146,6 +152,148 @@ TEST(TorchCheckpointTest, CorruptStorageFailsItsCrcWhileStreaming) {
   EXPECT_EQ(data.error().offset, storage.data_offset);
   EXPECT_EQ(ScanTorchBytes(std::as_bytes(std::span(bytes.data(), bytes.size()))).error.code,
             ErrorCode::kZipChecksum);
+}
+
+// A contiguous tensor that is only a part of its storage still gets the whole record's
+// CRC-32 checked, on its first read: a flipped byte outside the view is caught, and a
+// clean storage streams every view exactly.
+TEST(TorchCheckpointTest, PartialViewChecksTheWholeRecordInOnePass) {
+  std::string bytes = testing::ReadFileBytes(kDir + "valid/shared_storage.zip.pt");
+  Result<TorchCheckpoint> clean = TorchCheckpoint::FromBytes(
+      std::as_bytes(std::span(bytes.data(), bytes.size())));
+  ASSERT_TRUE(clean.ok());
+  const TorchTensor* a = FindTensor(*clean, "a");  // shared[:10]: the first 10 elements
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->contiguous);
+  const TorchStorage storage = clean->storages()[a->storage];
+  ASSERT_GT(storage.byte_len, a->byte_len);
+  std::vector<std::string> expected;
+  for (size_t k = 0; k < clean->tensors().size(); ++k) {
+    Result<std::string> data = clean->TensorBytes(k);
+    ASSERT_TRUE(data.ok()) << data.error().ToString();
+    expected.push_back(*data);
+  }
+  EXPECT_EQ(expected[0].size(), a->byte_len);
+  bytes[storage.data_offset + storage.byte_len - 1] ^= 0x01;  // past a's view
+  Result<TorchCheckpoint> corrupt = TorchCheckpoint::FromBytes(
+      std::as_bytes(std::span(bytes.data(), bytes.size())));
+  ASSERT_TRUE(corrupt.ok());
+  const size_t a_index = static_cast<size_t>(a - clean->tensors().data());
+  Result<std::string> data = corrupt->TensorBytes(a_index);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.error().code, ErrorCode::kZipChecksum);
+  EXPECT_EQ(data.error().offset, storage.data_offset);
+}
+
+// A file truncated after it was opened: streaming reads with pread, so each tensor whose
+// bytes are gone is a clean kIoError naming the file (never SIGBUS through the mapping).
+TEST(TorchCheckpointTest, FileTruncatedWhileOpenIsAnIoError) {
+  for (const char* name : {"dtypes.zip.pt", "views.zip.pt", "dtypes.legacy.pt",
+                           "views.legacy.pt"}) {
+    testing::TempDir dir;
+    const std::string path = dir.File("model.pt");
+    ASSERT_TRUE(testing::WriteFileBytes(path, testing::ReadFileBytes(kDir + "valid/" + name)));
+    Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(path);
+    ASSERT_TRUE(checkpoint.ok()) << name << ": " << checkpoint.error().ToString();
+    uint64_t first_data = UINT64_MAX;
+    for (const TorchStorage& storage : checkpoint->storages()) {
+      if (storage.byte_len > 0) first_data = std::min(first_data, storage.data_offset);
+    }
+    ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(first_data)), 0);
+    size_t failed = 0;
+    for (size_t k = 0; k < checkpoint->tensors().size(); ++k) {
+      if (checkpoint->tensors()[k].byte_len == 0) continue;
+      Result<std::string> data = checkpoint->TensorBytes(k);
+      ASSERT_FALSE(data.ok()) << name << ": " << checkpoint->tensors()[k].name;
+      EXPECT_EQ(data.error().code, ErrorCode::kIoError) << data.error().ToString();
+      EXPECT_NE(data.error().ToString().find(path), std::string::npos)
+          << data.error().ToString();
+      ++failed;
+    }
+    EXPECT_GT(failed, 0u) << name;
+    EXPECT_FALSE(ScanTorchFile(path).error.ok()) << name;  // the archive itself is cut
+  }
+}
+
+// torch 2.x: tensors of dtypes with no legacy storage type are _rebuild_tensor_v3 views
+// of an untyped storage (fixtures from tests/torch/make_torch2_fixtures.py).
+class Torch2Test : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Torch2Test, NewDtypesFromUntypedStorages) {
+  Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(kDir + "torch2/" + GetParam());
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.error().ToString();
+  struct Expected {
+    const char* name;
+    Dtype dtype;
+    std::vector<uint64_t> shape;
+    std::string bytes;
+  };
+  const Expected expected[] = {
+      {"fp8.e4m3", Dtype::kF8_E4M3, {3, 4}, std::string("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b", 12)},
+      {"fp8.e4m3.t", Dtype::kF8_E4M3, {4, 3}, std::string("\x00\x04\x08\x01\x05\x09\x02\x06\x0a\x03\x07\x0b", 12)},
+      {"fp8.e5m2", Dtype::kF8_E5M2, {6}, "defghi"},
+      {"u16", Dtype::kU16, {2, 3}, std::string("\x01\x00\x02\x00\x03\x00\xfe\xff\xff\xff\x07\x00", 12)},
+      {"u16.row1", Dtype::kU16, {3}, std::string("\xfe\xff\xff\xff\x07\x00", 6)},
+      {"u32", Dtype::kU32, {2}, std::string("\x00\x28\x6b\xee\x05\x00\x00\x00", 8)},
+      {"u64", Dtype::kU64, {}, std::string(8, '\xff')},
+  };
+  ASSERT_EQ(checkpoint->tensors().size(), std::size(expected));
+  for (size_t k = 0; k < std::size(expected); ++k) {
+    const TorchTensor& tensor = checkpoint->tensors()[k];
+    EXPECT_EQ(tensor.name, expected[k].name);
+    EXPECT_EQ(tensor.dtype, expected[k].dtype) << tensor.name;
+    EXPECT_EQ(tensor.shape, expected[k].shape) << tensor.name;
+    Result<std::string> bytes = checkpoint->TensorBytes(k);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().ToString();
+    EXPECT_EQ(*bytes, expected[k].bytes) << tensor.name;
+  }
+  // The storages take their tensors' dtype, counted in its elements.
+  EXPECT_EQ(checkpoint->storages()[2].dtype, Dtype::kU16);
+  EXPECT_EQ(checkpoint->storages()[2].num_elements, 6u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, Torch2Test,
+                         ::testing::Values("new_dtypes.zip.pt", "new_dtypes.legacy.pt"));
+
+TEST(TorchCheckpointTest, Torch2RefusalsNameTheirReason) {
+  const struct {
+    const char* file;
+    ErrorCode code;
+    const char* message;
+  } cases[] = {
+      {"PickleGlobalRefused__torch2_complex32.pt", ErrorCode::kPickleGlobalRefused,
+       "torch dtype that safetensors has no dtype for"},
+      {"PickleGlobalRefused__torch2_float4_legacy.pt", ErrorCode::kPickleGlobalRefused,
+       "torch dtype that safetensors has no dtype for"},
+      {"PickleGlobalRefused__torch2_v3_float32.pt", ErrorCode::kPickleGlobalRefused,
+       "global not in the allowlist"},
+      {"PickleBadArguments__torch2_v3_missing_dtype.pt", ErrorCode::kPickleBadArguments,
+       "expected 7 or 8 arguments"},
+      {"PickleBadArguments__torch2_v3_dtype_not_a_dtype.pt", ErrorCode::kPickleBadArguments,
+       "expected (untyped storage"},
+      {"PickleBadArguments__torch2_v3_metadata_dict.pt", ErrorCode::kPickleBadArguments,
+       "expected (untyped storage"},
+      {"PickleBadArguments__torch2_v3_typed_storage.pt", ErrorCode::kPickleBadArguments,
+       "_rebuild_tensor_v3 on a typed storage"},
+      {"PickleBadArguments__torch2_v2_untyped_storage.pt", ErrorCode::kPickleBadArguments,
+       "_rebuild_tensor_v2 on an untyped storage"},
+      {"StorageMismatch__torch2_v3_partial_element.pt", ErrorCode::kStorageMismatch,
+       "not a whole number of elements"},
+      {"StorageMismatch__torch2_v3_numel_is_bytes.pt", ErrorCode::kStorageMismatch,
+       "not a whole number of elements"},
+      {"StorageMismatch__torch2_v3_two_dtypes.pt", ErrorCode::kStorageMismatch,
+       "one untyped storage viewed as two dtypes"},
+      {"TensorOutOfBounds__torch2_v3_view_past_end.pt", ErrorCode::kTensorOutOfBounds,
+       "past the end"},
+  };
+  for (const auto& c : cases) {
+    const Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(kDir + "refuse/" + c.file);
+    ASSERT_FALSE(checkpoint.ok()) << c.file;
+    EXPECT_EQ(checkpoint.error().code, c.code) << c.file << ": " << checkpoint.error().ToString();
+    EXPECT_NE(checkpoint.error().ToString().find(c.message), std::string::npos)
+        << c.file << ": " << checkpoint.error().ToString();
+    EXPECT_GT(checkpoint.error().offset, 0u) << c.file;  // the opcode's absolute offset
+  }
 }
 
 TEST(TorchCheckpointTest, RefusalsCarryTheirCode) {

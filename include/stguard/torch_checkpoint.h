@@ -40,13 +40,16 @@
 // alias_of names the first. Conversion can drop the later names instead
 // (TorchConvertOptions::drop_aliases), as Hugging Face's conversion script does.
 //
-// INTEGRITY. Every ZIP record's CRC-32 is checked before or while its bytes are used (the
-// whole record when it is first read; a tensor that is its whole storage is checked as it
-// streams, and a mismatch fails the stream with kZipChecksum).
+// INTEGRITY. Every ZIP record's CRC-32 is checked while its bytes are used: a storage's
+// first streamed tensor reads the whole record once (the view's bytes going to the sink,
+// the rest to the CRC only) and a mismatch fails the stream with kZipChecksum.
 //
-// RESOURCES. The file is mapped, not read; memory is O(pickle size) plus one fixed
-// gather buffer; streaming touches each data byte once (twice for a storage that backs a
-// strided view or several tensors: once for its CRC).
+// RESOURCES. The file is mapped for the pickle and the archive's directory; tensor data
+// is read with pread(2) into one fixed 1 MiB buffer (a file truncated meanwhile is
+// kIoError naming it, not SIGBUS), so memory is O(pickle size) plus fixed buffers.
+// Strided views are gathered through a second fixed buffer: from one pread when the
+// elements they touch span at most 1 MiB, from the mapping otherwise (after a pread pass
+// over the storage for its CRC-32).
 #ifndef STGUARD_TORCH_CHECKPOINT_H_
 #define STGUARD_TORCH_CHECKPOINT_H_
 

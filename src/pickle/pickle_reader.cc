@@ -85,6 +85,7 @@ class Machine {
   Error Build();
   Error PersistentId();
   Error SetItems(ValueId dict, const std::vector<ValueId>& pairs);
+  Error TypeUntypedStorage(size_t index, Dtype dtype);
 
   std::span<const std::byte> in_;
   PickleReadOptions options_;
@@ -96,6 +97,7 @@ class Machine {
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, ValueId> memo_;
   std::unordered_map<std::string, size_t> storage_index_;  // storage key -> storages index
+  std::vector<bool> typed_;  // typed_[k]: untyped storage k was given a dtype by a v3 tensor
 };
 
 bool IsInt(const PickleValue& v) { return v.kind == ValueKind::kInt; }
@@ -188,7 +190,10 @@ Error Machine::Global(std::string_view module, std::string_view name) {
     globals_->push_back({std::string(module), std::string(name), row != nullptr, Abs(op_at_)});
   }
   if (row == nullptr) {
-    return Refuse(ErrorCode::kPickleGlobalRefused, "global not in the allowlist",
+    return Refuse(ErrorCode::kPickleGlobalRefused,
+                  options_.allow_globals && TorchDtypeWithoutSafetensors(module, name)
+                      ? "torch dtype that safetensors has no dtype for"
+                      : "global not in the allowlist",
                   std::string(module) + "." + std::string(name));
   }
   PickleValue value;
@@ -238,8 +243,15 @@ Error Machine::Reduce() {
       stack_.push_back(a[0]);
       return {};
     }
-    case GlobalKind::kRebuildTensorV2: {
-      if (a.size() != 6 && a.size() != 7) return bad("expected 6 or 7 arguments");
+    case GlobalKind::kRebuildTensorV2:
+    case GlobalKind::kRebuildTensorV3: {
+      // v2: (storage, offset, size, stride, requires_grad, backward_hooks[, metadata])
+      // v3: (storage, offset, size, stride, requires_grad, backward_hooks, dtype[, metadata])
+      const bool v3 = row.kind == GlobalKind::kRebuildTensorV3;
+      const size_t fixed = v3 ? 7 : 6;
+      if (a.size() != fixed && a.size() != fixed + 1) {
+        return bad(v3 ? "expected 7 or 8 arguments" : "expected 6 or 7 arguments");
+      }
       auto int_tuple = [&](ValueId id) {
         if (V(id).kind != ValueKind::kTuple) return false;
         for (ValueId item : V(id).items) {
@@ -247,16 +259,36 @@ Error Machine::Reduce() {
         }
         return true;
       };
+      auto is_dtype = [&](ValueId id) {
+        return V(id).kind == ValueKind::kGlobal &&
+               AllowedGlobals()[static_cast<size_t>(V(id).integer)].kind ==
+                   GlobalKind::kTorchDtype;
+      };
       if (V(a[0]).kind != ValueKind::kStorage || !IsInt(V(a[1])) || !int_tuple(a[2]) ||
           !int_tuple(a[3]) || V(a[2]).items.size() != V(a[3]).items.size() ||
           V(a[4]).kind != ValueKind::kBool || !is_empty_dict(a[5]) ||
-          (a.size() == 7 && V(a[6]).kind != ValueKind::kNone && !is_empty_dict(a[6]))) {
-        return bad(
-            "expected (storage, offset: int, size: ints, stride: ints of the same length, "
-            "requires_grad: bool, backward_hooks: {}[, metadata: None or {}])");
+          (v3 && !is_dtype(a[6])) ||
+          (a.size() == fixed + 1 && V(a[fixed]).kind != ValueKind::kNone &&
+           !is_empty_dict(a[fixed]))) {
+        return bad(v3 ? "expected (untyped storage, offset: int, size: ints, stride: ints of "
+                        "the same length, requires_grad: bool, backward_hooks: {}, dtype[, "
+                        "metadata: None or {}])"
+                      : "expected (storage, offset: int, size: ints, stride: ints of the "
+                        "same length, requires_grad: bool, backward_hooks: {}[, metadata: "
+                        "None or {}])");
+      }
+      const auto storage_index = static_cast<size_t>(V(a[0]).integer);
+      StorageRef& storage = result_.storages[storage_index];
+      if (storage.untyped != v3) {
+        return bad(v3 ? "_rebuild_tensor_v3 on a typed storage (<X>Storage)"
+                      : "_rebuild_tensor_v2 on an untyped storage");
+      }
+      if (v3) {
+        const Dtype dtype = AllowedGlobals()[static_cast<size_t>(V(a[6]).integer)].dtype;
+        if (Error error = TypeUntypedStorage(storage_index, dtype); !error.ok()) return error;
       }
       TensorRef tensor;
-      tensor.storage = static_cast<uint32_t>(V(a[0]).integer);
+      tensor.storage = static_cast<uint32_t>(storage_index);
       tensor.storage_offset = V(a[1]).integer;
       for (ValueId item : V(a[2]).items) tensor.sizes.push_back(V(item).integer);
       for (ValueId item : V(a[3]).items) tensor.strides.push_back(V(item).integer);
@@ -268,10 +300,36 @@ Error Machine::Reduce() {
       stack_.push_back(Add(std::move(value)));
       return {};
     }
+    case GlobalKind::kUntypedStorage:
+    case GlobalKind::kTorchDtype:
     case GlobalKind::kStorageType:
-      return bad("a storage type is only a persistent id's tag, never called");
+      return bad("a storage type or dtype is only an argument, never called");
   }
   return bad("unknown allowlist row");
+}
+
+// TypeUntypedStorage gives untyped storage `index` (counted in bytes until now) the dtype
+// of a _rebuild_tensor_v3 that views it. torch.save refuses to save two views of one
+// storage as different dtypes, so a second dtype is refused too.
+Error Machine::TypeUntypedStorage(size_t index, Dtype dtype) {
+  StorageRef& storage = result_.storages[index];
+  if (typed_.size() <= index) typed_.resize(index + 1, false);
+  if (typed_[index]) {
+    if (storage.dtype == dtype) return {};
+    return Refuse(ErrorCode::kStorageMismatch, "one untyped storage viewed as two dtypes",
+                  storage.key);
+  }
+  const uint64_t element_len = DtypeBits(dtype) / 8;
+  if (storage.num_elements % element_len != 0) {
+    return Refuse(ErrorCode::kStorageMismatch,
+                  "untyped storage's byte count is not a whole number of elements",
+                  storage.key + ": " + std::to_string(storage.num_elements) + " bytes, " +
+                      std::string(DtypeName(dtype)));
+  }
+  storage.dtype = dtype;
+  storage.num_elements /= element_len;
+  typed_[index] = true;
+  return {};
 }
 
 Error Machine::Build() {
@@ -304,9 +362,12 @@ Error Machine::PersistentId() {
   const size_t want = options_.persistent_ids == PersistentIds::kZip ? 5 : 6;
   const std::vector<ValueId> t = pid.kind == ValueKind::kTuple ? pid.items
                                                                : std::vector<ValueId>{};
+  auto tag_kind = [&]() {
+    return AllowedGlobals()[static_cast<size_t>(V(t[1]).integer)].kind;
+  };
   if (t.size() != want || V(t[0]).kind != ValueKind::kString || V(t[0]).text != "storage" ||
       V(t[1]).kind != ValueKind::kGlobal ||
-      AllowedGlobals()[static_cast<size_t>(V(t[1]).integer)].kind != GlobalKind::kStorageType ||
+      (tag_kind() != GlobalKind::kStorageType && tag_kind() != GlobalKind::kUntypedStorage) ||
       V(t[2]).kind != ValueKind::kString || V(t[3]).kind != ValueKind::kString ||
       !IsInt(V(t[4])) || V(t[4]).integer < 0 ||
       (want == 6 && V(t[5]).kind != ValueKind::kNone)) {
@@ -316,17 +377,28 @@ Error Machine::PersistentId() {
                             : "persistent id is not ('storage', <Storage type>, key, "
                               "location, numel, None)");
   }
+  const bool untyped = tag_kind() == GlobalKind::kUntypedStorage;
   const Dtype dtype = AllowedGlobals()[static_cast<size_t>(V(t[1]).integer)].dtype;
   const std::string& key = V(t[2]).text;
   const auto numel = static_cast<uint64_t>(V(t[4]).integer);
   const auto [it, added] = storage_index_.emplace(key, result_.storages.size());
   const size_t index = it->second;
   if (added) {
-    result_.storages.push_back({key, dtype, numel, V(t[3]).text, Abs(op_at_)});
-  } else if (result_.storages[index].dtype != dtype ||
-             result_.storages[index].num_elements != numel) {
-    return Refuse(ErrorCode::kStorageMismatch,
-                  "one storage named twice with another dtype or element count", key);
+    StorageRef storage{key, dtype, numel, V(t[3]).text, Abs(op_at_)};
+    storage.untyped = untyped;
+    result_.storages.push_back(std::move(storage));
+  } else {
+    // Named again (each reference to a storage is its own persistent id): the same type
+    // and size. An untyped storage may have been given its dtype since: compare bytes.
+    const StorageRef& known = result_.storages[index];
+    const bool same = untyped ? known.untyped &&
+                                    known.num_elements * (DtypeBits(known.dtype) / 8) == numel
+                              : !known.untyped && known.dtype == dtype &&
+                                    known.num_elements == numel;
+    if (!same) {
+      return Refuse(ErrorCode::kStorageMismatch,
+                    "one storage named twice with another type or element count", key);
+    }
   }
   PickleValue value;
   value.kind = ValueKind::kStorage;

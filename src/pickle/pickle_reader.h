@@ -9,9 +9,15 @@
 //   must be strings (memoised or not: the reader resolves values, not text);
 // - REDUCE only on an allowlisted callable with arguments of exactly the shape torch.save
 //   writes (allowlist.h); BUILD only on an OrderedDict with state {"_metadata": mapping};
+//   _rebuild_tensor_v2 takes a typed storage (<X>Storage), _rebuild_tensor_v3 an untyped
+//   one plus an allowlisted dtype, which then becomes the storage's dtype (its byte count
+//   must be a whole number of elements; one untyped storage has one dtype, as torch.save
+//   itself requires);
 // - BINPERSID only when the caller allows persistent ids, on the tuple torch writes:
 //   zip format  ("storage", <StorageType>, key: str, location: str, numel: int)
 //   legacy      ("storage", <StorageType>, key: str, location: str, numel: int, None)
+//   where <StorageType> is a legacy storage type (numel in its elements) or
+//   torch.storage.UntypedStorage (numel in bytes);
 // - one memo table for PUT/BINPUT/LONG_BINPUT/MEMOIZE, as CPython's unpickler keeps it
 //   (MEMOIZE stores under key len(memo)); redefining a key is refused
 //   (kPickleMemoConflict), which torch never does and which blocklist scanners misread;
@@ -62,14 +68,16 @@ struct PickleValue {
 // StorageRef is a storage a persistent id named.
 struct StorageRef {
   std::string key;       // the record name under data/ (zip) or the storage key (legacy)
-  Dtype dtype;
-  uint64_t num_elements;
+  Dtype dtype;           // untyped: the dtype _rebuild_tensor_v3 gave it (U8 if none did)
+  uint64_t num_elements; // in elements of dtype (num_elements * size of dtype = its bytes)
   std::string location;  // "cpu", "cuda:0", ...
   uint64_t offset;       // the BINPERSID opcode's offset
+  bool untyped = false;  // named as torch.storage.UntypedStorage (torch 2.x, new dtypes)
 };
 
-// TensorRef is what _rebuild_tensor_v2 was called with. Sizes and strides stay signed:
-// the torch layer refuses negatives with kTensorOutOfBounds.
+// TensorRef is what _rebuild_tensor_v2 / _v3 was called with (in elements of the storage's
+// dtype). Sizes and strides stay signed: the torch layer refuses negatives with
+// kTensorOutOfBounds.
 struct TensorRef {
   uint32_t storage;
   int64_t storage_offset;

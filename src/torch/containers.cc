@@ -178,13 +178,19 @@ Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
       return Error{ErrorCode::kUnexpectedEnd, at, "truncated storage element count", key.text};
     }
     const uint64_t count = LoadLittleEndian<uint64_t>(bytes.data() + at);
-    if (count != storage.num_elements) {
+    // An untyped storage (torch 2.x) is written as bytes: its count is its byte count,
+    // which is the persistent id's (num_elements was divided from it, so no overflow).
+    const uint64_t count_unit = storage.untyped ? 1 : BytesPerElement(storage.dtype);
+    const uint64_t expected = storage.untyped
+                                  ? storage.num_elements * BytesPerElement(storage.dtype)
+                                  : storage.num_elements;
+    if (count != expected) {
       return Error{ErrorCode::kStorageMismatch, at,
                    "storage element count differs from the pickle's", key.text};
     }
     at += 8;
     uint64_t len = 0;
-    if (!CheckedMul(count, BytesPerElement(storage.dtype), &len) || bytes.size() - at < len) {
+    if (!CheckedMul(count, count_unit, &len) || bytes.size() - at < len) {
       return Error{ErrorCode::kUnexpectedEnd, at, "storage bytes run past the end", key.text};
     }
     out->placements[it->second] = {at, len, false, 0};

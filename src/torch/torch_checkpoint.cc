@@ -6,7 +6,6 @@
 #include <mutex>
 #include <utility>
 
-#include "base/release_pages.h"
 #include "stguard/mapped_file.h"
 #include "torch/containers.h"
 #include "torch/tensor_views.h"
@@ -15,11 +14,10 @@
 namespace stguard {
 namespace {
 
-// kGatherBufferLen is how many bytes a strided view is gathered into before each write.
-constexpr size_t kGatherBufferLen = size_t{1} << 20;
-// kStreamChunkLen is the largest single write of a contiguous tensor (CRC-32 runs per
-// chunk, while the bytes are in cache).
-constexpr size_t kStreamChunkLen = size_t{4} << 20;
+// kChunkLen is the fixed buffer a contiguous tensor is read into (pread) and written from,
+// its CRC-32 computed on the same bytes while they are in cache; strided views are
+// gathered into a second buffer of the same size.
+constexpr size_t kChunkLen = size_t{1} << 20;
 
 std::vector<TorchGlobal> ToTorchGlobals(const std::vector<GlobalUse>& uses) {
   std::vector<TorchGlobal> out;
@@ -50,13 +48,19 @@ class StringSink : public ByteSink {
   std::string text;
 };
 
+Error ChecksumError(const StoragePlacement& place, const std::string& key) {
+  return Error{ErrorCode::kZipChecksum, place.data_offset, "record bytes fail their CRC-32",
+               "data/" + key};
+}
+
 }  // namespace
 
 struct TorchCheckpoint::Impl {
-  std::unique_ptr<MappedFile> file;  // null for FromBytes
-  // Release each streamed chunk's pages (Open only: the bytes are a file mapping, so
-  // resident memory stays near one chunk whatever the checkpoint's size).
-  bool release_pages = false;
+  // The file (Open only). It stays mapped for the pickle's value graph and the strided
+  // gather of views larger than a buffer; every other data byte is read with pread, so a
+  // file truncated meanwhile is kIoError, not SIGBUS, and resident memory stays at the
+  // buffers whatever the checkpoint's size.
+  std::unique_ptr<MappedFile> file;
   std::span<const std::byte> bytes;
   LoadedPickle loaded;
   std::vector<TorchTensor> tensors;
@@ -67,19 +71,156 @@ struct TorchCheckpoint::Impl {
   mutable std::mutex crc_mutex;
   mutable std::vector<bool> crc_checked;
 
-  Error CheckStorageCrc(size_t k) const {
-    const StoragePlacement& place = loaded.placements[k];
-    if (!place.has_crc) return {};
-    {
-      std::lock_guard<std::mutex> lock(crc_mutex);
-      if (crc_checked[k]) return {};
-    }
-    if (Crc32(0, bytes.subspan(place.data_offset, place.byte_len)) != place.crc32) {
-      return Error{ErrorCode::kZipChecksum, place.data_offset, "record bytes fail their CRC-32",
-                   "data/" + storages[k].key};
-    }
+  bool CrcPending(size_t k) const {
+    if (!loaded.placements[k].has_crc) return false;
+    std::lock_guard<std::mutex> lock(crc_mutex);
+    return !crc_checked[k];
+  }
+  void MarkCrcChecked(size_t k) const {
     std::lock_guard<std::mutex> lock(crc_mutex);
     crc_checked[k] = true;
+  }
+
+  // ReadChunks hands [offset, offset + len) of the file to `visit` in chunks of at most
+  // kChunkLen: read with pread into `buffer` (kChunkLen bytes) for a file, straight from
+  // memory for FromBytes. A file that shrank is kIoError naming it.
+  template <typename Visit>
+  Error ReadChunks(uint64_t offset, uint64_t len, std::byte* buffer, Visit&& visit) const {
+    while (len > 0) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(len, kChunkLen));
+      std::span<const std::byte> chunk;
+      if (file != nullptr) {
+        if (Error error = file->ReadAt(offset, {buffer, n}); !error.ok()) return error;
+        chunk = {buffer, n};
+      } else {
+        chunk = bytes.subspan(offset, n);
+      }
+      if (Error error = visit(chunk); !error.ok()) return error;
+      offset += n;
+      len -= n;
+    }
+    return {};
+  }
+
+  // CheckStorageCrc reads storage k once to verify its CRC-32 (if it has one, not yet
+  // verified). For a file, it also shows that the storage's bytes are all still there.
+  Error CheckStorageCrc(size_t k, std::byte* buffer) const {
+    const StoragePlacement& place = loaded.placements[k];
+    if (!CrcPending(k)) {
+      // Verified before, or a legacy storage (no CRC): for a file, one byte at the end
+      // shows that it did not shrink since.
+      if (file == nullptr || place.byte_len == 0) return {};
+      return file->ReadAt(place.data_offset + place.byte_len - 1, {buffer, 1});
+    }
+    uint32_t crc = 0;
+    Error error = ReadChunks(place.data_offset, place.byte_len, buffer,
+                             [&crc](std::span<const std::byte> chunk) {
+                               crc = Crc32(crc, chunk);
+                               return Error{};
+                             });
+    if (!error.ok()) return error;
+    if (crc != place.crc32) return ChecksumError(place, storages[k].key);
+    MarkCrcChecked(k);
+    return {};
+  }
+
+  // A contiguous view is read once, in kChunkLen preads, each chunk going to the CRC-32 and
+  // to the sink while it is in cache. The storage's CRC covers its whole record, so when
+  // the view is a part of it and the record is not verified yet, the bytes before and after
+  // the view are read too (for the CRC only): still one pass over the record.
+  // (Defined in the class body, inline, so they stay out of the exported symbols.)
+  Error StreamContiguous(const TorchTensor& tensor, ByteSink& sink) const {
+    const StoragePlacement& place = loaded.placements[tensor.storage];
+    const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
+    // Bounds were checked when the checkpoint was opened: offset + byte_len <= storage.
+    const uint64_t view_begin = place.data_offset + tensor.storage_offset * element_len;
+    const uint64_t view_end = view_begin + tensor.byte_len;
+    const uint64_t record_end = place.data_offset + place.byte_len;
+    const bool check = CrcPending(tensor.storage);
+    auto buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
+    uint32_t crc = 0;
+    auto crc_only = [&crc](std::span<const std::byte> chunk) {
+      crc = Crc32(crc, chunk);
+      return Error{};
+    };
+    if (check) {
+      if (Error error = ReadChunks(place.data_offset, view_begin - place.data_offset,
+                                   buffer.get(), crc_only);
+          !error.ok()) {
+        return error;
+      }
+    }
+    Error error = ReadChunks(view_begin, tensor.byte_len, buffer.get(),
+                             [&](std::span<const std::byte> chunk) {
+                               if (check) crc = Crc32(crc, chunk);
+                               return sink.Write(chunk);
+                             });
+    if (!error.ok()) return error;
+    if (!check) return {};
+    if (Error tail = ReadChunks(view_end, record_end - view_end, buffer.get(), crc_only);
+        !tail.ok()) {
+      return tail;
+    }
+    if (crc != place.crc32) return ChecksumError(place, storages[tensor.storage].key);
+    MarkCrcChecked(tensor.storage);
+    return {};
+  }
+
+  // A strided view is gathered element by element, in row-major order (an odometer over the
+  // dimensions), into a fixed buffer written when full. Its source: when the elements it
+  // touches span at most kChunkLen bytes, that span is read with one pread and gathered from
+  // memory; a larger one (a transposed matrix) is gathered from the mapping, after its
+  // storage was read once by pread for the CRC-32, which also shows the file still holds
+  // every byte of it (a file truncated during that gather itself is the one case left that
+  // touches a page past the end).
+  Error StreamStrided(const TorchTensor& tensor, ByteSink& sink) const {
+    const StoragePlacement& place = loaded.placements[tensor.storage];
+    const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
+    const size_t dims = tensor.shape.size();
+    // First and last element touched (bounds and overflow were checked at open).
+    uint64_t first = tensor.storage_offset;
+    uint64_t last = first;
+    for (size_t d = 0; d < dims; ++d) last += (tensor.shape[d] - 1) * tensor.strides[d];
+    const uint64_t span_len = (last - first + 1) * element_len;
+    auto read_buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
+    const std::byte* base = nullptr;  // element e is at base + e * element_len
+    if (Error error = CheckStorageCrc(tensor.storage, read_buffer.get()); !error.ok()) {
+      return error;
+    }
+    if (file == nullptr) {
+      base = bytes.data() + place.data_offset;
+    } else if (span_len <= kChunkLen) {
+      const uint64_t at = place.data_offset + first * element_len;
+      if (Error error = file->ReadAt(at, {read_buffer.get(), static_cast<size_t>(span_len)});
+          !error.ok()) {
+        return error;
+      }
+      base = read_buffer.get() - first * element_len;
+    } else {
+      base = bytes.data() + place.data_offset;
+    }
+    std::vector<uint64_t> counter(dims, 0);
+    std::vector<std::byte> buffer;
+    buffer.reserve(static_cast<size_t>(std::min<uint64_t>(kChunkLen, tensor.byte_len)));
+    uint64_t element = tensor.storage_offset;
+    const uint64_t num_elements = tensor.byte_len / element_len;
+    for (uint64_t n = 0; n < num_elements; ++n) {
+      const std::byte* source = base + element * element_len;
+      buffer.insert(buffer.end(), source, source + element_len);
+      if (buffer.size() + element_len > kChunkLen) {
+        if (Error error = sink.Write(buffer); !error.ok()) return error;
+        buffer.clear();
+      }
+      for (size_t d = dims; d-- > 0;) {
+        if (++counter[d] < tensor.shape[d]) {
+          element += tensor.strides[d];
+          break;
+        }
+        element -= (tensor.shape[d] - 1) * tensor.strides[d];
+        counter[d] = 0;
+      }
+    }
+    if (!buffer.empty()) return sink.Write(buffer);
     return {};
   }
 };
@@ -102,7 +243,8 @@ Result<TorchCheckpoint> TorchCheckpoint::FromBytes(std::span<const std::byte> by
   Error error = LoadTorchContainer(bytes, &impl->loaded, &uses);
   impl->globals = ToTorchGlobals(uses);
   if (!error.ok()) return error;
-  if (Error select = SelectTensors(impl->loaded, options, bytes.size(), &impl->tensors); !select.ok()) {
+  if (Error select = SelectTensors(impl->loaded, options, bytes.size(), &impl->tensors);
+      !select.ok()) {
     return select;
   }
   impl->storages = ToTorchStorages(impl->loaded);
@@ -118,7 +260,6 @@ Result<TorchCheckpoint> TorchCheckpoint::Open(const std::string& path,
   Result<TorchCheckpoint> checkpoint = FromBytes(mapped->bytes(), options);
   if (!checkpoint.ok()) return checkpoint.error();
   checkpoint->impl_->file = std::move(mapped);  // the spans stay valid: same mapping
-  checkpoint->impl_->release_pages = true;
   return checkpoint;
 }
 
@@ -128,61 +269,8 @@ Error TorchCheckpoint::StreamTensor(size_t index, ByteSink& sink) const {
   }
   const TorchTensor& tensor = impl_->tensors[index];
   if (tensor.byte_len == 0) return {};
-  const StoragePlacement& place = impl_->loaded.placements[tensor.storage];
-  const std::span<const std::byte> storage =
-      impl_->bytes.subspan(place.data_offset, place.byte_len);
-  const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
-  if (tensor.contiguous) {
-    // Bounds were checked when the checkpoint was opened: offset + byte_len <= storage.
-    std::span<const std::byte> view =
-        storage.subspan(tensor.storage_offset * element_len, tensor.byte_len);
-    // A view of the whole storage is CRC-checked as it streams (each byte read once);
-    // otherwise the storage is checked first, once.
-    const bool whole = place.has_crc && view.size() == storage.size();
-    if (place.has_crc && !whole) {
-      if (Error error = impl_->CheckStorageCrc(tensor.storage); !error.ok()) return error;
-    }
-    uint32_t crc = 0;
-    while (!view.empty()) {
-      const size_t n = std::min(view.size(), kStreamChunkLen);
-      if (whole) crc = Crc32(crc, view.first(n));
-      if (Error error = sink.Write(view.first(n)); !error.ok()) return error;
-      if (impl_->release_pages) ReleasePages(view.data(), n);
-      view = view.subspan(n);
-    }
-    if (whole && crc != place.crc32) {
-      return Error{ErrorCode::kZipChecksum, place.data_offset, "record bytes fail their CRC-32",
-                   "data/" + impl_->storages[tensor.storage].key};
-    }
-    return {};
-  }
-  // A strided view: walk its elements in row-major order with an odometer over the
-  // dimensions, copying element by element into a fixed buffer.
-  if (Error error = impl_->CheckStorageCrc(tensor.storage); !error.ok()) return error;
-  const size_t dims = tensor.shape.size();
-  std::vector<uint64_t> counter(dims, 0);
-  std::vector<std::byte> buffer;
-  buffer.reserve(std::min<uint64_t>(kGatherBufferLen, tensor.byte_len));
-  uint64_t element = tensor.storage_offset;
-  const uint64_t num_elements = tensor.byte_len / element_len;
-  for (uint64_t n = 0; n < num_elements; ++n) {
-    const std::byte* source = storage.data() + element * element_len;
-    buffer.insert(buffer.end(), source, source + element_len);
-    if (buffer.size() + element_len > kGatherBufferLen) {
-      if (Error error = sink.Write(buffer); !error.ok()) return error;
-      buffer.clear();
-    }
-    for (size_t d = dims; d-- > 0;) {
-      if (++counter[d] < tensor.shape[d]) {
-        element += tensor.strides[d];
-        break;
-      }
-      element -= (tensor.shape[d] - 1) * tensor.strides[d];
-      counter[d] = 0;
-    }
-  }
-  if (!buffer.empty()) return sink.Write(buffer);
-  return {};
+  return tensor.contiguous ? impl_->StreamContiguous(tensor, sink)
+                           : impl_->StreamStrided(tensor, sink);
 }
 
 Result<std::string> TorchCheckpoint::TensorBytes(size_t index) const {
@@ -191,7 +279,13 @@ Result<std::string> TorchCheckpoint::TensorBytes(size_t index) const {
   return std::move(sink.text);
 }
 
-TorchScanReport ScanTorchBytes(std::span<const std::byte> bytes, const TorchOptions& options) {
+namespace {
+
+// ScanTorch checks a checkpoint as TorchCheckpoint does and reports. `file`, when given,
+// holds `bytes` and the storages' CRC-32 is computed on bytes read from it with pread
+// (a file truncated meanwhile is kIoError), in one fixed buffer.
+TorchScanReport ScanTorch(std::span<const std::byte> bytes, const MappedFile* file,
+                          const TorchOptions& options) {
   TorchScanReport report;
   LoadedPickle loaded;
   std::vector<GlobalUse> uses;
@@ -199,20 +293,40 @@ TorchScanReport ScanTorchBytes(std::span<const std::byte> bytes, const TorchOpti
   report.format = loaded.format;
   report.globals = ToTorchGlobals(uses);
   report.storages = ToTorchStorages(loaded);
-  if (report.error.ok()) report.error = SelectTensors(loaded, options, bytes.size(), &report.tensors);
   if (report.error.ok()) {
-    // Scanning verifies every storage's CRC-32 too: "converts cleanly" includes the data.
-    for (size_t k = 0; k < loaded.placements.size(); ++k) {
-      const StoragePlacement& place = loaded.placements[k];
-      if (place.has_crc &&
-          Crc32(0, bytes.subspan(place.data_offset, place.byte_len)) != place.crc32) {
-        report.error = Error{ErrorCode::kZipChecksum, place.data_offset,
-                             "record bytes fail their CRC-32", "data/" + report.storages[k].key};
-        break;
+    report.error = SelectTensors(loaded, options, bytes.size(), &report.tensors);
+  }
+  if (!report.error.ok()) return report;
+  // Scanning verifies every storage's CRC-32 too: "converts cleanly" includes the data.
+  std::unique_ptr<std::byte[]> buffer;
+  if (file != nullptr) buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
+  for (size_t k = 0; k < loaded.placements.size(); ++k) {
+    const StoragePlacement& place = loaded.placements[k];
+    if (!place.has_crc) continue;
+    uint32_t crc = 0;
+    for (uint64_t done = 0; done < place.byte_len;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(place.byte_len - done, kChunkLen));
+      std::span<const std::byte> chunk = bytes.subspan(place.data_offset + done, n);
+      if (file != nullptr) {
+        report.error = file->ReadAt(place.data_offset + done, {buffer.get(), n});
+        if (!report.error.ok()) return report;
+        chunk = {buffer.get(), n};
       }
+      crc = Crc32(crc, chunk);
+      done += n;
+    }
+    if (crc != place.crc32) {
+      report.error = ChecksumError(place, report.storages[k].key);
+      return report;
     }
   }
   return report;
+}
+
+}  // namespace
+
+TorchScanReport ScanTorchBytes(std::span<const std::byte> bytes, const TorchOptions& options) {
+  return ScanTorch(bytes, nullptr, options);
 }
 
 TorchScanReport ScanTorchFile(const std::string& path, const TorchOptions& options) {
@@ -222,7 +336,7 @@ TorchScanReport ScanTorchFile(const std::string& path, const TorchOptions& optio
     report.error = file.error();
     return report;
   }
-  return ScanTorchBytes((*file)->bytes(), options);
+  return ScanTorch((*file)->bytes(), file->get(), options);
 }
 
 Error AddTorchTensors(const TorchCheckpoint& checkpoint, const TorchConvertOptions& options,

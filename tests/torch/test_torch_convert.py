@@ -122,6 +122,28 @@ def test_large_checkpoints(large_corpus, tmp_path):
         assert_same(read_safetensors(out)[1], expected_tensors(path))
 
 
+@pytest.mark.parametrize("fmt", ["zip", "legacy"])
+def test_torch2_new_dtypes(fmt, tmp_path):
+    # torch 2.x's _rebuild_tensor_v3 on untyped storages (corpus/torch/torch2, made by
+    # make_torch2_fixtures.py; torch 1.13 cannot load them, so the bytes are stated here).
+    path = CORPUS / "torch2" / f"new_dtypes.{fmt}.pt"
+    assert run("scan", path).returncode == 0
+    out = tmp_path / "out.safetensors"
+    result = run("convert", path, out)
+    assert result.returncode == 0, result.stderr
+    meta, tensors = read_safetensors(out)
+    assert meta == {"format": "pt"}
+    assert tensors == {
+        "fp8.e4m3": ("F8_E4M3", [3, 4], bytes(range(12))),
+        "fp8.e4m3.t": ("F8_E4M3", [4, 3], bytes([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])),
+        "fp8.e5m2": ("F8_E5M2", [6], bytes(range(100, 106))),
+        "u16": ("U16", [2, 3], struct.pack("<6H", 1, 2, 3, 65534, 65535, 7)),
+        "u16.row1": ("U16", [3], struct.pack("<3H", 65534, 65535, 7)),
+        "u32": ("U32", [2], struct.pack("<2I", 4000000000, 5)),
+        "u64": ("U64", [], struct.pack("<Q", 2**64 - 1)),
+    }
+
+
 def test_training_checkpoint_needs_key(tmp_path):
     path = CORPUS / "valid" / "training.zip.pt"
     out = tmp_path / "out.safetensors"
