@@ -70,6 +70,7 @@ PickleOp Global(std::string_view module, std::string_view name) {
 }
 
 // The globals the allowlist is about, accepted and refused (torch 2.x names included).
+// Rows 3 to 11 are storage types (TensorSnippet picks among them).
 constexpr std::pair<std::string_view, std::string_view> kGlobals[] = {
     {"collections", "OrderedDict"},       {"torch._utils", "_rebuild_tensor_v2"},
     {"torch._utils", "_rebuild_parameter"}, {"torch", "FloatStorage"},
@@ -77,8 +78,10 @@ constexpr std::pair<std::string_view, std::string_view> kGlobals[] = {
     {"torch", "DoubleStorage"},           {"torch", "LongStorage"},
     {"torch", "IntStorage"},              {"torch", "BoolStorage"},
     {"torch", "ByteStorage"},             {"torch", "ComplexFloatStorage"},
-    {"torch", "QInt8Storage"},            {"torch", "UntypedStorage"},
+    {"torch", "QInt8Storage"},            {"torch.storage", "UntypedStorage"},
     {"torch._utils", "_rebuild_tensor_v3"}, {"torch", "float8_e4m3fn"},
+    {"torch", "float8_e5m2"},             {"torch", "uint16"},
+    {"torch", "complex32"},               {"torch", "UntypedStorage"},
     {"torch", "Size"},                    {"torch._utils", "_rebuild_qtensor"},
     {"os", "system"},                     {"posix", "system"},
     {"builtins", "eval"},                 {"builtins", "getattr"},
