@@ -110,14 +110,21 @@ for name in cases:
     rss = max(r[1] for r in runs[name])
     results[name] = (t, size / t / 1e9, rss, min(r[0] for r in runs[name]),
                      max(r[0] for r in runs[name]))
-copy_tput = results["plain copy (read, write, fsync, rename)"][1]
+COPY_CASE = "plain copy (read, write, fsync, rename)"
+copy_tput = results[COPY_CASE][1]
+# The paired ratio: in each round, the copy's time over the case's time (its throughput
+# relative to the copy run next to it), then the median over rounds. Pairing cancels most
+# of the load drift that makes the medians of separate cases disagree on a shared machine.
+paired = {name: statistics.median(c[0] / r[0] for c, r in zip(runs[COPY_CASE], runs[name]))
+          for name in cases}
 print(f"input: {size / 1e9:.3f} GB torch.save zip checkpoint ({2 * n} tensors, F32), "
       f"median of {repeat} interleaved rounds")
-print("| case | time (s) | min-max (s) | throughput (GB/s) | vs copy | peak RSS (MiB) |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| case | time (s) | min-max (s) | throughput (GB/s) | vs copy (medians) "
+      "| vs copy (paired by round) | peak RSS (MiB) |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 for name, (t, tput, rss, fastest, slowest) in results.items():
     print(f"| {name} | {t:.2f} | {fastest:.2f}-{slowest:.2f} | {tput:.2f} | "
-          f"{tput / copy_tput:.2f}x | {rss:.0f} |")
+          f"{tput / copy_tput:.2f}x | {paired[name]:.2f}x | {rss:.0f} |")
 for f in os.listdir(workdir):
     os.unlink(os.path.join(workdir, f))
 os.rmdir(workdir)
