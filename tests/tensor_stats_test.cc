@@ -30,13 +30,14 @@ constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 struct Data {
   std::vector<std::byte> bytes;
   uint64_t dims[1] = {0};
+  std::vector<uint8_t> encoded_dims;
   TensorView View(Dtype dtype) const {
     TensorView view;
     view.name = "t";
     view.dtype = dtype;
     view.data = bytes;
     view.end = bytes.size();
-    view.shape = std::span<const uint64_t>(dims, 1);
+    view.shape = Shape::FromVarints(encoded_dims, 1);
     return view;
   }
 };
@@ -47,6 +48,7 @@ Data Of(const std::vector<T>& values) {
   data.bytes.resize(values.size() * sizeof(T));
   if (!values.empty()) std::memcpy(data.bytes.data(), values.data(), data.bytes.size());
   data.dims[0] = values.size();
+  Shape::AppendVarint(values.size(), &data.encoded_dims);
   return data;
 }
 

@@ -208,9 +208,9 @@ TEST(WriterGoldenTest, EscapesNamesAndMetadataExactlyLikeSerdeJson) {
     ASSERT_EQ(view->data.size(), 1u);
     EXPECT_EQ(static_cast<unsigned>(view->data[0]), i);
   }
-  ASSERT_NE(checkpoint->FindMetadata("z"), nullptr);
+  ASSERT_TRUE(checkpoint->FindMetadata("z").has_value());
   EXPECT_EQ(*checkpoint->FindMetadata("z"), std::string_view("\0", 1));
-  ASSERT_NE(checkpoint->FindMetadata("\n"), nullptr);
+  ASSERT_TRUE(checkpoint->FindMetadata("\n").has_value());
   EXPECT_EQ(*checkpoint->FindMetadata("\n"), "\b\f\r");
 }
 

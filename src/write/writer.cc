@@ -58,7 +58,9 @@ struct Writer::Impl {
   struct Tensor {
     std::string name;
     Dtype dtype;
-    std::vector<uint64_t> shape;
+    size_t shape_at;     // the shape's first byte in shape_bytes
+    uint32_t shape_len;  // its bytes there
+    uint32_t rank;
     uint64_t byte_len;
     std::span<const std::byte> data;  // used when producer is empty
     TensorProducer producer;
@@ -69,6 +71,9 @@ struct Writer::Impl {
   };
 
   std::vector<Tensor> tensors;
+  // Every tensor's shape as varints (stguard/shape.h), back to back: a checkpoint with one
+  // shape of 50 million dims takes half its header here, not four times it.
+  std::vector<uint8_t> shape_bytes;
   std::vector<Metadata> metadata;
   Error first_error;  // the first Add* failure; sticks
 
@@ -77,13 +82,39 @@ struct Writer::Impl {
     return error;
   }
 
-  Error Add(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
-            uint64_t byte_len, std::span<const std::byte> data, TensorProducer producer) {
-    PlanTensor entry{name, dtype, shape, byte_len};
-    if (Error error = CheckTensorEntry(entry); !error.ok()) return Remember(error);
-    tensors.push_back(Tensor{std::string(name), dtype,
-                             std::vector<uint64_t>(shape.begin(), shape.end()), byte_len, data,
-                             std::move(producer)});
+  Shape ShapeOf(const Tensor& tensor) const {
+    return Shape::FromVarints(
+        std::span<const uint8_t>(shape_bytes.data() + tensor.shape_at, tensor.shape_len),
+        tensor.rank);
+  }
+
+  // Add takes the dims as any range of uint64_t (a span or a Shape).
+  template <typename Dims>
+  Error Add(std::string_view name, Dtype dtype, const Dims& shape, uint64_t byte_len,
+            std::span<const std::byte> data, TensorProducer producer) {
+    const size_t shape_at = shape_bytes.size();
+    size_t rank = 0;
+    for (uint64_t dim : shape) {
+      Shape::AppendVarint(dim, &shape_bytes);
+      ++rank;
+    }
+    if (shape_bytes.size() - shape_at > UINT32_MAX || rank > UINT32_MAX) {
+      shape_bytes.resize(shape_at);
+      Error error;
+      error.code = ErrorCode::kHeaderTooLarge;
+      error.message = "the tensor's shape has too many dims for one header";
+      error.tensor = std::string(name);
+      return Remember(error);
+    }
+    Tensor tensor{std::string(name), dtype, shape_at,
+                  static_cast<uint32_t>(shape_bytes.size() - shape_at),
+                  static_cast<uint32_t>(rank), byte_len, data, std::move(producer)};
+    PlanTensor entry{name, dtype, ShapeOf(tensor), byte_len};
+    if (Error error = CheckTensorEntry(entry); !error.ok()) {
+      shape_bytes.resize(shape_at);
+      return Remember(error);
+    }
+    tensors.push_back(std::move(tensor));
     return Error{};
   }
 
@@ -92,7 +123,7 @@ struct Writer::Impl {
     std::vector<PlanTensor> plan_tensors;
     plan_tensors.reserve(tensors.size());
     for (const Tensor& tensor : tensors) {
-      plan_tensors.push_back(PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.byte_len});
+      plan_tensors.push_back(PlanTensor{tensor.name, tensor.dtype, ShapeOf(tensor), tensor.byte_len});
     }
     std::vector<PlanMetadata> plan_metadata;
     plan_metadata.reserve(metadata.size());
@@ -153,6 +184,27 @@ Error Writer::AddTensor(std::string_view name, Dtype dtype,
 }
 
 Error Writer::AddTensor(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
+                        uint64_t byte_len, TensorProducer producer) {
+  if (!producer) {
+    Error error;
+    error.code = ErrorCode::kInvalidArgument;
+    error.message = "the tensor's producer is empty";
+    error.tensor = std::string(name);
+    return impl_->Remember(error);
+  }
+  return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
+    return impl_->Add(name, dtype, shape, byte_len, {}, std::move(producer));
+  }));
+}
+
+Error Writer::AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
+                        std::span<const std::byte> data) {
+  return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
+    return impl_->Add(name, dtype, shape, data.size(), data, nullptr);
+  }));
+}
+
+Error Writer::AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
                         uint64_t byte_len, TensorProducer producer) {
   if (!producer) {
     Error error;
