@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "write/canonical_header.h"
+#include "write/canonical_text.h"
 #include "stguard/json_escape.h"
 #include "stguard/json_tokenizer.h"
 #include "stguard/options.h"
@@ -80,139 +81,6 @@ struct TokenMismatch {
   bool found = false;
   uint64_t offset = 0;  // absolute offset of the actual token
   CanonicalDiffReason reason = CanonicalDiffReason::kNone;
-};
-
-// CanonicalText produces a valid checkpoint's canonical JSON text (no padding) in pieces of
-// about kPieceLen bytes, so that the whole canonical header, as large as N, is never held:
-// metadata in the MetadataList's order (ascending key bytes), then tensors by descending
-// dtype, names ascending within a dtype, with offsets laid out in that order, exactly as
-// PlanCanonicalFile writes them. It stops with kHeaderTooLarge where PlanCanonicalFile
-// would (the text passing kMaxHeaderLen at the end of an entry).
-class CanonicalText {
- public:
-  static constexpr size_t kPieceLen = size_t{1} << 16;
-
-  explicit CanonicalText(const Checkpoint& checkpoint) : checkpoint_(checkpoint) {
-    const std::span<const TensorView> tensors = checkpoint.tensors();
-    order_.resize(tensors.size());
-    for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    // Names are distinct in a valid checkpoint, so this order is total.
-    std::sort(order_.begin(), order_.end(), [&tensors](uint32_t a, uint32_t b) {
-      const TensorView& x = tensors[a];
-      const TensorView& y = tensors[b];
-      return x.dtype != y.dtype ? x.dtype > y.dtype : x.name < y.name;
-    });
-  }
-
-  // Next replaces *piece with the next piece of text; false at the end (or on error()).
-  bool Next(std::string* piece) {
-    piece->clear();
-    while (piece->size() < kPieceLen && stage_ != Stage::kDone) Step(piece);
-    size_ += piece->size();
-    return !piece->empty();
-  }
-  // error is kHeaderTooLarge once the text passed the cap, as PlanCanonicalFile reports it.
-  const Error& error() const { return error_; }
-
- private:
-  enum class Stage { kOpen, kMetadata, kTensorHead, kDims, kTensorTail, kClose, kDone };
-
-  // Step appends one entry, or a run of one shape's dims, to *piece.
-  void Step(std::string* piece) {
-    const MetadataList& metadata = checkpoint_.metadata();
-    switch (stage_) {
-      case Stage::kOpen:
-        piece->push_back('{');
-        if (!metadata.empty()) piece->append("\"__metadata__\":{");
-        stage_ = metadata.empty() ? Stage::kTensorHead : Stage::kMetadata;
-        return;
-      case Stage::kMetadata: {
-        if (index_ != 0) piece->push_back(',');
-        const MetadataEntry entry = metadata[index_];
-        AppendJsonString(entry.key, piece);
-        piece->push_back(':');
-        AppendJsonString(entry.value, piece);
-        if (!CheckSize(*piece)) return;
-        if (++index_ == metadata.size()) {
-          piece->push_back('}');
-          index_ = 0;
-          stage_ = Stage::kTensorHead;
-        }
-        return;
-      }
-      case Stage::kTensorHead: {
-        if (index_ == order_.size()) {
-          stage_ = Stage::kClose;
-          return;
-        }
-        if (index_ != 0 || !metadata.empty()) piece->push_back(',');
-        const TensorView& tensor = checkpoint_.tensors()[order_[index_]];
-        AppendJsonString(tensor.name, piece);
-        piece->append(":{\"dtype\":\"");
-        piece->append(DtypeName(tensor.dtype));
-        piece->append("\",\"shape\":[");
-        dim_ = tensor.shape.begin();
-        dims_end_ = tensor.shape.end();
-        first_dim_ = true;
-        stage_ = Stage::kDims;
-        return;
-      }
-      case Stage::kDims:
-        for (; dim_ != dims_end_ && piece->size() < kPieceLen; ++dim_) {
-          if (!first_dim_) piece->push_back(',');
-          first_dim_ = false;
-          AppendUint(*dim_, piece);
-        }
-        if (dim_ == dims_end_) stage_ = Stage::kTensorTail;
-        return;
-      case Stage::kTensorTail: {
-        const TensorView& tensor = checkpoint_.tensors()[order_[index_]];
-        piece->append("],\"data_offsets\":[");
-        AppendUint(offset_, piece);
-        piece->push_back(',');
-        offset_ += tensor.byte_size();
-        AppendUint(offset_, piece);
-        piece->append("]}");
-        if (!CheckSize(*piece)) return;
-        ++index_;
-        stage_ = Stage::kTensorHead;
-        return;
-      }
-      case Stage::kClose:
-        piece->push_back('}');
-        stage_ = Stage::kDone;
-        return;
-      case Stage::kDone:
-        return;
-    }
-  }
-
-  // CheckSize stops the text once it passes the cap at the end of an entry.
-  bool CheckSize(const std::string& piece) {
-    const uint64_t size = size_ + piece.size();
-    if (size <= kMaxHeaderLen) return true;
-    error_ = Error{ErrorCode::kHeaderTooLarge, 0, "the header would exceed 100,000,000 bytes",
-                   std::to_string(size) + " bytes and more"};
-    stage_ = Stage::kDone;
-    return false;
-  }
-
-  static void AppendUint(uint64_t value, std::string* out) {
-    char digits[20];
-    const auto result = std::to_chars(digits, digits + sizeof(digits), value);
-    out->append(digits, result.ptr);
-  }
-
-  const Checkpoint& checkpoint_;
-  std::vector<uint32_t> order_;  // tensor indexes in canonical order
-  Stage stage_ = Stage::kOpen;
-  size_t index_ = 0;
-  uint64_t offset_ = 0;  // the next tensor's data offset
-  Shape::Iterator dim_;
-  Shape::Iterator dims_end_;
-  bool first_dim_ = true;
-  uint64_t size_ = 0;  // bytes produced before the current piece
-  Error error_;
 };
 
 // CanonicalLexer reads the canonical text from a CanonicalText as JsonTokenizer tokens

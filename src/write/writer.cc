@@ -9,6 +9,7 @@
 #include "base/out_of_memory.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
+#include "write/canonical_text.h"
 #include "stguard/reader.h"
 
 namespace stguard {
@@ -307,54 +308,119 @@ Result<std::string> CanonicalBytes(const Checkpoint& checkpoint) {
   });
 }
 
-// AddCheckpointCopying adds every tensor of `checkpoint` with a producer that copies its
-// bytes with Checkpoint::ReadData, one chunk at a time: never through the mapping (so a
-// file truncated meanwhile is an I/O error, not SIGBUS) and with one chunk resident.
-Error AddCheckpointCopying(const Checkpoint& checkpoint, Writer* writer) {
-  const uint64_t data_start = 8 + checkpoint.header_len();
-  for (const TensorView& tensor : checkpoint.tensors()) {
-    const uint64_t begin = data_start + tensor.begin;
-    const uint64_t len = tensor.byte_size();
-    const Checkpoint* source = &checkpoint;
-    Error error = writer->AddTensor(
-        tensor.name, tensor.dtype, tensor.shape, len, [source, begin, len](ByteSink& sink) {
-          std::vector<std::byte> buffer(static_cast<size_t>(
-              std::min<uint64_t>(len, kCanonicalCopyChunkLen)));
-          for (uint64_t at = 0; at < len;) {
-            const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), len - at));
-            const std::span<std::byte> chunk(buffer.data(), n);
-            if (Error read = source->ReadData(begin + at, chunk); !read.ok()) return read;
-            if (Error write = sink.Write(chunk); !write.ok()) return write;
-            at += n;
-          }
-          return Error{};
-        });
-    if (!error.ok()) return error;
+namespace {
+
+// CanonicalStream writes a checkpoint's canonical form without a Writer: the header is
+// produced in pieces (CanonicalText) and the data copied tensor by tensor, so memory is the
+// tensor order (4 bytes a tensor), one header piece and one data chunk, whatever the header
+// holds. The bytes are those Writer::AddCheckpoint and a write would give (the same plan
+// text, checked by tests/writer_test.cc), and so are the errors.
+class CanonicalStream {
+ public:
+  CanonicalStream(const Checkpoint& checkpoint, bool copy_data)
+      : checkpoint_(checkpoint), copy_data_(copy_data), text_(checkpoint) {}
+
+  // Plan checks everything that can fail before a byte is written.
+  Error Plan() {
+    if (!copy_data_) {
+      // Writer::AddCheckpoint adds the mapped spans: a checkpoint without them (OpenHeader)
+      // fails as it would there, at its first tensor.
+      for (const TensorView& tensor : checkpoint_.tensors()) {
+        if (Error error = CheckTensorEntry(
+                PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.data.size()});
+            !error.ok()) {
+          return error;
+        }
+      }
+    }
+    std::string piece;
+    while (text_.Next(&piece)) text_len_ += piece.size();
+    if (!text_.error().ok()) return text_.error();
+    header_len_ = text_len_ + (8 - text_len_ % 8) % 8;
+    if (header_len_ > kMaxHeaderLen) {
+      Error error;
+      error.code = ErrorCode::kHeaderTooLarge;
+      error.message = "the header would exceed 100,000,000 bytes";
+      error.context = std::to_string(header_len_) + " bytes and more";
+      return error;
+    }
+    return Error{};
   }
-  for (const MetadataEntry& entry : checkpoint.metadata()) {
-    if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
+
+  Error WriteTo(ByteSink& sink) {
+    if (Error error = sink.Write(AsBytes(EncodeLengthPrefix(header_len_))); !error.ok()) {
+      return error;
+    }
+    text_.Restart();
+    std::string piece;
+    while (text_.Next(&piece)) {
+      if (Error error = sink.Write(AsBytes(piece)); !error.ok()) return error;
+    }
+    if (!text_.error().ok()) return text_.error();
+    piece.assign(static_cast<size_t>(header_len_ - text_len_), ' ');
+    if (Error error = sink.Write(AsBytes(piece)); !error.ok()) return error;
+
+    const std::span<const TensorView> tensors = checkpoint_.tensors();
+    const uint64_t data_start = 8 + checkpoint_.header_len();
+    std::vector<std::byte> buffer;
+    for (uint32_t index : text_.order()) {
+      const TensorView& tensor = tensors[index];
+      Error error;
+      if (!copy_data_) {
+        error = sink.Write(tensor.data);
+      } else {
+        const uint64_t len = tensor.byte_size();
+        if (buffer.size() < std::min<uint64_t>(len, kCanonicalCopyChunkLen)) {
+          buffer.resize(static_cast<size_t>(std::min<uint64_t>(len, kCanonicalCopyChunkLen)));
+        }
+        for (uint64_t at = 0; at < len && error.ok();) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), len - at));
+          const std::span<std::byte> chunk(buffer.data(), n);
+          error = checkpoint_.ReadData(data_start + tensor.begin + at, chunk);
+          if (error.ok()) error = sink.Write(chunk);
+          at += n;
+        }
+      }
+      if (!error.ok()) {
+        if (error.tensor.empty()) error.tensor = std::string(tensor.name);
+        return error;
+      }
+    }
+    return Error{};
   }
-  return Error{};
-}
+
+ private:
+  const Checkpoint& checkpoint_;
+  bool copy_data_;
+  CanonicalText text_;
+  uint64_t text_len_ = 0;
+  uint64_t header_len_ = 0;
+};
+
+}  // namespace
 
 Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
                          const CanonicalWriteOptions& options) {
   return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
-    Writer writer;
-    if (!options.release_source_pages) {
-      if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
-      return writer.WriteToFile(path);
+    CanonicalStream stream(checkpoint, options.release_source_pages);
+    // Validate before creating anything: a refused input leaves no file, not even a
+    // temporary one.
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+    if (!file.ok()) return file.error();
+    if (Error error = stream.WriteTo(**file); !error.ok()) {
+      (*file)->Abort();
+      return error;
     }
-    if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
-    return writer.WriteToFile(path);
+    return (*file)->Commit();
   });
 }
 
 Error WriteCanonical(const Checkpoint& checkpoint, ByteSink& sink) {
   return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
-    Writer writer;
-    if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
-    return writer.WriteTo(sink);
+    CanonicalStream stream(checkpoint, /*copy_data=*/true);
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    return stream.WriteTo(sink);
   });
 }
 
