@@ -274,7 +274,9 @@ TEST(StatsCliTest, StatsKeptInMemoryOrSpilledPrintAlike) {
     ASSERT_TRUE(writer.AddTensor("b", Dtype::kI8, {3}, std::as_bytes(std::span(b))).ok());
     // 2 tensors' statistics take 144 bytes: a 4 KB header keeps them in memory, a
     // 160-byte one does not.
-    if (big_metadata) ASSERT_TRUE(writer.AddMetadata("pad", std::string(4096, 'x')).ok());
+    if (big_metadata) {
+      ASSERT_TRUE(writer.AddMetadata("pad", std::string(4096, 'x')).ok());
+    }
     ASSERT_TRUE(writer.WriteToFile(dir.File(name)).ok());
   };
   write("spilled.safetensors", false);

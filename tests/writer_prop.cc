@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "stguard/convert.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
 #include "support/tensor_set.h"
@@ -165,6 +166,33 @@ RC_GTEST_PROP(WriterProp, StreamedCanonicalFormIsTheWritersBytes, ()) {
     RC_ASSERT(WriteCanonical(*checkpoint, sink).ok());
     RC_ASSERT(sink.out == written);
   }
+}
+
+// (4d) The streamed conversion (WriteConverted, WriteConvertedFile) gives the bytes of
+// AddConvertedCheckpoint and a Writer, for every target.
+RC_GTEST_PROP(WriterProp, StreamedConversionIsTheWritersBytes, ()) {
+  const TensorSet set = *GenTensorSet();
+  const std::string written = MustWrite(set);
+  Result<Checkpoint> checkpoint = Checkpoint::FromBytes(written);
+  RC_ASSERT(checkpoint.ok());
+  const Dtype target = *rc::gen::element(Dtype::kF32, Dtype::kF16, Dtype::kBF16);
+  Writer writer;
+  size_t expected_converted = 0;
+  RC_ASSERT(AddConvertedCheckpoint(*checkpoint, target, &writer, &expected_converted).ok());
+  Result<std::string> expected = writer.WriteToString();
+  RC_ASSERT(expected.ok());
+  struct StringSink final : ByteSink {
+    std::string out;
+    Error Write(std::span<const std::byte> bytes) override {
+      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      return Error{};
+    }
+  } sink;
+  size_t converted = 0;
+  RC_ASSERT(WriteConverted(*checkpoint, target, sink, &converted).ok());
+  RC_ASSERT(sink.out == *expected);
+  RC_ASSERT(converted == expected_converted);
+  RC_ASSERT(WriteConverted(*checkpoint, Dtype::kI8, sink).code == ErrorCode::kInvalidArgument);
 }
 
 // (5) One flipped, inserted or deleted byte: rejected with an error offset inside the

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "stguard/convert.h"
 #include "stguard/json_escape.h"
 #include "stguard/options.h"
 
@@ -21,16 +22,30 @@ void AppendUint(uint64_t value, std::string* out) {
 
 }  // namespace
 
-CanonicalText::CanonicalText(const Checkpoint& checkpoint) : checkpoint_(checkpoint) {
+CanonicalText::CanonicalText(const Checkpoint& checkpoint, std::optional<Dtype> convert_to)
+    : checkpoint_(checkpoint), convert_to_(convert_to) {
   const std::span<const TensorView> tensors = checkpoint.tensors();
   order_.resize(tensors.size());
   for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
   // Names are distinct in a valid checkpoint, so this order is total.
-  std::sort(order_.begin(), order_.end(), [&tensors](uint32_t a, uint32_t b) {
+  std::sort(order_.begin(), order_.end(), [this, &tensors](uint32_t a, uint32_t b) {
     const TensorView& x = tensors[a];
     const TensorView& y = tensors[b];
-    return x.dtype != y.dtype ? x.dtype > y.dtype : x.name < y.name;
+    const Dtype x_dtype = OutDtype(x);
+    const Dtype y_dtype = OutDtype(y);
+    return x_dtype != y_dtype ? x_dtype > y_dtype : x.name < y.name;
   });
+}
+
+Dtype CanonicalText::OutDtype(const TensorView& tensor) const {
+  return convert_to_ && IsConvertibleFloat(tensor.dtype) ? *convert_to_ : tensor.dtype;
+}
+
+uint64_t CanonicalText::OutByteSize(const TensorView& tensor) const {
+  const Dtype out = OutDtype(tensor);
+  if (out == tensor.dtype) return tensor.byte_size();
+  // Both are whole-byte float dtypes (F64, F32, F16, BF16).
+  return tensor.byte_size() / ElementSize(tensor.dtype) * ElementSize(out);
 }
 
 bool CanonicalText::Next(std::string* piece) {
@@ -72,7 +87,7 @@ void CanonicalText::Step(std::string* piece) {
       const TensorView& tensor = checkpoint_.tensors()[order_[index_]];
       AppendJsonString(tensor.name, piece);
       piece->append(":{\"dtype\":\"");
-      piece->append(DtypeName(tensor.dtype));
+      piece->append(DtypeName(OutDtype(tensor)));
       piece->append("\",\"shape\":[");
       dim_ = tensor.shape.begin();
       dims_end_ = tensor.shape.end();
@@ -93,7 +108,7 @@ void CanonicalText::Step(std::string* piece) {
       piece->append("],\"data_offsets\":[");
       AppendUint(offset_, piece);
       piece->push_back(',');
-      offset_ += tensor.byte_size();
+      offset_ += OutByteSize(tensor);
       AppendUint(offset_, piece);
       piece->append("]}");
       if (!CheckSize(*piece)) return;

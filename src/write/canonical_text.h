@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,20 @@ namespace stguard {
 // dtype, names ascending within a dtype, with offsets laid out in that order, exactly as
 // PlanCanonicalFile writes them. It stops with kHeaderTooLarge where PlanCanonicalFile
 // would (the text passing kMaxHeaderLen at the end of an entry).
+//
+// With `convert_to`, it is the header of the checkpoint with its IsConvertibleFloat tensors
+// converted to that dtype (AddConvertedCheckpoint's file): their dtype and byte size change,
+// and so does the order.
 class CanonicalText {
  public:
   static constexpr size_t kPieceLen = size_t{1} << 16;
 
-  explicit CanonicalText(const Checkpoint& checkpoint);
+  explicit CanonicalText(const Checkpoint& checkpoint,
+                         std::optional<Dtype> convert_to = std::nullopt);
+
+  // OutDtype and OutByteSize are a tensor's dtype and byte count in the text's file.
+  Dtype OutDtype(const TensorView& tensor) const;
+  uint64_t OutByteSize(const TensorView& tensor) const;
 
   // Restart goes back to the start of the text (the order is kept).
   void Restart() {
@@ -48,6 +58,7 @@ class CanonicalText {
   bool CheckSize(const std::string& piece);
 
   const Checkpoint& checkpoint_;
+  std::optional<Dtype> convert_to_;
   std::vector<uint32_t> order_;  // tensor indexes in canonical order
   Stage stage_ = Stage::kOpen;
   size_t index_ = 0;

@@ -10,6 +10,7 @@
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "write/canonical_text.h"
+#include "stguard/convert.h"
 #include "stguard/reader.h"
 
 namespace stguard {
@@ -317,8 +318,20 @@ namespace {
 // text, checked by tests/writer_test.cc), and so are the errors.
 class CanonicalStream {
  public:
-  CanonicalStream(const Checkpoint& checkpoint, bool copy_data)
-      : checkpoint_(checkpoint), copy_data_(copy_data), text_(checkpoint) {}
+  // With `convert_to`, IsConvertibleFloat tensors are converted to it as they are copied
+  // (AddConvertedCheckpoint's file; copy_data must then be true).
+  CanonicalStream(const Checkpoint& checkpoint, bool copy_data,
+                  std::optional<Dtype> convert_to = std::nullopt)
+      : checkpoint_(checkpoint), copy_data_(copy_data), text_(checkpoint, convert_to) {}
+
+  // num_converted is the number of tensors whose dtype changes.
+  size_t num_converted() const {
+    size_t count = 0;
+    for (const TensorView& tensor : checkpoint_.tensors()) {
+      count += text_.OutDtype(tensor) != tensor.dtype ? 1 : 0;
+    }
+    return count;
+  }
 
   // Plan checks everything that can fail before a byte is written.
   Error Plan() {
@@ -363,10 +376,30 @@ class CanonicalStream {
     const std::span<const TensorView> tensors = checkpoint_.tensors();
     const uint64_t data_start = 8 + checkpoint_.header_len();
     std::vector<std::byte> buffer;
+    std::vector<std::byte> converted;
     for (uint32_t index : text_.order()) {
       const TensorView& tensor = tensors[index];
+      const Dtype out_dtype = text_.OutDtype(tensor);
       Error error;
-      if (!copy_data_) {
+      if (out_dtype != tensor.dtype) {
+        // Whole elements at a time, into one reused pair of buffers.
+        constexpr uint64_t kElements = uint64_t{1} << 16;
+        const size_t src_size = ElementSize(tensor.dtype);
+        const size_t dst_size = ElementSize(out_dtype);
+        const uint64_t count = tensor.byte_size() / src_size;
+        const size_t step = static_cast<size_t>(std::min<uint64_t>(kElements, count));
+        if (buffer.size() < step * src_size) buffer.resize(step * src_size);
+        if (converted.size() < step * dst_size) converted.resize(step * dst_size);
+        for (uint64_t done = 0; done < count && error.ok();) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(step, count - done));
+          const std::span<std::byte> src(buffer.data(), n * src_size);
+          const std::span<std::byte> dst(converted.data(), n * dst_size);
+          error = checkpoint_.ReadData(data_start + tensor.begin + done * src_size, src);
+          if (error.ok()) error = ConvertElements(tensor.dtype, src, out_dtype, dst);
+          if (error.ok()) error = sink.Write(dst);
+          done += n;
+        }
+      } else if (!copy_data_) {
         error = sink.Write(tensor.data);
       } else {
         const uint64_t len = tensor.byte_size();
@@ -413,6 +446,46 @@ Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
       return error;
     }
     return (*file)->Commit();
+  });
+}
+
+namespace {
+
+Error CheckConversionTarget(Dtype target) {
+  if (target == Dtype::kF32 || target == Dtype::kF16 || target == Dtype::kBF16) return Error{};
+  return Error{ErrorCode::kInvalidArgument, 0, "conversion target must be F32, F16 or BF16",
+               std::string(DtypeName(target))};
+}
+
+}  // namespace
+
+Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target, const std::string& path,
+                         size_t* out_num_converted) {
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    if (Error error = CheckConversionTarget(target); !error.ok()) return error;
+    CanonicalStream stream(checkpoint, /*copy_data=*/true, target);
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+    if (!file.ok()) return file.error();
+    if (Error error = stream.WriteTo(**file); !error.ok()) {
+      (*file)->Abort();
+      return error;
+    }
+    if (Error error = (*file)->Commit(); !error.ok()) return error;
+    if (out_num_converted != nullptr) *out_num_converted = stream.num_converted();
+    return Error{};
+  });
+}
+
+Error WriteConverted(const Checkpoint& checkpoint, Dtype target, ByteSink& sink,
+                     size_t* out_num_converted) {
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    if (Error error = CheckConversionTarget(target); !error.ok()) return error;
+    CanonicalStream stream(checkpoint, /*copy_data=*/true, target);
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    if (Error error = stream.WriteTo(sink); !error.ok()) return error;
+    if (out_num_converted != nullptr) *out_num_converted = stream.num_converted();
+    return Error{};
   });
 }
 
