@@ -62,7 +62,9 @@
 // RESOURCE BOUNDS
 // Time is O(N) plus O(T log T) sorting for T tensors. Memory is O(N) whatever N, the
 // shapes or the offsets claim: nothing is allocated from a size read in the file before
-// that size is checked against the real file size. Duplicate detection sorts; it never
+// that size is checked against the real file size. Beyond the N header bytes, memory stays
+// below 2N for every header shape: dims are varints (stguard/shape.h, at most N/2) and a
+// metadata entry is two 4-byte references (MetadataList). Duplicate detection sorts; it never
 // compares pairwise and uses no hash table. No recursion anywhere. Data pages of a mapped
 // file are never touched by validation.
 //
