@@ -57,8 +57,11 @@ std::span<const std::byte> AsBytes(std::string_view text) {
 }  // namespace
 
 struct Writer::Impl {
+  // Names, metadata keys and values live back to back in `text`, so an entry costs its
+  // bytes and an offset, not a std::string each.
   struct Tensor {
-    std::string name;
+    size_t name_at;  // in text
+    size_t name_len;
     Dtype dtype;
     size_t shape_at;     // the shape's first byte in shape_bytes
     uint32_t shape_len;  // its bytes there
@@ -68,8 +71,10 @@ struct Writer::Impl {
     TensorProducer producer;
   };
   struct Metadata {
-    std::string key;
-    std::string value;
+    size_t key_at;  // in text
+    size_t key_len;
+    size_t value_at;
+    size_t value_len;
   };
 
   std::vector<Tensor> tensors;
@@ -77,6 +82,15 @@ struct Writer::Impl {
   // shape of 50 million dims takes half its header here, not four times it.
   std::vector<uint8_t> shape_bytes;
   std::vector<Metadata> metadata;
+  std::string text;
+
+  std::string_view Text(size_t at, size_t len) const { return std::string_view(text).substr(at, len); }
+  std::string_view NameOf(const Tensor& tensor) const { return Text(tensor.name_at, tensor.name_len); }
+  size_t Keep(std::string_view bytes) {
+    const size_t at = text.size();
+    text.append(bytes);
+    return at;
+  }
   Error first_error;  // the first Add* failure; sticks
 
   Error Remember(Error error) {
@@ -108,7 +122,8 @@ struct Writer::Impl {
       error.tensor = std::string(name);
       return Remember(error);
     }
-    Tensor tensor{std::string(name), dtype, shape_at,
+    const size_t name_at = text.size();
+    Tensor tensor{name_at, name.size(), dtype, shape_at,
                   static_cast<uint32_t>(shape_bytes.size() - shape_at),
                   static_cast<uint32_t>(rank), byte_len, data, std::move(producer)};
     PlanTensor entry{name, dtype, ShapeOf(tensor), byte_len};
@@ -116,6 +131,7 @@ struct Writer::Impl {
       shape_bytes.resize(shape_at);
       return Remember(error);
     }
+    Keep(name);
     tensors.push_back(std::move(tensor));
     return Error{};
   }
@@ -125,12 +141,14 @@ struct Writer::Impl {
     std::vector<PlanTensor> plan_tensors;
     plan_tensors.reserve(tensors.size());
     for (const Tensor& tensor : tensors) {
-      plan_tensors.push_back(PlanTensor{tensor.name, tensor.dtype, ShapeOf(tensor), tensor.byte_len});
+      plan_tensors.push_back(
+          PlanTensor{NameOf(tensor), tensor.dtype, ShapeOf(tensor), tensor.byte_len});
     }
     std::vector<PlanMetadata> plan_metadata;
     plan_metadata.reserve(metadata.size());
     for (const Metadata& entry : metadata) {
-      plan_metadata.push_back(PlanMetadata{entry.key, entry.value});
+      plan_metadata.push_back(PlanMetadata{Text(entry.key_at, entry.key_len),
+                                           Text(entry.value_at, entry.value_len)});
     }
     return PlanCanonicalFile(plan_tensors, plan_metadata);
   }
@@ -157,7 +175,7 @@ struct Writer::Impl {
         }
       }
       if (!error.ok()) {
-        if (error.tensor.empty()) error.tensor = tensor.name;
+        if (error.tensor.empty()) error.tensor = std::string(NameOf(tensor));
         return error;
       }
     }
@@ -225,7 +243,10 @@ Error Writer::AddMetadata(std::string_view key, std::string_view value) {
     return impl_->Remember(error);
   }
   return impl_->Remember(CatchOutOfMemory("out of memory while adding metadata", [&] {
-    impl_->metadata.push_back(Impl::Metadata{std::string(key), std::string(value)});
+    // If push_back throws, the kept bytes are unreferenced and the error sticks.
+    const size_t key_at = impl_->Keep(key);
+    const size_t value_at = impl_->Keep(value);
+    impl_->metadata.push_back(Impl::Metadata{key_at, key.size(), value_at, value.size()});
     return Error{};
   }));
 }
