@@ -184,13 +184,9 @@ int RunConvert(Args args) {
     PrintFileError("convert", in, checkpoint.error());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
-  Writer writer;
+  // Streamed (WriteConverted*): the same bytes as AddConvertedCheckpoint and a Writer, in
+  // memory that does not grow with the header's entries.
   size_t num_converted = 0;
-  if (Error error = AddConvertedCheckpoint(*checkpoint, *target, &writer, &num_converted);
-      !error.ok()) {
-    PrintFileError("convert", in, error);
-    return kExitInvalid;
-  }
   const bool to_stdout = out == "-";
   if (to_stdout) {
     if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
@@ -198,13 +194,14 @@ int RunConvert(Args args) {
       return kExitUsage;
     }
     StdoutSink sink;
-    if (Error error = writer.WriteTo(sink); !error.ok()) {
+    if (Error error = WriteConverted(*checkpoint, *target, sink, &num_converted); !error.ok()) {
       PrintFileError("convert", "-", error);
       return kExitUsage;
     }
   } else {
     PrintLeftoverNotes("convert", out);
-    if (Error error = writer.WriteToFile(out); !error.ok()) {
+    if (Error error = WriteConvertedFile(*checkpoint, *target, out, &num_converted);
+        !error.ok()) {
       // A valid checkpoint always converts, so any failure here is about reading IN or
       // writing OUT: the output is untouched either way.
       PrintFileError("convert", out, error);

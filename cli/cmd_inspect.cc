@@ -103,9 +103,11 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
     out += "{\"name\":";
     AppendJsonString(tensor.name, &out);
     out += ",\"dtype\":\"" + std::string(DtypeName(tensor.dtype)) + "\",\"shape\":[";
-    for (size_t i = 0; i < tensor.shape.size(); ++i) {
-      if (i > 0) out += ",";
-      out += std::to_string(tensor.shape[i]);
+    bool first_dim = true;
+    for (uint64_t dim : tensor.shape) {
+      if (!first_dim) out += ",";
+      first_dim = false;
+      out += std::to_string(dim);
       stream.Flush();
     }
     out += "],\"data_offsets\":[";

@@ -108,92 +108,122 @@ std::string Number(double value, bool from_f32, bool json) {
   return std::string(text, result.ptr);
 }
 
-struct Row {
-  const ShardFile* shard;
-  const TensorView* tensor;
-  TensorStats stats;
-};
-
 // MinMaxFromF32 says whether min and max of this dtype are F32 values (to print them
 // with F32's shortest form).
 bool MinMaxFromF32(Dtype dtype) { return dtype != Dtype::kF64 && IsFloatingDtype(dtype); }
 
-void PrintJson(const std::string& path, const CheckpointDir& checkpoint,
-               const std::vector<Row>& rows, double seconds) {
-  std::string out = "{\"file\":";
-  AppendJsonText(path, &out);
-  out += ",\"tensors\":[";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& row = rows[i];
-    const TensorStats& stats = row.stats;
-    if (i > 0) out += ",";
-    out += "{\"name\":";
-    AppendJsonString(row.tensor->name, &out);
-    out += ",\"shard\":";
-    AppendJsonText(row.shard->name, &out);
-    out += ",\"dtype\":\"" + std::string(DtypeName(row.tensor->dtype)) +
-           "\",\"shape\":" + ShapeText(row.tensor->shape, ",") +
-           ",\"elements\":" + std::to_string(row.tensor->num_elements()) +
-           ",\"scanned\":" + (stats.supported ? "true" : "false");
-    if (stats.supported) {
-      const bool f32 = MinMaxFromF32(row.tensor->dtype);
-      out += ",\"min\":" + Number(stats.min, f32, true) + ",\"max\":" + Number(stats.max, f32, true) +
-             ",\"mean\":" + Number(stats.mean, false, true);
-      if (stats.floating) {
-        out += ",\"nan\":" + std::to_string(stats.num_nan) +
-               ",\"pos_inf\":" + std::to_string(stats.num_pos_inf) +
-               ",\"neg_inf\":" + std::to_string(stats.num_neg_inf);
-      }
+// StatsStore keeps each tensor's statistics from the scan to the printing pass: in memory
+// when they take at most a quarter of the headers' bytes (every real checkpoint: a tensor
+// has tens of header bytes or more), else in an anonymous temporary file, so that a hostile
+// header of millions of tiny tensors costs disk, not memory, and no tensor is read twice.
+// If no temporary file can be made, Next() reports that the statistics must be computed
+// again.
+class StatsStore {
+ public:
+  StatsStore(size_t num_tensors, uint64_t header_bytes) {
+    in_memory_ = num_tensors <= header_bytes / 4 / sizeof(TensorStats);
+    if (in_memory_) {
+      kept_.reserve(num_tensors);
+    } else {
+      file_ = std::tmpfile();
     }
-    out += "}";
   }
-  out += "],\"totals\":{\"tensors\":" + std::to_string(rows.size()) +
-         ",\"shards\":" + std::to_string(checkpoint.shards().size()) +
-         ",\"bytes\":" + std::to_string(checkpoint.total_bytes()) +
-         ",\"seconds\":" + Number(seconds, false, true) + "}}";
-  PrintLine(out);
+  ~StatsStore() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  StatsStore(const StatsStore&) = delete;
+  StatsStore& operator=(const StatsStore&) = delete;
+
+  void Add(const TensorStats& stats) {
+    if (in_memory_) {
+      kept_.push_back(stats);
+    } else if (file_ != nullptr && std::fwrite(&stats, sizeof stats, 1, file_) != 1) {
+      std::fclose(file_);
+      file_ = nullptr;  // a full disk: compute again rather than fail
+    }
+  }
+  void Rewind() {
+    if (file_ != nullptr && std::fseek(file_, 0, SEEK_SET) != 0) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+  }
+  // Next gives the next tensor's statistics, or false when they must be computed again.
+  bool Next(TensorStats* out) {
+    if (in_memory_) {
+      *out = kept_[next_++];
+      return true;
+    }
+    return file_ != nullptr && std::fread(out, sizeof *out, 1, file_) == 1;
+  }
+
+ private:
+  bool in_memory_ = false;
+  std::vector<TensorStats> kept_;
+  size_t next_ = 0;
+  std::FILE* file_ = nullptr;
+};
+
+// The table's columns; widths are measured in a first pass, rows printed in a second.
+const std::vector<std::string> kHeadings = {"name", "dtype", "shape", "min", "max",
+                                            "mean", "nan",   "+inf",  "-inf"};
+
+// RowCells is one text row. The shape is a streamed cell (never one string: a hostile
+// shape of 49 million dims would make it 150 MB).
+std::vector<TableCell> RowCells(const TensorView& tensor, const TensorStats& stats) {
+  std::vector<TableCell> cells(3);
+  cells[0].text = PrintableText(tensor.name);
+  cells[1].text = std::string(DtypeName(tensor.dtype));
+  cells[2].shape = tensor.shape;
+  cells[2].is_shape = true;
+  const auto add = [&cells](std::string text) {
+    cells.emplace_back();
+    cells.back().text = std::move(text);
+  };
+  if (!stats.supported) {
+    add("(not scanned)");
+    for (int i = 0; i < 5; ++i) add("");
+  } else {
+    add(Number(stats.min, false, false));
+    add(Number(stats.max, false, false));
+    add(Number(stats.mean, false, false));
+    for (uint64_t count : {stats.num_nan, stats.num_pos_inf, stats.num_neg_inf}) {
+      add(stats.floating ? std::to_string(count) : "-");
+    }
+  }
+  return cells;
 }
 
-void PrintText(const std::string& path, const CheckpointDir& checkpoint,
-               const std::vector<Row>& rows, double seconds) {
-  const size_t num_shards = checkpoint.shards().size();
-  PrintLine("file: " + PrintableText(path) + " (" + std::to_string(num_shards) +
-            (num_shards == 1 ? " shard, " : " shards, ") + std::to_string(rows.size()) +
-            " tensors, " + std::to_string(checkpoint.total_bytes()) + " data bytes)");
-  const std::vector<std::string> headings = {"name", "dtype", "shape", "min", "max",
-                                             "mean", "nan",   "+inf",  "-inf"};
-  std::vector<std::vector<std::string>> cells;
-  for (const Row& row : rows) {
-    const TensorStats& stats = row.stats;
-    std::vector<std::string> line = {PrintableText(row.tensor->name),
-                                     std::string(DtypeName(row.tensor->dtype)),
-                                     ShapeText(row.tensor->shape, ", ")};
-    if (!stats.supported) {
-      line.insert(line.end(), {"(not scanned)", "", "", "", "", ""});
-    } else {
-      line.push_back(Number(stats.min, false, false));
-      line.push_back(Number(stats.max, false, false));
-      line.push_back(Number(stats.mean, false, false));
-      for (uint64_t count : {stats.num_nan, stats.num_pos_inf, stats.num_neg_inf}) {
-        line.push_back(stats.floating ? std::to_string(count) : "-");
-      }
-    }
-    cells.push_back(std::move(line));
+// AppendJsonRow appends one tensor's JSON object to `out`, flushing as it goes.
+void AppendJsonRow(const ShardFile& shard, const TensorView& tensor, const TensorStats& stats,
+                   JsonStreamOut* stream) {
+  std::string& out = stream->text();
+  out += "{\"name\":";
+  AppendJsonString(tensor.name, &out);
+  out += ",\"shard\":";
+  AppendJsonText(shard.name, &out);
+  out += ",\"dtype\":\"" + std::string(DtypeName(tensor.dtype)) + "\",\"shape\":[";
+  bool first_dim = true;
+  for (uint64_t dim : tensor.shape) {
+    if (!first_dim) out += ",";
+    first_dim = false;
+    out += std::to_string(dim);
+    stream->Flush();
   }
-  const std::vector<size_t> widths = ColumnWidths(headings, cells);
-  PrintLine(FormatRow(headings, widths));
-  const ShardFile* shard = nullptr;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (num_shards > 1 && rows[i].shard != shard) {
-      shard = rows[i].shard;
-      PrintLine("shard " + PrintableText(shard->name) + ":");
+  out += "],\"elements\":" + std::to_string(tensor.num_elements()) +
+         ",\"scanned\":" + (stats.supported ? "true" : "false");
+  if (stats.supported) {
+    const bool f32 = MinMaxFromF32(tensor.dtype);
+    out += ",\"min\":" + Number(stats.min, f32, true) + ",\"max\":" + Number(stats.max, f32, true) +
+           ",\"mean\":" + Number(stats.mean, false, true);
+    if (stats.floating) {
+      out += ",\"nan\":" + std::to_string(stats.num_nan) +
+             ",\"pos_inf\":" + std::to_string(stats.num_pos_inf) +
+             ",\"neg_inf\":" + std::to_string(stats.num_neg_inf);
     }
-    PrintLine(FormatRow(cells[i], widths));
   }
-  char summary[96];
-  std::snprintf(summary, sizeof(summary), "scanned %s in %.2f s",
-                Bytes(double(checkpoint.total_bytes())).c_str(), seconds);
-  PrintLine(summary);
+  out += "}";
+  stream->Flush();
 }
 
 }  // namespace
@@ -220,34 +250,94 @@ int RunInspectStats(Args args) {
   }
 
   uint64_t total = 0;
+  uint64_t header_bytes = 0;
   for (const ShardFile& shard : checkpoint->shards()) {
+    header_bytes += shard.checkpoint.header_len();
     for (const TensorView& tensor : shard.checkpoint.tensors()) total += tensor.byte_size();
   }
+  // Two passes: the first scans every tensor (so that any error comes before any output)
+  // and measures the table; the second prints. Nothing of a row is kept in memory but its
+  // statistics, and those only when they are small next to the headers (StatsStore), so
+  // memory stays within the bound of SECURITY.md whatever the header holds.
+  StatsStore kept(checkpoint->num_tensors(), header_bytes);
+  std::vector<size_t> widths = ColumnWidths(kHeadings, {});
   ProgressBar progress(total);
   ScanOptions scan;
   scan.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
+  const auto fail = [&path, &progress](const Error& error) {
+    progress.Clear();
+    PrintFileError("inspect", path, error);
+    return IsIoError(error) ? kExitUsage : kExitInvalid;
+  };
   const Clock::time_point start = Clock::now();
-  std::vector<Row> rows;
-  rows.reserve(checkpoint->num_tensors());
   for (const ShardFile& shard : checkpoint->shards()) {
     for (const TensorView& tensor : shard.checkpoint.tensors()) {
       // Copied with pread, not read through the mapping: a file truncated meanwhile is an
       // I/O error naming it, not a SIGBUS.
       Result<TensorStats> stats = ComputeTensorStats(shard.checkpoint, tensor, scan);
-      if (!stats.ok()) {
-        progress.Clear();
-        PrintFileError("inspect", path, stats.error());
-        return IsIoError(stats.error()) ? kExitUsage : kExitInvalid;
+      if (!stats.ok()) return fail(stats.error());
+      kept.Add(*stats);
+      if (!json) {
+        const std::vector<TableCell> cells = RowCells(tensor, *stats);
+        for (size_t i = 0; i < cells.size(); ++i) widths[i] = std::max(widths[i], cells[i].width());
       }
-      rows.push_back(Row{&shard, &tensor, *stats});
     }
   }
   progress.Clear();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  const size_t num_shards = checkpoint->shards().size();
+  const size_t num_tensors = checkpoint->num_tensors();
+  JsonStreamOut stream;
   if (json) {
-    PrintJson(path, *checkpoint, rows, seconds);
+    stream.text() = "{\"file\":";
+    AppendJsonText(path, &stream.text());
+    stream.text() += ",\"tensors\":[";
   } else {
-    PrintText(path, *checkpoint, rows, seconds);
+    PrintLine("file: " + PrintableText(path) + " (" + std::to_string(num_shards) +
+              (num_shards == 1 ? " shard, " : " shards, ") + std::to_string(num_tensors) +
+              " tensors, " + std::to_string(checkpoint->total_bytes()) + " data bytes)");
+    std::vector<TableCell> heading_cells(kHeadings.size());
+    for (size_t i = 0; i < kHeadings.size(); ++i) heading_cells[i].text = kHeadings[i];
+    PrintTableRow(heading_cells, widths);  // padded to the widest shape: never one string
+  }
+  kept.Rewind();
+  size_t index = 0;
+  for (const ShardFile& shard : checkpoint->shards()) {
+    if (!json && num_shards > 1 && !shard.checkpoint.tensors().empty()) {
+      PrintLine("shard " + PrintableText(shard.name) + ":");
+    }
+    for (const TensorView& tensor : shard.checkpoint.tensors()) {
+      TensorStats stats;
+      if (!kept.Next(&stats)) {
+        Result<TensorStats> again = ComputeTensorStats(shard.checkpoint, tensor);
+        if (!again.ok()) {
+          stream.Flush(true);
+          std::fflush(stdout);
+          return fail(again.error());
+        }
+        stats = *again;
+      }
+      if (json) {
+        if (index > 0) stream.text() += ",";
+        AppendJsonRow(shard, tensor, stats, &stream);
+      } else {
+        PrintTableRow(RowCells(tensor, stats), widths);
+      }
+      ++index;
+    }
+  }
+  if (json) {
+    stream.text() += "],\"totals\":{\"tensors\":" + std::to_string(num_tensors) +
+                     ",\"shards\":" + std::to_string(num_shards) +
+                     ",\"bytes\":" + std::to_string(checkpoint->total_bytes()) +
+                     ",\"seconds\":" + Number(seconds, false, true) + "}}\n";
+    stream.Flush(true);
+  } else {
+    char summary[96];
+    std::snprintf(summary, sizeof(summary), "scanned %s in %.2f s",
+                  Bytes(double(checkpoint->total_bytes())).c_str(), seconds);
+    PrintLine(summary);
   }
   return kExitOk;
 }

@@ -108,20 +108,34 @@ void AppendErrorJson(const Error& error, std::string* out) {
   *out += "}";
 }
 
-std::string ShapeText(std::span<const uint64_t> shape, const char* separator) {
+namespace {
+template <typename Dims>
+std::string DimsText(const Dims& shape, const char* separator) {
   std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) out += separator;
-    out += std::to_string(shape[i]);
+  bool first = true;
+  for (uint64_t dim : shape) {
+    if (!first) out += separator;
+    first = false;
+    out += std::to_string(dim);
   }
   return out + "]";
 }
+}  // namespace
 
-size_t ShapeTextWidth(std::span<const uint64_t> shape, std::string_view separator) {
+std::string ShapeText(std::span<const uint64_t> shape, const char* separator) {
+  return DimsText(shape, separator);
+}
+
+std::string ShapeText(const stguard::Shape& shape, const char* separator) {
+  return DimsText(shape, separator);
+}
+
+size_t ShapeTextWidth(const stguard::Shape& shape, std::string_view separator) {
   size_t width = 2;  // the brackets
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) width += separator.size();
-    uint64_t dim = shape[i];
+  bool first = true;
+  for (uint64_t dim : shape) {
+    if (!first) width += separator.size();
+    first = false;
     do {
       ++width;
       dim /= 10;
@@ -158,10 +172,14 @@ void PrintTableRow(const std::vector<TableCell>& cells, const std::vector<size_t
     pending_spaces += 1;
     if (cell.is_shape) {
       write("[");
-      for (size_t d = 0; d < cell.shape.size(); ++d) {
-        if (d > 0) write(",");
-        if (d > 0) pending_spaces += 1;
-        write(std::to_string(cell.shape[d]));
+      bool first = true;
+      for (uint64_t dim : cell.shape) {
+        if (!first) {
+          write(",");
+          pending_spaces += 1;
+        }
+        first = false;
+        write(std::to_string(dim));
       }
       write("]");
     } else {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stguard/error.h"
+#include "stguard/shape.h"
 #include "stguard/writer.h"
 
 namespace stguard::cli {
@@ -57,16 +58,17 @@ inline void PrintFileError(std::string_view command, std::string_view path, cons
 
 // ShapeText renders a shape as "[2, 3]" (or with another separator, "[2,3]").
 std::string ShapeText(std::span<const uint64_t> shape, const char* separator = ", ");
+std::string ShapeText(const stguard::Shape& shape, const char* separator = ", ");
 
 // ShapeTextWidth is ShapeText(shape, separator).size(), computed without building the
 // text: a hostile shape of 49 million dims would make it a 150 MB string.
-size_t ShapeTextWidth(std::span<const uint64_t> shape, std::string_view separator = ", ");
+size_t ShapeTextWidth(const stguard::Shape& shape, std::string_view separator = ", ");
 
 // TableCell is one cell of a streamed table row: its text, or when `is_shape` a shape that
 // is written dim by dim (never built as one string).
 struct TableCell {
   std::string text;
-  std::span<const uint64_t> shape;
+  stguard::Shape shape;
   bool is_shape = false;
   size_t width() const { return is_shape ? ShapeTextWidth(shape) : text.size(); }
 };

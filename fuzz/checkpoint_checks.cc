@@ -21,7 +21,7 @@ using stguard::TensorView;
 
 std::string Quoted(std::string_view name) { return "'" + stguard::PrintableText(name) + "'"; }
 
-bool SameShape(std::span<const uint64_t> a, const std::vector<uint64_t>& b) {
+bool SameShape(const stguard::Shape& a, const std::vector<uint64_t>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
@@ -101,16 +101,16 @@ void CheckInvariants(const Checkpoint& checkpoint, std::span<const std::byte> by
     FUZZ_CHECK(found == nullptr || found->name == other);
   }
 
-  const std::span<const MetadataEntry> metadata = checkpoint.metadata();
+  const stguard::MetadataList& metadata = checkpoint.metadata();
   if (!checkpoint.has_metadata_object()) FUZZ_CHECK(metadata.empty());
   for (size_t i = 0; i < metadata.size(); ++i) {
-    const MetadataEntry& entry = metadata[i];
+    const MetadataEntry entry = metadata[i];
     const std::string who = "metadata key " + Quoted(entry.key);
     if (i > 0) FUZZ_CHECK_MSG(metadata[i - 1].key < entry.key, who + ": not in ascending order");
     FUZZ_CHECK_MSG(reference::IsValidUtf8(entry.key), who);
     FUZZ_CHECK_MSG(reference::IsValidUtf8(entry.value), who);
-    const std::string_view* value = checkpoint.FindMetadata(entry.key);
-    FUZZ_CHECK_MSG(value != nullptr && *value == entry.value, who);
+    const std::optional<std::string_view> value = checkpoint.FindMetadata(entry.key);
+    FUZZ_CHECK_MSG(value && *value == entry.value, who);
   }
 }
 
@@ -174,7 +174,7 @@ void CheckAgreesWithReference(const stguard::Result<Checkpoint>& result,
   }
   std::vector<std::pair<std::string, std::string>> want_metadata = expected.metadata;
   std::sort(want_metadata.begin(), want_metadata.end());
-  const std::span<const MetadataEntry> got_metadata = checkpoint.metadata();
+  const stguard::MetadataList& got_metadata = checkpoint.metadata();
   FUZZ_CHECK(got_metadata.size() == want_metadata.size());
   for (size_t i = 0; i < want_metadata.size(); ++i) {
     FUZZ_CHECK_MSG(got_metadata[i].key == want_metadata[i].first &&

@@ -501,7 +501,7 @@ TEST(ConvertCheckpointTest, ConvertsFloatingTensorsAndCopiesTheRest) {
   ASSERT_TRUE(bytes.ok()) << bytes.error().ToString();
   Result<Checkpoint> out = Checkpoint::FromBytes(*bytes);
   ASSERT_TRUE(out.ok()) << out.error().ToString();
-  ASSERT_NE(out->FindMetadata("format"), nullptr);
+  ASSERT_TRUE(out->FindMetadata("format").has_value());
   EXPECT_EQ(*out->FindMetadata("format"), "pt");
   // The output is canonical.
   Result<CanonicalDiff> diff = CompareToCanonical(*out);

@@ -234,9 +234,9 @@ TEST(SchemaTest, MetadataIsSortedAndSearchable) {
   EXPECT_EQ(checkpoint->metadata()[0].key, "a");
   EXPECT_EQ(checkpoint->metadata()[1].key, "b");
   EXPECT_EQ(checkpoint->metadata()[2].key, "\xC3\xA9");
-  ASSERT_NE(checkpoint->FindMetadata("\xC3\xA9"), nullptr);
+  ASSERT_TRUE(checkpoint->FindMetadata("\xC3\xA9").has_value());
   EXPECT_EQ(*checkpoint->FindMetadata("\xC3\xA9"), "x\n");
-  EXPECT_EQ(checkpoint->FindMetadata("c"), nullptr);
+  EXPECT_FALSE(checkpoint->FindMetadata("c").has_value());
 }
 
 TEST(SchemaTest, TensorEntryMustBeAnObject) {

@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "stguard/convert.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
 #include "support/tensor_set.h"
@@ -134,6 +135,64 @@ RC_GTEST_PROP(WriterProp, NonCanonicalVariantsAreReported, ()) {
   RC_ASSERT(!spaced.canonical);
   RC_ASSERT(spaced.reason == CanonicalDiffReason::kWhitespace);
   RC_ASSERT(spaced.reason_offset == 9u);
+}
+
+// (4c) The streamed canonical writer (WriteCanonical and WriteCanonicalFile, which never
+// build the header whole) gives the Writer's bytes, for canonical and non-canonical input.
+RC_GTEST_PROP(WriterProp, StreamedCanonicalFormIsTheWritersBytes, ()) {
+  const TensorSet set = *GenTensorSet();
+  const std::string written = MustWrite(set);
+  Result<Checkpoint> original = Checkpoint::FromBytes(written);
+  RC_ASSERT(original.ok());
+  const uint64_t n = original->header_len();
+  const char space = *rc::gen::element(' ', '\t', '\n', '\r');
+  std::string header = "{" + std::string(1, space) + written.substr(9, n - 1) + "   ";
+  std::string file;
+  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xFF));
+  file += header + written.substr(8 + n);
+  for (const std::string* input : std::initializer_list<const std::string*>{&written, &file}) {
+    Result<Checkpoint> checkpoint = Checkpoint::FromBytes(*input);
+    RC_ASSERT(checkpoint.ok());
+    Result<std::string> expected = CanonicalBytes(*checkpoint);
+    RC_ASSERT(expected.ok());
+    RC_ASSERT(*expected == written);
+    struct StringSink final : ByteSink {
+      std::string out;
+      Error Write(std::span<const std::byte> bytes) override {
+        out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        return Error{};
+      }
+    } sink;
+    RC_ASSERT(WriteCanonical(*checkpoint, sink).ok());
+    RC_ASSERT(sink.out == written);
+  }
+}
+
+// (4d) The streamed conversion (WriteConverted, WriteConvertedFile) gives the bytes of
+// AddConvertedCheckpoint and a Writer, for every target.
+RC_GTEST_PROP(WriterProp, StreamedConversionIsTheWritersBytes, ()) {
+  const TensorSet set = *GenTensorSet();
+  const std::string written = MustWrite(set);
+  Result<Checkpoint> checkpoint = Checkpoint::FromBytes(written);
+  RC_ASSERT(checkpoint.ok());
+  const Dtype target = *rc::gen::element(Dtype::kF32, Dtype::kF16, Dtype::kBF16);
+  Writer writer;
+  size_t expected_converted = 0;
+  RC_ASSERT(AddConvertedCheckpoint(*checkpoint, target, &writer, &expected_converted).ok());
+  Result<std::string> expected = writer.WriteToString();
+  RC_ASSERT(expected.ok());
+  struct StringSink final : ByteSink {
+    std::string out;
+    Error Write(std::span<const std::byte> bytes) override {
+      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      return Error{};
+    }
+  } sink;
+  size_t converted = 0;
+  RC_ASSERT(WriteConverted(*checkpoint, target, sink, &converted).ok());
+  RC_ASSERT(sink.out == *expected);
+  RC_ASSERT(converted == expected_converted);
+  RC_ASSERT(WriteConverted(*checkpoint, Dtype::kI8, sink).code == ErrorCode::kInvalidArgument);
 }
 
 // (5) One flipped, inserted or deleted byte: rejected with an error offset inside the

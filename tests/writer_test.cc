@@ -208,9 +208,9 @@ TEST(WriterGoldenTest, EscapesNamesAndMetadataExactlyLikeSerdeJson) {
     ASSERT_EQ(view->data.size(), 1u);
     EXPECT_EQ(static_cast<unsigned>(view->data[0]), i);
   }
-  ASSERT_NE(checkpoint->FindMetadata("z"), nullptr);
+  ASSERT_TRUE(checkpoint->FindMetadata("z").has_value());
   EXPECT_EQ(*checkpoint->FindMetadata("z"), std::string_view("\0", 1));
-  ASSERT_NE(checkpoint->FindMetadata("\n"), nullptr);
+  ASSERT_TRUE(checkpoint->FindMetadata("\n").has_value());
   EXPECT_EQ(*checkpoint->FindMetadata("\n"), "\b\f\r");
 }
 
@@ -695,6 +695,42 @@ TEST(CanonicalCheckTest, MetadataPlacementAndKeyOrder) {
       R"({"w":{"shape":[2,2],"dtype":"F32","data_offsets":[0,16]}})";
   ExpectDiff(FileWithHeader(fields + std::string((8 - fields.size() % 8) % 8, ' '), kWorkedData),
              CanonicalDiffReason::kOrder, 8 + 7, 8 + 6);
+}
+
+// The canonical header is made and compared in pieces of 64 KB: a name, a metadata value
+// and a shape longer than a piece are split across pieces, and the verdict and offsets are
+// those of the whole text.
+TEST(CanonicalCheckTest, EntriesLongerThanAPiece) {
+  const std::string long_name(70000, 'n');
+  std::string dims = "1";
+  for (int i = 0; i < 40000; ++i) dims += ",1";  // 80 KB of shape
+  const std::string value(100000, 'v');
+  const std::string text = R"({"__metadata__":{"k":")" + value + R"("},")" + long_name +
+                           R"(":{"dtype":"U8","shape":[)" + dims +
+                           R"(],"data_offsets":[0,1]}})";
+  const std::string pad((8 - text.size() % 8) % 8, ' ');
+  EXPECT_TRUE(DiffOf(FileWithHeader(text + pad, "x")).canonical);
+  // An escape near the end of the long value: the difference is found past the first piece.
+  std::string escaped = text;
+  const size_t slash = escaped.find(value) + value.size() - 1;
+  escaped.replace(slash, 1, "\\/");  // "v...v\/" is "v...v/" (one byte longer)
+  std::string plain = text;
+  plain.replace(slash, 1, "/");
+  ASSERT_EQ(escaped.size(), plain.size() + 1);
+  const std::string plain_pad((8 - plain.size() % 8) % 8, ' ');
+  const std::string escaped_pad((8 - escaped.size() % 8) % 8, ' ');
+  EXPECT_TRUE(DiffOf(FileWithHeader(plain + plain_pad, "x")).canonical);
+  const CanonicalDiff diff = DiffOf(FileWithHeader(escaped + escaped_pad, "x"));
+  EXPECT_FALSE(diff.canonical);
+  EXPECT_EQ(diff.reason, CanonicalDiffReason::kEscapes);
+  EXPECT_EQ(diff.reason_offset, 8 + text.find(value) - 1);  // the string's quote
+  // Whitespace deep inside the long shape.
+  std::string spaced = text;
+  spaced.insert(spaced.find(dims) + 70001, " ");
+  const CanonicalDiff spaced_diff =
+      DiffOf(FileWithHeader(spaced + std::string((8 - spaced.size() % 8) % 8, ' '), "x"));
+  EXPECT_EQ(spaced_diff.reason, CanonicalDiffReason::kWhitespace);
+  EXPECT_EQ(spaced_diff.reason_offset, 8 + text.find(dims) + 70001);
 }
 
 TEST(CanonicalCheckTest, EmptyMetadataObject) {

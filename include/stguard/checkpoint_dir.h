@@ -147,11 +147,15 @@ class STGUARD_API CheckpointDir {
   CheckpointDir();
   friend class CheckpointDirBuilder;
 
+  // NamedTensor is one entry of the name index: 8 bytes, since a folder's headers can hold
+  // millions of tensors. The name is looked up in the shard's own TensorView.
   struct NamedTensor {
-    std::string_view name;
     uint32_t shard;
-    const TensorView* tensor;
+    uint32_t index;  // in shards_[shard].checkpoint.tensors()
   };
+  const TensorView& TensorAt(const NamedTensor& entry) const {
+    return shards_[entry.shard].checkpoint.tensors()[entry.index];
+  }
 
   std::string folder_;
   std::string index_path_;

@@ -45,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "stguard/dtype.h"
 #include "stguard/error.h"
@@ -93,6 +94,7 @@ STGUARD_API size_t ElementSize(Dtype dtype);
 [[nodiscard]] STGUARD_API Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src,
                                                 Dtype dst_dtype, std::span<std::byte> dst);
 
+class ByteSink;
 class Checkpoint;
 class Writer;
 
@@ -113,6 +115,19 @@ STGUARD_API bool IsConvertibleFloat(Dtype dtype);
 [[nodiscard]] STGUARD_API Error AddConvertedCheckpoint(const Checkpoint& checkpoint,
                                                        Dtype target, Writer* writer,
                                                        size_t* out_num_converted = nullptr);
+
+// WriteConvertedFile writes, crash-safely to `path`, the file that AddConvertedCheckpoint
+// and Writer::WriteToFile would write, byte for byte, without a Writer: the header is
+// streamed in pieces and the data converted tensor by tensor, so memory is a few bytes a
+// tensor and fixed buffers however large the header (a Writer keeps each name, metadata
+// entry and producer). WriteConverted streams the same bytes to `sink`. Errors are as for
+// AddConvertedCheckpoint and the write; nothing is written when the header cannot be made.
+[[nodiscard]] STGUARD_API Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target,
+                                                   const std::string& path,
+                                                   size_t* out_num_converted = nullptr);
+[[nodiscard]] STGUARD_API Error WriteConverted(const Checkpoint& checkpoint, Dtype target,
+                                               ByteSink& sink,
+                                               size_t* out_num_converted = nullptr);
 
 }  // namespace stguard
 

@@ -62,7 +62,9 @@
 // RESOURCE BOUNDS
 // Time is O(N) plus O(T log T) sorting for T tensors. Memory is O(N) whatever N, the
 // shapes or the offsets claim: nothing is allocated from a size read in the file before
-// that size is checked against the real file size. Duplicate detection sorts; it never
+// that size is checked against the real file size. Beyond the N header bytes, memory stays
+// below 2N for every header shape: dims are varints (stguard/shape.h, at most N/2) and a
+// metadata entry is two 4-byte references (MetadataList). Duplicate detection sorts; it never
 // compares pairwise and uses no hash table. No recursion anywhere. Data pages of a mapped
 // file are never touched by validation.
 //
@@ -82,7 +84,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <forward_list>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -92,6 +96,7 @@
 #include "stguard/error.h"
 #include "stguard/export.h"
 #include "stguard/options.h"
+#include "stguard/shape.h"
 
 namespace stguard {
 
@@ -100,7 +105,7 @@ namespace stguard {
 struct STGUARD_API TensorView {
   std::string_view name;        // unescaped UTF-8
   Dtype dtype = Dtype::kBOOL;
-  std::span<const uint64_t> shape;  // outermost first; empty for a scalar
+  Shape shape;                  // outermost first; empty for a scalar (see stguard/shape.h)
   uint64_t begin = 0;           // data_offsets[0], relative to the data buffer
   uint64_t end = 0;             // data_offsets[1], relative to the data buffer
   std::span<const std::byte> data;  // the tensor's bytes: data buffer [begin, end)
@@ -119,6 +124,69 @@ struct STGUARD_API TensorView {
 struct STGUARD_API MetadataEntry {
   std::string_view key;
   std::string_view value;
+};
+
+// MetadataList holds a checkpoint's __metadata__ entries in ascending byte order of their
+// keys. A header near the cap can hold millions of entries (`"k":""` is 7 bytes), so an
+// entry is two 4-byte references, not two string_views: a string without escapes is
+// referred to where it stands in the header text (its length found by its closing quote,
+// so reading an entry is O(its length)), one with escapes is unescaped once into the
+// list's own buffer. Entries are made on demand as MetadataEntry values whose views live
+// as long as the Checkpoint.
+class STGUARD_API MetadataList {
+ public:
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using iterator_concept = std::forward_iterator_tag;
+    using value_type = MetadataEntry;
+    using difference_type = std::ptrdiff_t;
+    using reference = MetadataEntry;
+    using pointer = void;
+
+    Iterator() = default;
+    Iterator(const MetadataList* list, size_t index) : list_(list), index_(index) {}
+    MetadataEntry operator*() const { return (*list_)[index_]; }
+    Iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator before = *this;
+      ++index_;
+      return before;
+    }
+    bool operator==(const Iterator& other) const { return index_ == other.index_; }
+
+   private:
+    const MetadataList* list_ = nullptr;
+    size_t index_ = 0;
+  };
+
+  size_t size() const { return refs_.size(); }
+  bool empty() const { return refs_.empty(); }
+  // operator[] returns entry i (i < size()), in ascending key order.
+  MetadataEntry operator[](size_t i) const { return {Text(refs_[i].key), Text(refs_[i].value)}; }
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, refs_.size()); }
+  // Find returns the value of `key` (binary search), or nullopt when absent.
+  std::optional<std::string_view> Find(std::string_view key) const;
+
+ private:
+  friend class MetadataListBuilder;
+  // A Ref below header_len_ is the offset in the header text of a string's first byte,
+  // the string ending at the next '"' (it has no escapes). From header_len_ on, it is the
+  // offset (minus header_len_) in unescaped_ of a record: a varint length, then the bytes.
+  struct Ref {
+    uint32_t key;
+    uint32_t value;
+  };
+  std::string_view Text(uint32_t ref) const;
+
+  const char* header_ = nullptr;
+  uint32_t header_len_ = 0;
+  std::vector<Ref> refs_;
+  std::vector<char> unescaped_;  // a vector, not a string: moving it never moves the bytes
 };
 
 class MappedFile;
@@ -158,9 +226,11 @@ class STGUARD_API Checkpoint {
   const TensorView* Find(std::string_view name) const;
 
   // metadata lists the __metadata__ entries in ascending byte order of their keys.
-  std::span<const MetadataEntry> metadata() const { return metadata_; }
-  // FindMetadata returns the value of `key`, or nullptr when absent.
-  const std::string_view* FindMetadata(std::string_view key) const;
+  const MetadataList& metadata() const { return metadata_; }
+  // FindMetadata returns the value of `key`, or nullopt when absent.
+  std::optional<std::string_view> FindMetadata(std::string_view key) const {
+    return metadata_.Find(key);
+  }
   // has_metadata_object says whether the header had a __metadata__ object (maybe empty).
   bool has_metadata_object() const { return has_metadata_object_; }
 
@@ -193,8 +263,8 @@ class STGUARD_API Checkpoint {
   bool has_metadata_object_ = false;
   std::vector<TensorView> tensors_;        // file order
   std::vector<uint32_t> by_name_;          // indexes into tensors_, sorted by name bytes
-  std::vector<MetadataEntry> metadata_;    // sorted by key bytes
-  std::vector<uint64_t> dims_;             // every tensor's shape, back to back
+  MetadataList metadata_;                  // sorted by key bytes
+  std::vector<uint8_t> dims_;              // every tensor's shape as varints, back to back
   // Unescaped names and values that had escapes. A list: its strings never move, and
   // moving it never allocates (a std::deque's move may), so the noexcept moves hold.
   std::forward_list<std::string> owned_strings_;

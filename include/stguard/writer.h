@@ -81,6 +81,7 @@
 #include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
+#include "stguard/shape.h"
 
 namespace stguard {
 
@@ -133,6 +134,11 @@ class STGUARD_API Writer {
   [[nodiscard]] Error AddTensor(std::string_view name, Dtype dtype,
                                 std::span<const uint64_t> shape, uint64_t byte_len,
                                 TensorProducer producer);
+  // The same two, with a checkpoint's compact Shape (TensorView::shape).
+  [[nodiscard]] Error AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
+                                std::span<const std::byte> data);
+  [[nodiscard]] Error AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
+                                uint64_t byte_len, TensorProducer producer);
 
   // AddMetadata adds one __metadata__ entry. Keys must be distinct.
   [[nodiscard]] Error AddMetadata(std::string_view key, std::string_view value);

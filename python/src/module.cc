@@ -72,9 +72,10 @@ py::list TensorList(const Storage& storage) {
   size_t i = 0;
   for (const stguard::TensorView& tensor : checkpoint.tensors()) {
     py::object shape = NewReference(PyTuple_New(static_cast<Py_ssize_t>(tensor.shape.size())));
-    for (size_t d = 0; d < tensor.shape.size(); ++d) {
-      PyTuple_SET_ITEM(shape.ptr(), static_cast<Py_ssize_t>(d),
-                       NewReference(PyLong_FromUnsignedLongLong(tensor.shape[d])).release().ptr());
+    Py_ssize_t d = 0;
+    for (uint64_t dim : tensor.shape) {
+      PyTuple_SET_ITEM(shape.ptr(), d++,
+                       NewReference(PyLong_FromUnsignedLongLong(dim)).release().ptr());
     }
     py::object name = NewReference(PyUnicode_DecodeUTF8(
         tensor.name.data(), static_cast<Py_ssize_t>(tensor.name.size()), nullptr));

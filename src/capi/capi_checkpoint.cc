@@ -17,19 +17,23 @@
 struct stguard_checkpoint {
   stguard::Checkpoint checkpoint;
   std::vector<stguard_tensor> tensors;      // file order, as checkpoint.tensors()
+  // Every tensor's dims, decoded from the compact TensorView::shape once at open, because
+  // stguard_tensor::shape is a plain uint64_t array.
+  std::vector<uint64_t> dims;
   std::vector<stguard_metadata> metadata;   // ascending key bytes, as checkpoint.metadata()
 };
 
 namespace stguard::capi {
 namespace {
 
-stguard_tensor ToCTensor(const Checkpoint& checkpoint, const TensorView& view) {
+stguard_tensor ToCTensor(const Checkpoint& checkpoint, const TensorView& view,
+                         const uint64_t* dims) {
   stguard_tensor tensor{};
   tensor.name = view.name.data();
   tensor.name_len = view.name.size();
   tensor.dtype = static_cast<stguard_dtype>(view.dtype);
   tensor.ndim = view.shape.size();
-  tensor.shape = view.shape.data();
+  tensor.shape = dims;
   tensor.num_elements = view.num_elements();
   tensor.data = view.data.data();
   tensor.byte_len = view.data.size();
@@ -43,11 +47,16 @@ stguard_code Adopt(Result<Checkpoint> result, stguard_checkpoint** out_checkpoin
                    stguard_error* err) {
   if (!result.ok()) return FillError(err, result.error());
   std::unique_ptr<stguard_checkpoint> handle(
-      new stguard_checkpoint{std::move(*result), {}, {}});
+      new stguard_checkpoint{std::move(*result), {}, {}, {}});
   const Checkpoint& checkpoint = handle->checkpoint;
+  size_t total_dims = 0;
+  for (const TensorView& view : checkpoint.tensors()) total_dims += view.shape.size();
+  handle->dims.reserve(total_dims);  // never reallocated below: the pointers stay valid
   handle->tensors.reserve(checkpoint.num_tensors());
   for (const TensorView& view : checkpoint.tensors()) {
-    handle->tensors.push_back(ToCTensor(checkpoint, view));
+    const size_t first = handle->dims.size();
+    handle->dims.insert(handle->dims.end(), view.shape.begin(), view.shape.end());
+    handle->tensors.push_back(ToCTensor(checkpoint, view, handle->dims.data() + first));
   }
   handle->metadata.reserve(checkpoint.metadata().size());
   for (const MetadataEntry& entry : checkpoint.metadata()) {

@@ -183,12 +183,13 @@ Error CheckpointDirBuilder::OpenFolder(const std::string& folder) {
   for (size_t i = 1; i < dir_.by_name_.size(); ++i) {
     const auto& previous = dir_.by_name_[i - 1];
     const auto& current = dir_.by_name_[i];
-    if (previous.name == current.name) {
-      return Error{ErrorCode::kTensorInTwoShards, current.tensor->header_offset,
+    const TensorView& tensor = dir_.TensorAt(current);
+    if (dir_.TensorAt(previous).name == tensor.name) {
+      return Error{ErrorCode::kTensorInTwoShards, tensor.header_offset,
                    "a tensor name is in two shard files",
                    Quoted("shard", dir_.shards_[current.shard].name) + "; also in " +
                        Quoted("shard", dir_.shards_[previous.shard].name),
-                   std::string(current.name)};
+                   std::string(tensor.name)};
     }
   }
   return Error{};
@@ -349,9 +350,14 @@ Error CheckpointDirBuilder::OpenShards(const std::vector<ShardSource>& sources,
 void CheckpointDirBuilder::IndexTensors() {
   dir_.by_name_.clear();
   dir_.total_bytes_ = 0;
+  size_t count = 0;
+  for (const ShardFile& shard : dir_.shards_) count += shard.checkpoint.num_tensors();
+  dir_.by_name_.reserve(count);
   for (uint32_t s = 0; s < dir_.shards_.size(); ++s) {
-    for (const TensorView& tensor : dir_.shards_[s].checkpoint.tensors()) {
-      dir_.by_name_.push_back(CheckpointDir::NamedTensor{tensor.name, s, &tensor});
+    const std::span<const TensorView> tensors = dir_.shards_[s].checkpoint.tensors();
+    for (uint32_t t = 0; t < tensors.size(); ++t) {
+      const TensorView& tensor = tensors[t];
+      dir_.by_name_.push_back(CheckpointDir::NamedTensor{s, t});
       // Each shard's bytes are in a file, so the sum over files cannot wrap in practice;
       // saturate rather than wrap if it ever could.
       const uint64_t size = tensor.byte_size();
@@ -359,33 +365,40 @@ void CheckpointDirBuilder::IndexTensors() {
                                                                 : dir_.total_bytes_ + size;
     }
   }
+  const CheckpointDir& dir = dir_;
   std::sort(dir_.by_name_.begin(), dir_.by_name_.end(),
-            [](const CheckpointDir::NamedTensor& a, const CheckpointDir::NamedTensor& b) {
-              return a.name != b.name ? a.name < b.name : a.shard < b.shard;
+            [&dir](const CheckpointDir::NamedTensor& a, const CheckpointDir::NamedTensor& b) {
+              const std::string_view a_name = dir.TensorAt(a).name;
+              const std::string_view b_name = dir.TensorAt(b).name;
+              return a_name != b_name ? a_name < b_name : a.shard < b.shard;
             });
 }
 
 Error CheckpointDirBuilder::CrossCheckIndex(const IndexFile& index) {
   const std::vector<ShardFile>& shards = dir_.shards_;
   const auto& by_name = dir_.by_name_;
+  const CheckpointDir& dir = dir_;
   // 1. No tensor in two shard files. by_name is sorted by (name, shard): repeats are
   // adjacent.
   for (size_t i = 1; i < by_name.size(); ++i) {
-    if (by_name[i].name == by_name[i - 1].name) {
-      return Error{ErrorCode::kTensorInTwoShards, by_name[i].tensor->header_offset,
+    const TensorView& tensor = dir.TensorAt(by_name[i]);
+    if (tensor.name == dir.TensorAt(by_name[i - 1]).name) {
+      return Error{ErrorCode::kTensorInTwoShards, tensor.header_offset,
                    "a tensor name is in two shard files",
                    Quoted("shard", shards[by_name[i].shard].name) + "; also in " +
                        Quoted("shard", shards[by_name[i - 1].shard].name),
-                   std::string(by_name[i].name)};
+                   std::string(tensor.name)};
     }
   }
   // 2. Every weight_map entry is in the shard it names.
   for (const IndexEntry& entry : index.weight_map) {
     const auto it = std::lower_bound(
         by_name.begin(), by_name.end(), entry.tensor,
-        [](const CheckpointDir::NamedTensor& a, std::string_view name) { return a.name < name; });
+        [&dir](const CheckpointDir::NamedTensor& a, std::string_view name) {
+          return dir.TensorAt(a).name < name;
+        });
     const std::string where = Quoted("file", index_name_) + ", " + Quoted("shard", entry.shard);
-    if (it == by_name.end() || it->name != entry.tensor) {
+    if (it == by_name.end() || dir.TensorAt(*it).name != entry.tensor) {
       return Error{ErrorCode::kShardMismatch, entry.key_offset,
                    "tensor listed in the index is not in its shard (nor in any other)", where,
                    std::string(entry.tensor)};
@@ -453,10 +466,10 @@ Result<CheckpointDir> CheckpointDir::Open(const std::string& path, const DirOpti
 const TensorView* CheckpointDir::Find(std::string_view name, size_t* out_shard) const {
   const auto it = std::lower_bound(
       by_name_.begin(), by_name_.end(), name,
-      [](const NamedTensor& a, std::string_view key) { return a.name < key; });
-  if (it == by_name_.end() || it->name != name) return nullptr;
+      [this](const NamedTensor& a, std::string_view key) { return TensorAt(a).name < key; });
+  if (it == by_name_.end() || TensorAt(*it).name != name) return nullptr;
   if (out_shard != nullptr) *out_shard = it->shard;
-  return it->tensor;
+  return &TensorAt(*it);
 }
 
 }  // namespace stguard

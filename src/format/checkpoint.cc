@@ -18,6 +18,7 @@ namespace stguard {
 
 uint64_t TensorView::num_elements() const {
   uint64_t count = 1;
+  // Shape is a range of uint64_t decoded on the fly.
   for (uint64_t dim : shape) count *= dim;  // validation proved every step fits
   return count;
 }
@@ -220,14 +221,6 @@ const TensorView* Checkpoint::Find(std::string_view name) const {
       [this](uint32_t index, std::string_view key) { return tensors_[index].name < key; });
   if (it == by_name_.end() || tensors_[*it].name != name) return nullptr;
   return &tensors_[*it];
-}
-
-const std::string_view* Checkpoint::FindMetadata(std::string_view key) const {
-  const auto it = std::lower_bound(
-      metadata_.begin(), metadata_.end(), key,
-      [](const MetadataEntry& entry, std::string_view k) { return entry.key < k; });
-  if (it == metadata_.end() || it->key != key) return nullptr;
-  return &it->value;
 }
 
 std::string_view Checkpoint::header_text() const {

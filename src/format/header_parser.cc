@@ -22,6 +22,7 @@
 #include "base/huge_pages.h"
 #include "stguard/json_tokenizer.h"
 #include "json/string_scan.h"
+#include "format/metadata_list.h"
 #include "format/tensor_size.h"
 
 namespace stguard {
@@ -32,9 +33,8 @@ constexpr std::string_view kMetadataKey = "__metadata__";
 // The three fields of a tensor entry, as bits so that repeats and absences are one test.
 enum FieldBit : uint8_t { kDtypeBit = 1, kShapeBit = 2, kOffsetsBit = 4 };
 
-// GrowWithin makes room for one more element in `list`, which never holds more than
-// `bound`. A vector that doubles copies itself and for a moment holds the old and the new
-// buffer, up to 3 times its final size; for a 100 MB header of nothing but shape dims or
+// GrowFull makes room in `list`, which never holds more than `bound` elements. A vector
+// that doubles copies itself and for a moment holds the old and the new buffer, up to 3 times its final size; for a 100 MB header of nothing but shape dims or
 // metadata that alone breaks the 2N memory bound. So small lists double as usual, and a
 // list that outgrows kDoublingLimit bytes jumps straight to `bound`: that is address
 // space, and the pages never written are never touched, so peak memory is what the
@@ -47,9 +47,13 @@ template <typename T>
   const size_t doubled = std::max<size_t>(16, list.capacity() * 2);
   list.reserve(doubled * sizeof(T) <= kDoublingLimit ? std::min(doubled, bound) : bound);
 }
-template <typename T>
-inline void GrowWithin(std::vector<T>& list, size_t bound) {
-  if (list.size() == list.capacity()) [[unlikely]] GrowFull(list, bound);
+// AppendDim appends one dim as a varint (at most 10 bytes) to `dims`, which never holds
+// more than `bound` bytes.
+inline void AppendDim(uint64_t dim, std::vector<uint8_t>& dims, size_t bound) {
+  if (dims.capacity() - dims.size() < 10) [[unlikely]] {
+    GrowFull(dims, std::max(bound, dims.size() + 10));
+  }
+  Shape::AppendVarint(dim, &dims);
 }
 
 class HeaderParser {
@@ -93,10 +97,10 @@ class HeaderParser {
   bool ParseMetadata(uint64_t key_offset);
   bool ParseTensorEntry(std::string_view name, uint64_t key_offset);
   bool ParseDtype(std::string_view name, Dtype* out_dtype);
-  bool ParseShape(std::string_view name, uint32_t* out_rank);
+  bool ParseShape(std::string_view name, uint32_t* out_rank, ElementCount* out_count);
   bool ParseDataOffsets(std::string_view name, uint64_t* out_begin, uint64_t* out_end);
   bool CheckDuplicates();
-  void AddTensor(const TensorView& tensor, size_t first_dim);
+  void AddTensor(const TensorView& tensor, size_t first_dim, size_t rank);
 
   JsonTokenizer tokens_;
   std::string_view header_;
@@ -107,11 +111,10 @@ class HeaderParser {
   Token token_;
   ParsedHeader& out_;
   std::string scratch_;
-  // Offset of each metadata key in the header text (< kMaxHeaderLen, so 32 bits suffice).
-  std::vector<uint32_t> metadata_key_offsets_;
-  // Each tensor's first index into out_.dims; spans are made once dims stops growing.
+  // Each tensor's first byte in out_.dims; shapes are made once dims stops growing.
   std::vector<uint32_t> first_dims_;
   ReservationBounds bounds_;
+  size_t shape_first_dim_ = 0;  // the general path's current shape, in out_.dims
   Error error_;
 };
 
@@ -127,6 +130,7 @@ Error HeaderParser::Parse() {
   // thousands of page faults.
   AdviseHugePages(out_.tensors.data(), max_tensors * sizeof(TensorView));
   bounds_ = ReservationBoundsFor(header_.size());
+  MetadataListBuilder::Start(header_, &out_.metadata);
   if (!Next()) return error_;
   if (token_.kind != TokenKind::kBeginObject) {
     Fail(ErrorCode::kHeaderNotObject, token_.offset, "the header is not a JSON object");
@@ -154,8 +158,11 @@ Error HeaderParser::Parse() {
 
   // Every shape is in dims now, so its address is final.
   for (size_t i = 0; i < out_.tensors.size(); ++i) {
-    out_.tensors[i].shape = std::span<const uint64_t>(out_.dims.data() + first_dims_[i],
-                                                      out_.tensors[i].shape.size());
+    const size_t first = first_dims_[i];
+    const size_t next = i + 1 < out_.tensors.size() ? first_dims_[i + 1] : out_.dims.size();
+    out_.tensors[i].shape = Shape::FromVarints(
+        std::span<const uint8_t>(out_.dims.data() + first, next - first),
+        out_.tensors[i].shape.size());
   }
   CheckDuplicates();
   return error_;
@@ -174,17 +181,15 @@ bool HeaderParser::ParseMetadata(uint64_t key_offset) {
   for (;;) {
     if (!Next()) return false;
     if (token_.kind == TokenKind::kEndObject) return true;
-    const uint64_t entry_offset = token_.offset;
-    const std::string_view key = KeepText(token_);
+    const Token key = token_;
     if (!Next()) return false;
     if (token_.kind != TokenKind::kString) {
       return Fail(ErrorCode::kMetadataValueNotString, token_.offset,
-                  "__metadata__ value is not a string", {}, std::string(key));
+                  "__metadata__ value is not a string", {},
+                  std::string(TokenText(key, &scratch_)));
     }
-    GrowWithin(out_.metadata, bounds_.max_metadata_entries);
-    GrowWithin(metadata_key_offsets_, bounds_.max_metadata_entries);
-    out_.metadata.push_back(MetadataEntry{key, KeepText(token_)});
-    metadata_key_offsets_.push_back(static_cast<uint32_t>(entry_offset - base_offset_));
+    MetadataListBuilder::Add(key, key.offset - base_offset_, token_,
+                             bounds_.max_metadata_entries, &out_.metadata);
   }
 }
 
@@ -198,6 +203,7 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
   tensor.name = name;
   tensor.header_offset = key_offset;
   uint32_t rank = 0;
+  ElementCount count;
   uint64_t shape_offset = 0;
   uint64_t offsets_offset = 0;
   uint8_t seen = 0;
@@ -228,7 +234,7 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
       ok = ParseDtype(name, &tensor.dtype);
     } else if (bit == kShapeBit) {
       shape_offset = field_offset;
-      ok = ParseShape(name, &rank);
+      ok = ParseShape(name, &rank, &count);
     } else {
       offsets_offset = field_offset;
       ok = ParseDataOffsets(name, &tensor.begin, &tensor.end);
@@ -250,9 +256,8 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
   }
 
   // Stage 4: the byte size implied by dtype and shape must equal end - begin.
-  const std::span<const uint64_t> shape(out_.dims.data() + (out_.dims.size() - rank), rank);
   uint64_t byte_size = 0;
-  switch (ComputeTensorByteSize(tensor.dtype, shape, &byte_size)) {
+  switch (ByteSizeFromCount(tensor.dtype, count, &byte_size)) {
     case ErrorCode::kOk:
       break;
     case ErrorCode::kMisalignedSlice:
@@ -273,17 +278,15 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
                 name, "expected " + std::to_string(byte_size) + " bytes, got " +
                           std::to_string(tensor.end - tensor.begin));
   }
-  tensor.shape = shape;
-  AddTensor(tensor, out_.dims.size() - rank);
+  AddTensor(tensor, shape_first_dim_, rank);
   return true;
 }
 
-void HeaderParser::AddTensor(const TensorView& tensor, size_t first_dim) {
-  // The span's size carries the rank; its address is fixed in Parse() once dims is final.
+void HeaderParser::AddTensor(const TensorView& tensor, size_t first_dim, size_t rank) {
+  // The shape's size carries the rank; its bytes are fixed in Parse() once dims is final.
   first_dims_.push_back(static_cast<uint32_t>(first_dim));
   out_.tensors.push_back(tensor);
-  out_.tensors.back().shape =
-      std::span<const uint64_t>(static_cast<const uint64_t*>(nullptr), tensor.shape.size());
+  out_.tensors.back().shape = Shape::FromVarints({}, rank);
 }
 
 namespace {
@@ -373,12 +376,15 @@ bool HeaderParser::TryCompactEntry(bool first_member, size_t* out_end) {
     out_.dims.resize(first_dim);
     return false;
   };
+  ElementCount count;
+  size_t rank = 0;
   if (!ConsumeLiteral(&p, end, "]")) {
     for (;;) {
       uint64_t dim = 0;
       if (!ConsumeCompactUint(&p, end, &dim)) return decline();
-      GrowWithin(out_.dims, bounds_.max_dims);
-      out_.dims.push_back(dim);
+      AppendDim(dim, out_.dims, bounds_.max_dim_bytes);
+      count.Add(dim);
+      ++rank;
       if (ConsumeLiteral(&p, end, "]")) break;
       if (!ConsumeLiteral(&p, end, ",")) return decline();
     }
@@ -391,21 +397,18 @@ bool HeaderParser::TryCompactEntry(bool first_member, size_t* out_end) {
     return decline();
   }
 
-  const std::span<const uint64_t> shape(out_.dims.data() + first_dim,
-                                        out_.dims.size() - first_dim);
   uint64_t byte_size = 0;
-  if (ComputeTensorByteSize(*dtype, shape, &byte_size) != ErrorCode::kOk ||
+  if (ByteSizeFromCount(*dtype, count, &byte_size) != ErrorCode::kOk ||
       end_offset < begin_offset || end_offset - begin_offset != byte_size) {
     return decline();
   }
   TensorView tensor;
   tensor.name = name;
   tensor.dtype = *dtype;
-  tensor.shape = shape;
   tensor.begin = begin_offset;
   tensor.end = end_offset;
   tensor.header_offset = base_offset_ + static_cast<uint64_t>(quote - begin);
-  AddTensor(tensor, first_dim);
+  AddTensor(tensor, first_dim, rank);
   *out_end = static_cast<size_t>(p - begin);
   return true;
 }
@@ -425,7 +428,9 @@ bool HeaderParser::ParseDtype(std::string_view name, Dtype* out_dtype) {
   return true;
 }
 
-bool HeaderParser::ParseShape(std::string_view name, uint32_t* out_rank) {
+bool HeaderParser::ParseShape(std::string_view name, uint32_t* out_rank,
+                              ElementCount* out_count) {
+  shape_first_dim_ = out_.dims.size();
   if (!Next()) return false;
   if (token_.kind != TokenKind::kBeginArray) {
     return Fail(ErrorCode::kInvalidShape, token_.offset, "shape is not an array",
@@ -445,8 +450,8 @@ bool HeaderParser::ParseShape(std::string_view name, uint32_t* out_rank) {
                   "shape dimension is not a non-negative integer that fits in 64 bits",
                   name);
     }
-    GrowWithin(out_.dims, bounds_.max_dims);
-    out_.dims.push_back(dim);
+    AppendDim(dim, out_.dims, bounds_.max_dim_bytes);
+    out_count->Add(dim);
     ++rank;
   }
   *out_rank = rank;
@@ -486,41 +491,23 @@ bool HeaderParser::CheckDuplicates() {
   const size_t tensor_repeat = SortKeysFindDuplicate(
       tensors.size(), [&tensors](size_t i) { return tensors[i].name; },
       &out_.tensors_by_name);
-  std::vector<uint32_t> metadata_order;
-  std::vector<MetadataEntry>& metadata = out_.metadata;
-  const size_t metadata_repeat = SortKeysFindDuplicate(
-      metadata.size(), [&metadata](size_t i) { return metadata[i].key; }, &metadata_order);
+  uint64_t metadata_repeat_offset = 0;
+  std::string_view metadata_repeat_key;
+  const bool metadata_repeats = MetadataListBuilder::SortFindDuplicate(
+      &out_.metadata, &metadata_repeat_offset, &metadata_repeat_key);
 
   // Report whichever repeat comes first in the file.
   const uint64_t tensor_at =
       tensor_repeat == kNoDuplicate ? UINT64_MAX : tensors[tensor_repeat].header_offset;
   const uint64_t metadata_at =
-      metadata_repeat == kNoDuplicate
-          ? UINT64_MAX
-          : base_offset_ + metadata_key_offsets_[metadata_repeat];
+      metadata_repeats ? base_offset_ + metadata_repeat_offset : UINT64_MAX;
   if (tensor_at < metadata_at) {
     return Fail(ErrorCode::kDuplicateKey, tensor_at, "tensor name appears twice",
                 tensors[tensor_repeat].name);
   }
   if (metadata_at != UINT64_MAX) {
     return Fail(ErrorCode::kDuplicateKey, metadata_at, "__metadata__ key appears twice", {},
-                std::string(metadata[metadata_repeat].key));
-  }
-  // Put the entries in key order in place, following each cycle of the permutation: a
-  // sorted copy would double the largest metadata allocation. metadata_order[i] is the
-  // entry that belongs at position i; a slot already filled is marked with its own index.
-  for (uint32_t start = 0; start < metadata_order.size(); ++start) {
-    if (metadata_order[start] == start) continue;
-    const MetadataEntry first = metadata[start];
-    uint32_t slot = start;
-    while (metadata_order[slot] != start) {
-      const uint32_t source = metadata_order[slot];
-      metadata[slot] = metadata[source];
-      metadata_order[slot] = slot;
-      slot = source;
-    }
-    metadata[slot] = first;
-    metadata_order[slot] = slot;
+                std::string(metadata_repeat_key));
   }
   return true;
 }
@@ -529,8 +516,10 @@ bool HeaderParser::CheckDuplicates() {
 
 ReservationBounds ReservationBoundsFor(size_t header_len) {
   ReservationBounds bounds;
-  // A shape dimension takes at least two header bytes: one digit and the ',' or ']' after it.
-  bounds.max_dims = header_len / 2 + 1;
+  // A shape dimension takes at least two header bytes: one digit and the ',' or ']' after
+  // it; its varint takes at most half its digits and separator (d digits are below 10^d,
+  // which needs at most (d + 1) / 2 7-bit groups).
+  bounds.max_dim_bytes = header_len / 2 + 1;
   // A metadata entry takes at least six: `"":""` and the ',' or '}' after it.
   bounds.max_metadata_entries = header_len / 6 + 1;
   return bounds;

@@ -19,9 +19,9 @@ namespace stguard {
 // are in header order; views point into the header text or into owned_strings.
 struct ParsedHeader {
   std::vector<TensorView> tensors;  // `data` is left empty; `shape` points into dims
-  std::vector<uint64_t> dims;
+  std::vector<uint8_t> dims;        // every shape's dims as varints (stguard/shape.h)
   std::vector<uint32_t> tensors_by_name;  // indexes into tensors, sorted by name bytes
-  std::vector<MetadataEntry> metadata;    // sorted by key bytes
+  MetadataList metadata;                  // sorted by key bytes; refers to the header text
   bool has_metadata_object = false;
   std::forward_list<std::string> owned_strings;  // unescaped strings that had escapes
 };
@@ -31,7 +31,7 @@ struct ParsedHeader {
 // that no large list is copied while it grows; the capacity never exceeds the bound.
 // Exposed for the test that checks both.
 struct ReservationBounds {
-  size_t max_dims = 0;
+  size_t max_dim_bytes = 0;  // bytes of varint-encoded dims
   size_t max_metadata_entries = 0;
 };
 ReservationBounds ReservationBoundsFor(size_t header_len);

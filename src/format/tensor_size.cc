@@ -15,8 +15,13 @@ ErrorCode ComputeTensorByteSize(Dtype dtype, std::span<const uint64_t> shape,
   for (uint64_t dim : shape) {
     if (!CheckedMul(num_elements, dim, &num_elements)) return ErrorCode::kValidationOverflow;
   }
+  return ByteSizeFromCount(dtype, ElementCount{num_elements, false}, out_byte_size);
+}
+
+ErrorCode ByteSizeFromCount(Dtype dtype, const ElementCount& count, uint64_t* out_byte_size) {
+  if (count.overflowed) return ErrorCode::kValidationOverflow;
   uint64_t num_bits = 0;
-  if (!CheckedMul(num_elements, DtypeBits(dtype), &num_bits)) {
+  if (!CheckedMul(count.count, DtypeBits(dtype), &num_bits)) {
     return ErrorCode::kValidationOverflow;
   }
   if (num_bits % 8 != 0) return ErrorCode::kMisalignedSlice;

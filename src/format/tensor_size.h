@@ -18,6 +18,20 @@ namespace stguard {
 ErrorCode ComputeTensorByteSize(Dtype dtype, std::span<const uint64_t> shape,
                                 uint64_t* out_byte_size);
 
+// ElementCount is the running product of a shape's dims, fed one dim at a time, for
+// shapes too long to hold as uint64_t: it overflows exactly where
+// ComputeTensorByteSize's product does.
+struct ElementCount {
+  uint64_t count = 1;
+  bool overflowed = false;
+  void Add(uint64_t dim) {
+    if (!overflowed && __builtin_mul_overflow(count, dim, &count)) overflowed = true;
+  }
+};
+
+// ByteSizeFromCount finishes ComputeTensorByteSize from an ElementCount.
+ErrorCode ByteSizeFromCount(Dtype dtype, const ElementCount& count, uint64_t* out_byte_size);
+
 }  // namespace stguard
 
 #endif  // STGUARD_SRC_TENSOR_SIZE_H_

@@ -15,13 +15,13 @@ void CheckContracts(std::span<const ShardRef> shards, const ModelSpec& spec,
   const bool course =
       spec.course || (spec.family != nullptr && spec.family->name == "bigram");
   for (const ShardRef& shard : shards) {
-    const std::string_view* format = shard.checkpoint->FindMetadata("format");
-    const std::string found = format == nullptr ? "absent" : PrintableText(format->substr(0, 64));
-    if (course && (format == nullptr || *format != "tinyllm")) {
+    const std::optional<std::string_view> format = shard.checkpoint->FindMetadata("format");
+    const std::string found = !format ? "absent" : PrintableText(format->substr(0, 64));
+    if (course && (!format || *format != "tinyllm")) {
       findings->Error("format-metadata", {}, "tinyllm", found,
                       "course files carry __metadata__ {\"format\": \"tinyllm\"}",
                       std::string(shard.name));
-    } else if (!course && format == nullptr) {
+    } else if (!course && !format) {
       findings->Warning("format-metadata", {}, "a format such as \"pt\"", found,
                         "no __metadata__.format: loaders must guess which framework wrote it",
                         std::string(shard.name));

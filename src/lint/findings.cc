@@ -59,6 +59,17 @@ void Findings::Warning(std::string_view rule, std::string tensor, std::string ex
                   std::move(message)});
 }
 
+std::string ShapeText(const Shape& shape) {
+  std::string out = "[";
+  bool first = true;
+  for (uint64_t dim : shape) {
+    if (!first) out += ", ";
+    first = false;
+    out += std::to_string(dim);
+  }
+  return out + "]";
+}
+
 std::string ShapeText(const uint64_t* dims, size_t rank) {
   std::string out = "[";
   for (size_t i = 0; i < rank; ++i) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stguard/lint.h"
+#include "stguard/shape.h"
 
 namespace stguard::lint {
 
@@ -48,6 +49,7 @@ class Findings {
 
 // ShapeText renders a shape as "[4096, 1024]" ("[]" for a scalar).
 std::string ShapeText(const uint64_t* dims, size_t rank);
+std::string ShapeText(const Shape& shape);
 
 }  // namespace stguard::lint
 

@@ -53,8 +53,8 @@ void CheckInt4(std::span<const ShardRef> shards, std::span<const TensorRef> tens
   bool group_known = false;
   uint64_t group = 0;
   for (const ShardRef& shard : shards) {
-    const std::string_view* value = shard.checkpoint->FindMetadata("quant");
-    if (value == nullptr) continue;
+    const std::optional<std::string_view> value = shard.checkpoint->FindMetadata("quant");
+    if (!value) continue;
     if (!quant) {
       quant = *value;
       quant_file = shard.name;
@@ -154,7 +154,7 @@ void CheckInt4(std::span<const ShardRef> shards, std::span<const TensorRef> tens
     if (!known) {
       if (qweight != nullptr && qweight->shape.size() != 2) {
         findings->Error("int4-shape", std::string(qweight->name), "[out, in / 2]",
-                        ShapeText(qweight->shape.data(), qweight->shape.size()),
+                        ShapeText(qweight->shape),
                         "an int4 qweight has two dimensions");
       }
       continue;
@@ -170,7 +170,7 @@ void CheckInt4(std::span<const ShardRef> shards, std::span<const TensorRef> tens
                !(qweight->shape.size() == 2 && qweight->shape[0] == out &&
                  qweight->shape[1] == in / 2)) {
       findings->Error("int4-shape", std::string(qweight->name), Shape2(out, in / 2),
-                      ShapeText(qweight->shape.data(), qweight->shape.size()),
+                      ShapeText(qweight->shape),
                       "a qweight is [out, in / 2] for the weight " + weight_shape + " (from " +
                           source + ")");
     }
@@ -183,7 +183,7 @@ void CheckInt4(std::span<const ShardRef> shards, std::span<const TensorRef> tens
     } else if (scales != nullptr && !(scales->shape.size() == 2 && scales->shape[0] == out &&
                                       scales->shape[1] == in / group)) {
       findings->Error("int4-shape", std::string(scales->name), Shape2(out, in / group),
-                      ShapeText(scales->shape.data(), scales->shape.size()),
+                      ShapeText(scales->shape),
                       "scales are [out, in / group] for the weight " + weight_shape +
                           " and group " + std::to_string(group) + " (from " + source + ")");
     }

@@ -238,7 +238,7 @@ void CheckTensorsAgainstFamily(std::span<const TensorRef> tensors, const ModelSp
         finding.rule = "wrong-shape";
         finding.tensor = std::string(view.name);
         finding.expected = ShapeText(shape.dims.data(), shape.dims.size());
-        finding.found = ShapeText(view.shape.data(), view.shape.size());
+        finding.found = ShapeText(view.shape);
         finding.transposed = shape.dims.size() == 2 && view.shape.size() == 2 &&
                              shape.dims[0] == view.shape[1] && shape.dims[1] == view.shape[0];
         finding.message = finding.transposed

@@ -10,13 +10,18 @@
 // the canonical header's token at the same position, whichever comes first; if all tokens
 // match and there is no inner whitespace, what follows the closing brace decides between
 // whitespace and padding.
+#include <algorithm>
+#include <charconv>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "write/canonical_header.h"
+#include "write/canonical_text.h"
+#include "stguard/json_escape.h"
 #include "stguard/json_tokenizer.h"
+#include "stguard/options.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
 
@@ -78,12 +83,76 @@ struct TokenMismatch {
   CanonicalDiffReason reason = CanonicalDiffReason::kNone;
 };
 
+// CanonicalLexer reads the canonical text from a CanonicalText as JsonTokenizer tokens
+// (kind and text). The canonical text has no whitespace, and its strings and numbers are
+// plain, so a few rules suffice; a string followed by ':' is a key.
+class CanonicalLexer {
+ public:
+  explicit CanonicalLexer(const Checkpoint& checkpoint) : text_(checkpoint) {}
+
+  bool Next(Token* out) {
+    int c = Get();
+    while (c == ',' || c == ':') c = Get();
+    Token token;
+    token_text_.clear();
+    if (c < 0) {
+      token.kind = TokenKind::kEndOfInput;
+    } else if (c == '{' || c == '}' || c == '[' || c == ']') {
+      token.kind = c == '{'   ? TokenKind::kBeginObject
+                   : c == '}' ? TokenKind::kEndObject
+                   : c == '[' ? TokenKind::kBeginArray
+                              : TokenKind::kEndArray;
+      token_text_.push_back(static_cast<char>(c));
+    } else if (c == '"') {
+      for (int d = Get(); d != '"'; d = Get()) {
+        if (d < 0) return false;
+        token_text_.push_back(static_cast<char>(d));
+        if (d == '\\') {
+          token.has_escapes = true;
+          const int escaped = Get();
+          if (escaped < 0) return false;
+          token_text_.push_back(static_cast<char>(escaped));
+        }
+      }
+      token.kind = Peek() == ':' ? TokenKind::kKey : TokenKind::kString;
+    } else if (c >= '0' && c <= '9') {
+      token_text_.push_back(static_cast<char>(c));
+      while (Peek() >= '0' && Peek() <= '9') token_text_.push_back(static_cast<char>(Get()));
+      token.kind = TokenKind::kNumber;
+    } else {
+      return false;
+    }
+    token.text = token_text_;
+    *out = token;
+    return true;
+  }
+
+ private:
+  int Peek() {
+    while (at_ == piece_.size()) {
+      if (!text_.Next(&piece_)) return -1;
+      at_ = 0;
+    }
+    return static_cast<unsigned char>(piece_[at_]);
+  }
+  int Get() {
+    const int c = Peek();
+    if (c >= 0) ++at_;
+    return c;
+  }
+
+  CanonicalText text_;
+  std::string piece_;
+  size_t at_ = 0;
+  std::string token_text_;
+};
+
 // FindTokenMismatch walks both headers token by token and classifies the first pair that
 // differs.
-Result<TokenMismatch> FindTokenMismatch(std::string_view actual, std::string_view canonical,
+Result<TokenMismatch> FindTokenMismatch(std::string_view actual, const Checkpoint& checkpoint,
                                         bool metadata_empty) {
   JsonTokenizer actual_tokens(actual, kHeaderStart);
-  JsonTokenizer canonical_tokens(canonical, kHeaderStart);
+  CanonicalLexer canonical_tokens(checkpoint);
   std::string last_field;  // the last key at depth 2: a tensor field or a metadata key
   std::string actual_buffer;
   std::string canonical_buffer;
@@ -150,25 +219,41 @@ Result<CanonicalDiff> CompareToCanonical(const Checkpoint& checkpoint) {
 namespace {
 
 Result<CanonicalDiff> CompareToCanonicalOrThrow(const Checkpoint& checkpoint) {
-  std::vector<PlanTensor> tensors;
-  tensors.reserve(checkpoint.num_tensors());
-  for (const TensorView& tensor : checkpoint.tensors()) {
-    tensors.push_back(PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.byte_size()});
+  // The canonical text is made and compared a piece at a time: memory is the tensor order
+  // (4 bytes a tensor) and one piece, whatever the header holds.
+  const std::string_view actual = checkpoint.header_text();
+  CanonicalText text(checkpoint);
+  std::string piece;
+  uint64_t text_len = 0;
+  uint64_t first_in_header = UINT64_MAX;  // first differing header byte, N equal or not
+  while (text.Next(&piece)) {
+    if (first_in_header == UINT64_MAX) {
+      for (size_t i = 0; i < piece.size(); ++i) {
+        const uint64_t at = text_len + i;
+        if (at >= actual.size() || actual[at] != piece[i]) {
+          first_in_header = at;
+          break;
+        }
+      }
+    }
+    text_len += piece.size();
   }
-  std::vector<PlanMetadata> metadata;
-  metadata.reserve(checkpoint.metadata().size());
-  for (const MetadataEntry& entry : checkpoint.metadata()) {
-    metadata.push_back(PlanMetadata{entry.key, entry.value});
+  if (!text.error().ok()) return text.error();
+  const uint64_t canonical_len = text_len + (8 - text_len % 8) % 8;
+  if (canonical_len > kMaxHeaderLen) {  // the closing brace or the padding passed the cap
+    return Error{ErrorCode::kHeaderTooLarge, 0, "the header would exceed 100,000,000 bytes",
+                 std::to_string(canonical_len) + " bytes and more"};
   }
-  Result<CanonicalPlan> plan = PlanCanonicalFile(tensors, metadata);
-  if (!plan.ok()) return plan.error();
+  // The padding: spaces up to canonical_len.
+  for (uint64_t at = text_len; first_in_header == UINT64_MAX && at < canonical_len; ++at) {
+    if (at >= actual.size() || actual[at] != ' ') first_in_header = at;
+  }
 
   CanonicalDiff diff;
-  diff.canonical_header_len = plan->header.size();
-  const std::string prefix = EncodeLengthPrefix(plan->header.size());
+  diff.canonical_header_len = canonical_len;
+  const std::string prefix = EncodeLengthPrefix(canonical_len);
   // The file's own prefix is N encoded: compare it from N, not from the file's bytes.
   const std::string actual_prefix = EncodeLengthPrefix(checkpoint.header_len());
-  const std::string_view actual = checkpoint.header_text();
 
   // The first differing byte: in the length prefix, else (N equal) in the header.
   uint64_t first = UINT64_MAX;
@@ -178,25 +263,19 @@ Result<CanonicalDiff> CompareToCanonicalOrThrow(const Checkpoint& checkpoint) {
       break;
     }
   }
-  if (first == UINT64_MAX) {
-    for (size_t i = 0; i < actual.size(); ++i) {
-      if (actual[i] != plan->header[i]) {
-        first = kHeaderStart + i;
-        break;
-      }
-    }
+  if (first == UINT64_MAX && first_in_header != UINT64_MAX) {
+    first = kHeaderStart + first_in_header;
   }
   if (first == UINT64_MAX) return diff;  // same header, so same offsets, so same file
   diff.canonical = false;
   diff.offset = first;
 
-  const std::string_view canonical_text(plan->header.data(), plan->text_len);
   const StructureScan scan = ScanStructure(actual);
   if (scan.value_end == kNotFound) {
     return InternalError("a validated header has no end while comparing it to canonical form");
   }
   Result<TokenMismatch> mismatch =
-      FindTokenMismatch(actual, canonical_text, checkpoint.metadata().empty());
+      FindTokenMismatch(actual, checkpoint, checkpoint.metadata().empty());
   if (!mismatch.ok()) return mismatch.error();
 
   const bool has_whitespace = scan.first_inner_whitespace != kNotFound;
@@ -219,7 +298,7 @@ Result<CanonicalDiff> CompareToCanonicalOrThrow(const Checkpoint& checkpoint) {
     diff.reason_offset = kHeaderStart + scan.value_end + first_non_space;
     return diff;
   }
-  const size_t canonical_pad = plan->header.size() - plan->text_len;
+  const size_t canonical_pad = static_cast<size_t>(canonical_len - text_len);
   if (tail.size() == canonical_pad) {
     return InternalError("headers differ but no difference was classified");
   }

@@ -41,9 +41,11 @@ void AppendTensorEntry(const PlanTensor& tensor, uint64_t begin, std::string* ou
   out->append(":{\"dtype\":\"");
   out->append(DtypeName(tensor.dtype));  // dtype names are plain ASCII: nothing to escape
   out->append("\",\"shape\":[");
-  for (size_t i = 0; i < tensor.shape.size(); ++i) {
-    if (i != 0) out->push_back(',');
-    AppendUint(tensor.shape[i], out);
+  bool first = true;
+  for (uint64_t dim : tensor.shape) {
+    if (!first) out->push_back(',');
+    first = false;
+    AppendUint(dim, out);
   }
   out->append("],\"data_offsets\":[");
   AppendUint(begin, out);
@@ -97,7 +99,9 @@ Error CheckTensorEntry(const PlanTensor& tensor) {
                        tensor.name, "first bad byte at index " + std::to_string(bad_index));
   }
   uint64_t expected_len = 0;
-  switch (ComputeTensorByteSize(tensor.dtype, tensor.shape, &expected_len)) {
+  ElementCount count;
+  for (uint64_t dim : tensor.shape) count.Add(dim);
+  switch (ByteSizeFromCount(tensor.dtype, count, &expected_len)) {
     case ErrorCode::kOk:
       break;
     case ErrorCode::kMisalignedSlice:

@@ -13,6 +13,7 @@
 
 #include "stguard/dtype.h"
 #include "stguard/error.h"
+#include "stguard/shape.h"
 
 namespace stguard {
 
@@ -20,7 +21,7 @@ namespace stguard {
 struct PlanTensor {
   std::string_view name;
   Dtype dtype = Dtype::kBOOL;
-  std::span<const uint64_t> shape;
+  Shape shape;
   uint64_t byte_len = 0;  // the number of bytes the caller will supply
 };
 

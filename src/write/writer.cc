@@ -9,6 +9,8 @@
 #include "base/out_of_memory.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
+#include "write/canonical_text.h"
+#include "stguard/convert.h"
 #include "stguard/reader.h"
 
 namespace stguard {
@@ -55,21 +57,40 @@ std::span<const std::byte> AsBytes(std::string_view text) {
 }  // namespace
 
 struct Writer::Impl {
+  // Names, metadata keys and values live back to back in `text`, so an entry costs its
+  // bytes and an offset, not a std::string each.
   struct Tensor {
-    std::string name;
+    size_t name_at;  // in text
+    size_t name_len;
     Dtype dtype;
-    std::vector<uint64_t> shape;
+    size_t shape_at;     // the shape's first byte in shape_bytes
+    uint32_t shape_len;  // its bytes there
+    uint32_t rank;
     uint64_t byte_len;
     std::span<const std::byte> data;  // used when producer is empty
     TensorProducer producer;
   };
   struct Metadata {
-    std::string key;
-    std::string value;
+    size_t key_at;  // in text
+    size_t key_len;
+    size_t value_at;
+    size_t value_len;
   };
 
   std::vector<Tensor> tensors;
+  // Every tensor's shape as varints (stguard/shape.h), back to back: a checkpoint with one
+  // shape of 50 million dims takes half its header here, not four times it.
+  std::vector<uint8_t> shape_bytes;
   std::vector<Metadata> metadata;
+  std::string text;
+
+  std::string_view Text(size_t at, size_t len) const { return std::string_view(text).substr(at, len); }
+  std::string_view NameOf(const Tensor& tensor) const { return Text(tensor.name_at, tensor.name_len); }
+  size_t Keep(std::string_view bytes) {
+    const size_t at = text.size();
+    text.append(bytes);
+    return at;
+  }
   Error first_error;  // the first Add* failure; sticks
 
   Error Remember(Error error) {
@@ -77,13 +98,41 @@ struct Writer::Impl {
     return error;
   }
 
-  Error Add(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
-            uint64_t byte_len, std::span<const std::byte> data, TensorProducer producer) {
-    PlanTensor entry{name, dtype, shape, byte_len};
-    if (Error error = CheckTensorEntry(entry); !error.ok()) return Remember(error);
-    tensors.push_back(Tensor{std::string(name), dtype,
-                             std::vector<uint64_t>(shape.begin(), shape.end()), byte_len, data,
-                             std::move(producer)});
+  Shape ShapeOf(const Tensor& tensor) const {
+    return Shape::FromVarints(
+        std::span<const uint8_t>(shape_bytes.data() + tensor.shape_at, tensor.shape_len),
+        tensor.rank);
+  }
+
+  // Add takes the dims as any range of uint64_t (a span or a Shape).
+  template <typename Dims>
+  Error Add(std::string_view name, Dtype dtype, const Dims& shape, uint64_t byte_len,
+            std::span<const std::byte> data, TensorProducer producer) {
+    const size_t shape_at = shape_bytes.size();
+    size_t rank = 0;
+    for (uint64_t dim : shape) {
+      Shape::AppendVarint(dim, &shape_bytes);
+      ++rank;
+    }
+    if (shape_bytes.size() - shape_at > UINT32_MAX || rank > UINT32_MAX) {
+      shape_bytes.resize(shape_at);
+      Error error;
+      error.code = ErrorCode::kHeaderTooLarge;
+      error.message = "the tensor's shape has too many dims for one header";
+      error.tensor = std::string(name);
+      return Remember(error);
+    }
+    const size_t name_at = text.size();
+    Tensor tensor{name_at, name.size(), dtype, shape_at,
+                  static_cast<uint32_t>(shape_bytes.size() - shape_at),
+                  static_cast<uint32_t>(rank), byte_len, data, std::move(producer)};
+    PlanTensor entry{name, dtype, ShapeOf(tensor), byte_len};
+    if (Error error = CheckTensorEntry(entry); !error.ok()) {
+      shape_bytes.resize(shape_at);
+      return Remember(error);
+    }
+    Keep(name);
+    tensors.push_back(std::move(tensor));
     return Error{};
   }
 
@@ -92,12 +141,14 @@ struct Writer::Impl {
     std::vector<PlanTensor> plan_tensors;
     plan_tensors.reserve(tensors.size());
     for (const Tensor& tensor : tensors) {
-      plan_tensors.push_back(PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.byte_len});
+      plan_tensors.push_back(
+          PlanTensor{NameOf(tensor), tensor.dtype, ShapeOf(tensor), tensor.byte_len});
     }
     std::vector<PlanMetadata> plan_metadata;
     plan_metadata.reserve(metadata.size());
     for (const Metadata& entry : metadata) {
-      plan_metadata.push_back(PlanMetadata{entry.key, entry.value});
+      plan_metadata.push_back(PlanMetadata{Text(entry.key_at, entry.key_len),
+                                           Text(entry.value_at, entry.value_len)});
     }
     return PlanCanonicalFile(plan_tensors, plan_metadata);
   }
@@ -124,7 +175,7 @@ struct Writer::Impl {
         }
       }
       if (!error.ok()) {
-        if (error.tensor.empty()) error.tensor = tensor.name;
+        if (error.tensor.empty()) error.tensor = std::string(NameOf(tensor));
         return error;
       }
     }
@@ -166,12 +217,36 @@ Error Writer::AddTensor(std::string_view name, Dtype dtype, std::span<const uint
   }));
 }
 
+Error Writer::AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
+                        std::span<const std::byte> data) {
+  return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
+    return impl_->Add(name, dtype, shape, data.size(), data, nullptr);
+  }));
+}
+
+Error Writer::AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
+                        uint64_t byte_len, TensorProducer producer) {
+  if (!producer) {
+    Error error;
+    error.code = ErrorCode::kInvalidArgument;
+    error.message = "the tensor's producer is empty";
+    error.tensor = std::string(name);
+    return impl_->Remember(error);
+  }
+  return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
+    return impl_->Add(name, dtype, shape, byte_len, {}, std::move(producer));
+  }));
+}
+
 Error Writer::AddMetadata(std::string_view key, std::string_view value) {
   if (Error error = CheckMetadataEntry(PlanMetadata{key, value}); !error.ok()) {
     return impl_->Remember(error);
   }
   return impl_->Remember(CatchOutOfMemory("out of memory while adding metadata", [&] {
-    impl_->metadata.push_back(Impl::Metadata{std::string(key), std::string(value)});
+    // If push_back throws, the kept bytes are unreferenced and the error sticks.
+    const size_t key_at = impl_->Keep(key);
+    const size_t value_at = impl_->Keep(value);
+    impl_->metadata.push_back(Impl::Metadata{key_at, key.size(), value_at, value.size()});
     return Error{};
   }));
 }
@@ -255,54 +330,191 @@ Result<std::string> CanonicalBytes(const Checkpoint& checkpoint) {
   });
 }
 
-// AddCheckpointCopying adds every tensor of `checkpoint` with a producer that copies its
-// bytes with Checkpoint::ReadData, one chunk at a time: never through the mapping (so a
-// file truncated meanwhile is an I/O error, not SIGBUS) and with one chunk resident.
-Error AddCheckpointCopying(const Checkpoint& checkpoint, Writer* writer) {
-  const uint64_t data_start = 8 + checkpoint.header_len();
-  for (const TensorView& tensor : checkpoint.tensors()) {
-    const uint64_t begin = data_start + tensor.begin;
-    const uint64_t len = tensor.byte_size();
-    const Checkpoint* source = &checkpoint;
-    Error error = writer->AddTensor(
-        tensor.name, tensor.dtype, tensor.shape, len, [source, begin, len](ByteSink& sink) {
-          std::vector<std::byte> buffer(static_cast<size_t>(
-              std::min<uint64_t>(len, kCanonicalCopyChunkLen)));
-          for (uint64_t at = 0; at < len;) {
-            const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), len - at));
-            const std::span<std::byte> chunk(buffer.data(), n);
-            if (Error read = source->ReadData(begin + at, chunk); !read.ok()) return read;
-            if (Error write = sink.Write(chunk); !write.ok()) return write;
-            at += n;
-          }
-          return Error{};
-        });
-    if (!error.ok()) return error;
+namespace {
+
+// CanonicalStream writes a checkpoint's canonical form without a Writer: the header is
+// produced in pieces (CanonicalText) and the data copied tensor by tensor, so memory is the
+// tensor order (4 bytes a tensor), one header piece and one data chunk, whatever the header
+// holds. The bytes are those Writer::AddCheckpoint and a write would give (the same plan
+// text, checked by tests/writer_test.cc), and so are the errors.
+class CanonicalStream {
+ public:
+  // With `convert_to`, IsConvertibleFloat tensors are converted to it as they are copied
+  // (AddConvertedCheckpoint's file; copy_data must then be true).
+  CanonicalStream(const Checkpoint& checkpoint, bool copy_data,
+                  std::optional<Dtype> convert_to = std::nullopt)
+      : checkpoint_(checkpoint), copy_data_(copy_data), text_(checkpoint, convert_to) {}
+
+  // num_converted is the number of tensors whose dtype changes.
+  size_t num_converted() const {
+    size_t count = 0;
+    for (const TensorView& tensor : checkpoint_.tensors()) {
+      count += text_.OutDtype(tensor) != tensor.dtype ? 1 : 0;
+    }
+    return count;
   }
-  for (const MetadataEntry& entry : checkpoint.metadata()) {
-    if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
+
+  // Plan checks everything that can fail before a byte is written.
+  Error Plan() {
+    if (!copy_data_) {
+      // Writer::AddCheckpoint adds the mapped spans: a checkpoint without them (OpenHeader)
+      // fails as it would there, at its first tensor.
+      for (const TensorView& tensor : checkpoint_.tensors()) {
+        if (Error error = CheckTensorEntry(
+                PlanTensor{tensor.name, tensor.dtype, tensor.shape, tensor.data.size()});
+            !error.ok()) {
+          return error;
+        }
+      }
+    }
+    std::string piece;
+    while (text_.Next(&piece)) text_len_ += piece.size();
+    if (!text_.error().ok()) return text_.error();
+    header_len_ = text_len_ + (8 - text_len_ % 8) % 8;
+    if (header_len_ > kMaxHeaderLen) {
+      Error error;
+      error.code = ErrorCode::kHeaderTooLarge;
+      error.message = "the header would exceed 100,000,000 bytes";
+      error.context = std::to_string(header_len_) + " bytes and more";
+      return error;
+    }
+    return Error{};
   }
-  return Error{};
-}
+
+  Error WriteTo(ByteSink& sink) {
+    if (Error error = sink.Write(AsBytes(EncodeLengthPrefix(header_len_))); !error.ok()) {
+      return error;
+    }
+    text_.Restart();
+    std::string piece;
+    while (text_.Next(&piece)) {
+      if (Error error = sink.Write(AsBytes(piece)); !error.ok()) return error;
+    }
+    if (!text_.error().ok()) return text_.error();
+    piece.assign(static_cast<size_t>(header_len_ - text_len_), ' ');
+    if (Error error = sink.Write(AsBytes(piece)); !error.ok()) return error;
+
+    const std::span<const TensorView> tensors = checkpoint_.tensors();
+    const uint64_t data_start = 8 + checkpoint_.header_len();
+    std::vector<std::byte> buffer;
+    std::vector<std::byte> converted;
+    for (uint32_t index : text_.order()) {
+      const TensorView& tensor = tensors[index];
+      const Dtype out_dtype = text_.OutDtype(tensor);
+      Error error;
+      if (out_dtype != tensor.dtype) {
+        // Whole elements at a time, into one reused pair of buffers.
+        constexpr uint64_t kElements = uint64_t{1} << 16;
+        const size_t src_size = ElementSize(tensor.dtype);
+        const size_t dst_size = ElementSize(out_dtype);
+        const uint64_t count = tensor.byte_size() / src_size;
+        const size_t step = static_cast<size_t>(std::min<uint64_t>(kElements, count));
+        if (buffer.size() < step * src_size) buffer.resize(step * src_size);
+        if (converted.size() < step * dst_size) converted.resize(step * dst_size);
+        for (uint64_t done = 0; done < count && error.ok();) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(step, count - done));
+          const std::span<std::byte> src(buffer.data(), n * src_size);
+          const std::span<std::byte> dst(converted.data(), n * dst_size);
+          error = checkpoint_.ReadData(data_start + tensor.begin + done * src_size, src);
+          if (error.ok()) error = ConvertElements(tensor.dtype, src, out_dtype, dst);
+          if (error.ok()) error = sink.Write(dst);
+          done += n;
+        }
+      } else if (!copy_data_) {
+        error = sink.Write(tensor.data);
+      } else {
+        const uint64_t len = tensor.byte_size();
+        if (buffer.size() < std::min<uint64_t>(len, kCanonicalCopyChunkLen)) {
+          buffer.resize(static_cast<size_t>(std::min<uint64_t>(len, kCanonicalCopyChunkLen)));
+        }
+        for (uint64_t at = 0; at < len && error.ok();) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), len - at));
+          const std::span<std::byte> chunk(buffer.data(), n);
+          error = checkpoint_.ReadData(data_start + tensor.begin + at, chunk);
+          if (error.ok()) error = sink.Write(chunk);
+          at += n;
+        }
+      }
+      if (!error.ok()) {
+        if (error.tensor.empty()) error.tensor = std::string(tensor.name);
+        return error;
+      }
+    }
+    return Error{};
+  }
+
+ private:
+  const Checkpoint& checkpoint_;
+  bool copy_data_;
+  CanonicalText text_;
+  uint64_t text_len_ = 0;
+  uint64_t header_len_ = 0;
+};
+
+}  // namespace
 
 Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
                          const CanonicalWriteOptions& options) {
   return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
-    Writer writer;
-    if (!options.release_source_pages) {
-      if (Error error = writer.AddCheckpoint(checkpoint); !error.ok()) return error;
-      return writer.WriteToFile(path);
+    CanonicalStream stream(checkpoint, options.release_source_pages);
+    // Validate before creating anything: a refused input leaves no file, not even a
+    // temporary one.
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+    if (!file.ok()) return file.error();
+    if (Error error = stream.WriteTo(**file); !error.ok()) {
+      (*file)->Abort();
+      return error;
     }
-    if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
-    return writer.WriteToFile(path);
+    return (*file)->Commit();
+  });
+}
+
+namespace {
+
+Error CheckConversionTarget(Dtype target) {
+  if (target == Dtype::kF32 || target == Dtype::kF16 || target == Dtype::kBF16) return Error{};
+  return Error{ErrorCode::kInvalidArgument, 0, "conversion target must be F32, F16 or BF16",
+               std::string(DtypeName(target))};
+}
+
+}  // namespace
+
+Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target, const std::string& path,
+                         size_t* out_num_converted) {
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    if (Error error = CheckConversionTarget(target); !error.ok()) return error;
+    CanonicalStream stream(checkpoint, /*copy_data=*/true, target);
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+    if (!file.ok()) return file.error();
+    if (Error error = stream.WriteTo(**file); !error.ok()) {
+      (*file)->Abort();
+      return error;
+    }
+    if (Error error = (*file)->Commit(); !error.ok()) return error;
+    if (out_num_converted != nullptr) *out_num_converted = stream.num_converted();
+    return Error{};
+  });
+}
+
+Error WriteConverted(const Checkpoint& checkpoint, Dtype target, ByteSink& sink,
+                     size_t* out_num_converted) {
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    if (Error error = CheckConversionTarget(target); !error.ok()) return error;
+    CanonicalStream stream(checkpoint, /*copy_data=*/true, target);
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    if (Error error = stream.WriteTo(sink); !error.ok()) return error;
+    if (out_num_converted != nullptr) *out_num_converted = stream.num_converted();
+    return Error{};
   });
 }
 
 Error WriteCanonical(const Checkpoint& checkpoint, ByteSink& sink) {
   return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
-    Writer writer;
-    if (Error error = AddCheckpointCopying(checkpoint, &writer); !error.ok()) return error;
-    return writer.WriteTo(sink);
+    CanonicalStream stream(checkpoint, /*copy_data=*/true);
+    if (Error error = stream.Plan(); !error.ok()) return error;
+    return stream.WriteTo(sink);
   });
 }
 

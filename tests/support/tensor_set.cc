@@ -66,8 +66,8 @@ std::string DescribeDifference(const TensorSet& set, const Checkpoint& checkpoin
            std::to_string(checkpoint.metadata().size());
   }
   for (const auto& [key, value] : set.metadata) {
-    const std::string_view* read = checkpoint.FindMetadata(key);
-    if (read == nullptr) return "metadata key '" + PrintableText(key) + "' is missing";
+    const std::optional<std::string_view> read = checkpoint.FindMetadata(key);
+    if (!read) return "metadata key '" + PrintableText(key) + "' is missing";
     if (*read != value) return "metadata key '" + PrintableText(key) + "' has another value";
   }
   return "";
