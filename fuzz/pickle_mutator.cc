@@ -385,6 +385,11 @@ size_t MutatePickle(uint8_t* data, size_t size, size_t max_size, unsigned seed) 
   if (ops.empty()) {
     if (rng.OneIn(2)) return ByteLevelMutate(data, size, max_size, seed);
     ops = StateDictPickle();
+  } else if (rng.OneIn(4)) {
+    // A corpus fills up with refused pickles (each new refusal is new coverage), and
+    // mutating a refused pickle rarely makes an accepted one: now and then start again
+    // from a state dict, so that the acceptance-side checks keep running.
+    ops = StateDictPickle();
   }
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   for (int attempt = 0; attempt < 4; ++attempt) {
