@@ -7,7 +7,7 @@
       safetensors Python package is not on Debian, so the file is written with the same
       header + raw bytes layout in Python, which is what safetensors.torch.save_file does).
 Peak RSS of each (ru_maxrss of the child). Runs REPEAT rounds (default 3) of every case,
-interleaved, and reports each case's median, with the page cache warm (the input is read
+interleaved in an order that rotates each round, and reports each case's median, with the page cache warm (the input is read
 once first).
 
   bench/torch_convert_bench.py STGUARD_BINARY [SIZE_MB] [REPEAT]
@@ -100,10 +100,15 @@ with open(src, "rb") as f:  # warm the page cache
         pass
 # Rounds interleave the cases (each round runs every case once), so that a change in the
 # shared machine's load during the run weighs on all of them alike rather than on one.
+# The order rotates from round to round: each case follows a different one each time, so
+# that no case always inherits the disk's backlog (writeback, discards of the file the
+# previous case replaced) from the heaviest one.
 runs = {name: [] for name in cases}
-for _ in range(repeat):
-    for name, cmd in cases.items():
-        runs[name].append(run(cmd))
+names = list(cases)
+for round_index in range(repeat):
+    shift = round_index % len(names)
+    for name in names[shift:] + names[:shift]:
+        runs[name].append(run(cases[name]))
 results = {}
 for name in cases:
     t = statistics.median(r[0] for r in runs[name])
