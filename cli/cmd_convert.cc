@@ -162,6 +162,12 @@ int RunConvert(Args args) {
                            "neither a torch checkpoint nor a safetensors file"});
       return kExitInvalid;
     }
+    if (IsDirectory(in) && !max_output_ratio.empty()) {
+      // A folder's shards are converted with the default bound (ConvertTorchFolder).
+      std::fputs("stguard convert: --max-output-ratio applies to one checkpoint, not a "
+                 "folder\n", stderr);
+      return kExitUsage;
+    }
     return ConvertTorch(in, std::string(files[1]), torch_options, convert_options);
   }
   if (!torch_options.key_path.empty() || convert_options.drop_aliases ||

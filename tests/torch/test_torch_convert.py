@@ -200,6 +200,12 @@ def test_output_bound(tmp_path):
     assert_same(read_safetensors(out)[1], expected_tensors(windows))
     for bad in ("-1", "x", "", "99999999999999999999"):
         assert run("convert", refused, out, "--max-output-ratio", bad).returncode == 2
+    # Neither option means anything for a folder: refused rather than ignored.
+    folder = CORPUS / "valid" / "sharded"
+    for option in (["--max-output-ratio", "8"], ["--key", "model"]):
+        result = run("convert", folder, tmp_path / "folder_out", *option)
+        assert result.returncode == 2 and "folder" in result.stderr
+        assert not (tmp_path / "folder_out").exists()
 
 
 @pytest.mark.parametrize("fmt", ["zip", "legacy"])
