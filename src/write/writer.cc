@@ -203,15 +203,18 @@ Error Writer::AddTensor(std::string_view name, Dtype dtype,
   return AddTensor(name, dtype, std::span<const uint64_t>(shape.begin(), shape.size()), data);
 }
 
+// EmptyProducerError is the refusal of a streamed tensor whose producer is empty.
+static Error EmptyProducerError(std::string_view name) {
+  Error error;
+  error.code = ErrorCode::kInvalidArgument;
+  error.message = "the tensor's producer is empty";
+  error.tensor = std::string(name);
+  return error;
+}
+
 Error Writer::AddTensor(std::string_view name, Dtype dtype, std::span<const uint64_t> shape,
                         uint64_t byte_len, TensorProducer producer) {
-  if (!producer) {
-    Error error;
-    error.code = ErrorCode::kInvalidArgument;
-    error.message = "the tensor's producer is empty";
-    error.tensor = std::string(name);
-    return impl_->Remember(error);
-  }
+  if (!producer) return impl_->Remember(EmptyProducerError(name));
   return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
     return impl_->Add(name, dtype, shape, byte_len, {}, std::move(producer));
   }));
@@ -226,13 +229,7 @@ Error Writer::AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
 
 Error Writer::AddTensor(std::string_view name, Dtype dtype, const Shape& shape,
                         uint64_t byte_len, TensorProducer producer) {
-  if (!producer) {
-    Error error;
-    error.code = ErrorCode::kInvalidArgument;
-    error.message = "the tensor's producer is empty";
-    error.tensor = std::string(name);
-    return impl_->Remember(error);
-  }
+  if (!producer) return impl_->Remember(EmptyProducerError(name));
   return impl_->Remember(CatchOutOfMemory("out of memory while adding a tensor", [&] {
     return impl_->Add(name, dtype, shape, byte_len, {}, std::move(producer));
   }));
