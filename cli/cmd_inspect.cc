@@ -102,15 +102,9 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
     first = false;
     out += "{\"name\":";
     AppendJsonString(tensor.name, &out);
-    out += ",\"dtype\":\"" + std::string(DtypeName(tensor.dtype)) + "\",\"shape\":[";
-    bool first_dim = true;
-    for (uint64_t dim : tensor.shape) {
-      if (!first_dim) out += ",";
-      first_dim = false;
-      out += std::to_string(dim);
-      stream.Flush();
-    }
-    out += "],\"data_offsets\":[";
+    out += ",\"dtype\":\"" + std::string(DtypeName(tensor.dtype)) + "\",\"shape\":";
+    AppendJsonShape(tensor.shape, &stream);
+    out += ",\"data_offsets\":[";
     out += std::to_string(tensor.begin);
     out += ",";
     out += std::to_string(tensor.end);

@@ -202,15 +202,9 @@ void AppendJsonRow(const ShardFile& shard, const TensorView& tensor, const Tenso
   AppendJsonString(tensor.name, &out);
   out += ",\"shard\":";
   AppendJsonText(shard.name, &out);
-  out += ",\"dtype\":\"" + std::string(DtypeName(tensor.dtype)) + "\",\"shape\":[";
-  bool first_dim = true;
-  for (uint64_t dim : tensor.shape) {
-    if (!first_dim) out += ",";
-    first_dim = false;
-    out += std::to_string(dim);
-    stream->Flush();
-  }
-  out += "],\"elements\":" + std::to_string(tensor.num_elements()) +
+  out += ",\"dtype\":\"" + std::string(DtypeName(tensor.dtype)) + "\",\"shape\":";
+  AppendJsonShape(tensor.shape, stream);
+  out += ",\"elements\":" + std::to_string(tensor.num_elements()) +
          ",\"scanned\":" + (stats.supported ? "true" : "false");
   if (stats.supported) {
     const bool f32 = MinMaxFromF32(tensor.dtype);

@@ -216,4 +216,17 @@ std::string FormatRow(const std::vector<std::string>& cells, const std::vector<s
   return line;
 }
 
+void AppendJsonShape(const stguard::Shape& shape, JsonStreamOut* stream) {
+  std::string& out = stream->text();
+  out += "[";
+  bool first = true;
+  for (uint64_t dim : shape) {
+    if (!first) out += ",";
+    first = false;
+    out += std::to_string(dim);
+    stream->Flush();
+  }
+  out += "]";
+}
+
 }  // namespace stguard::cli

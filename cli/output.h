@@ -93,6 +93,10 @@ class JsonStreamOut {
   std::string buffer_;
 };
 
+// AppendJsonShape appends `shape` as a JSON array of numbers ("[2,3]"), flushing between
+// dims: a hostile shape of 49 million dims is streamed, never held as one string.
+void AppendJsonShape(const stguard::Shape& shape, JsonStreamOut* stream);
+
 // ColumnWidths returns each column's width: the widest of its heading and its cells.
 std::vector<size_t> ColumnWidths(const std::vector<std::string>& headings,
                                  const std::vector<std::vector<std::string>>& rows);
