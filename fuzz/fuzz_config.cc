@@ -12,11 +12,16 @@
 // kMaxFindingsPerRule + 1 findings per rule (the "N more" line); the tensor count is the
 // checkpoint's; a run without config never names a family; the same input gives the same
 // findings twice (no hidden state).
+//
+// Mutation is structure-aware (fuzz/config_mutator.h): configs naming the families of the
+// lint tables with values that fit or do not, and checkpoints rebuilt from them with the
+// changes the rules look for, so most executions lint a real family.
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
 
+#include "config_mutator.h"
 #include "fuzz_support.h"
 #include "lint/engine.h"
 #include "stguard/reader.h"
@@ -65,4 +70,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   stguard_fuzz::CountExecution(linted_a_family);
   return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return stguard_fuzz::mutator::MutateConfigInput(data, size, max_size, seed);
+}
+
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
+                                            const uint8_t* data2, size_t size2, uint8_t* out,
+                                            size_t max_out_size, unsigned int seed) {
+  return stguard_fuzz::mutator::CrossOverConfigInput(data1, size1, data2, size2, out,
+                                                     max_out_size, seed);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // mutator_test.cc: the structure-aware mutators (mutator_json.h, safetensors_mutator.h,
-// index_mutator.h, pickle_mutator.h, zip_mutator.h) do what the fuzz targets need: the JSON writer's spellings parse back
+// index_mutator.h, config_mutator.h, pickle_mutator.h, zip_mutator.h) do what the fuzz targets need: the JSON writer's spellings parse back
 // to the same tree, decode + encode keeps a file valid, the known breaks do break it, a
 // good fraction of chained mutations stay valid, nothing ever exceeds max_size, and
 // arbitrary bytes never crash them. Built with the ordinary (gcc) build, where libFuzzer's
@@ -12,11 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "config_mutator.h"
 #include "folder/index_file.h"
+#include "lint/engine.h"
 #include "index_mutator.h"
 #include "mutator_json.h"
 #include "pickle/pickle_reader.h"
@@ -276,6 +279,124 @@ std::vector<std::string> TorchSeeds() {
     if (TorchAccepted(file)) seeds.push_back(std::move(file));
   }
   return seeds;
+}
+
+// LintPair lints fuzz_config's input (config, NUL, checkpoint) as the target does; returns
+// false when the checkpoint is not a valid file. *family is the family linted.
+bool LintPair(std::string_view input, stguard::LintReport* report) {
+  const size_t nul = input.find('\0');
+  const std::string_view file = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
+  const auto checkpoint = stguard::Checkpoint::FromBytes(file);
+  if (!checkpoint.ok()) return false;
+  const stguard::lint::ShardRef shard{"model.safetensors", &*checkpoint};
+  stguard::lint::LintShards({&shard, 1}, true, input.substr(0, nul),
+                            stguard::lint::TokenizerFile::kAbsent, stguard::kDefaultMaxDepth, report);
+  return true;
+}
+
+size_t Errors(const stguard::LintReport& report) {
+  return static_cast<size_t>(std::count_if(report.findings.begin(), report.findings.end(), [](const auto& f) {
+    return f.severity == stguard::LintSeverity::kError;
+  }));
+}
+
+// The mutator's rebuilt checkpoint is what the engine expects: for every family, a fitted
+// config and the checkpoint built from it lint with no error (and one changed dimension
+// gives one).
+TEST(ConfigMutator, AFittedConfigAndItsBuiltCheckpointLintClean) {
+  const auto families = stguard::lint::Families();
+  for (size_t f = 0; f < families.size(); ++f) {
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+      Rng rng(seed * 131 + static_cast<unsigned>(f));
+      JsonValue config = JsonValue::Object();
+      SetFamily(f, &config, rng);
+      ASSERT_TRUE(FitConfig(&config, rng)) << families[f].name;
+      FileModel model;
+      ASSERT_TRUE(BuildCheckpoint(config, 2, rng, &model)) << families[f].name;
+      ASSERT_FALSE(model.tensors.empty());
+      LayOut(&model, 1 << 20, rng);
+      std::string config_text;
+      WriteJson(config, JsonStyle{}, rng, &config_text);
+      const std::string input = JoinConfigInput(config_text, EncodeFile(model, JsonStyle{}, 0, rng));
+      ASSERT_LE(input.size(), 8192u) << families[f].name << ": over fuzz_config's max_len";
+      stguard::LintReport report;
+      ASSERT_TRUE(LintPair(input, &report)) << families[f].name;
+      EXPECT_EQ(report.family, families[f].name) << config_text;
+      for (const auto& finding : report.findings) {
+        EXPECT_NE(finding.severity, stguard::LintSeverity::kError)
+            << families[f].name << " " << config_text << ": " << finding.rule << " " << finding.tensor
+            << " " << finding.message;
+      }
+      // The reject side: one dimension off by one is a shape error.
+      model.tensors[0].shape.back() += 1;
+      LayOut(&model, 1 << 20, rng);
+      stguard::LintReport broken;
+      ASSERT_TRUE(LintPair(JoinConfigInput(config_text, EncodeFile(model, JsonStyle{}, 0, rng)), &broken));
+      EXPECT_GT(Errors(broken), 0u) << families[f].name << " " << config_text;
+    }
+  }
+}
+
+TEST(ConfigMutator, MostChainedMutationsLintAFamilyAndAllFit) {
+  constexpr size_t kMaxSize = 8192;  // fuzz/fuzz_config.options
+  size_t linted = 0;
+  size_t with_errors = 0;
+  size_t total = 0;
+  unsigned seed = 1;
+  const std::vector<std::string> starts = ReadFolder("fuzz_config");
+  ASSERT_GT(starts.size(), 5u);
+  for (const std::string& start : starts) {
+    if (start.size() > kMaxSize) continue;
+    std::vector<uint8_t> buffer(start.begin(), start.end());
+    buffer.resize(kMaxSize);
+    size_t size = start.size();
+    for (int step = 0; step < 40; ++step) {
+      size = MutateConfigInput(buffer.data(), size, kMaxSize, ++seed);
+      ASSERT_LE(size, kMaxSize);
+      ++total;
+      stguard::LintReport report;
+      if (LintPair(std::string_view(reinterpret_cast<const char*>(buffer.data()), size), &report) &&
+          !report.family.empty()) {
+        ++linted;
+        if (Errors(report) > 0) ++with_errors;
+      }
+    }
+  }
+  const double fraction = static_cast<double>(linted) / static_cast<double>(total);
+  std::printf("config mutator: %zu of %zu outputs lint a family (%.1f%%), %zu of them with errors\n",
+              linted, total, 100 * fraction, with_errors);
+  EXPECT_GT(fraction, 0.3);
+  // Both sides of the rules: clean and broken models among the linted ones.
+  EXPECT_GT(with_errors, linted / 5);
+  EXPECT_LT(with_errors, linted);
+}
+
+TEST(ConfigMutator, CrossOverTakesOneConfigAndTheOtherCheckpoint) {
+  const std::string first = JoinConfigInput("{\"a\":1}", "FILE1");
+  const std::string second = JoinConfigInput("{\"b\":2}", "FILE2");
+  std::vector<uint8_t> out(64);
+  bool saw[2] = {false, false};
+  for (unsigned seed = 1; seed < 20; ++seed) {
+    const size_t size = CrossOverConfigInput(reinterpret_cast<const uint8_t*>(first.data()), first.size(),
+                                             reinterpret_cast<const uint8_t*>(second.data()), second.size(),
+                                             out.data(), out.size(), seed);
+    const std::string joined(reinterpret_cast<const char*>(out.data()), size);
+    ASSERT_TRUE(joined == JoinConfigInput("{\"a\":1}", "FILE2") || joined == JoinConfigInput("{\"b\":2}", "FILE1"))
+        << joined;
+    saw[joined[2] == 'a' ? 0 : 1] = true;
+  }
+  EXPECT_TRUE(saw[0] && saw[1]);
+}
+
+TEST(ConfigMutator, ArbitraryBytesNeverCrashIt) {
+  std::minstd_rand bytes(7);
+  for (unsigned seed = 1; seed < 3000; ++seed) {
+    std::vector<uint8_t> buffer(512);
+    const size_t size = 1 + bytes() % 300;
+    for (size_t i = 0; i < size; ++i) buffer[i] = static_cast<uint8_t>(bytes());
+    if (seed % 3 == 0) buffer[bytes() % size] = 0;  // a config / checkpoint split
+    ASSERT_LE(MutateConfigInput(buffer.data(), size, buffer.size(), seed), buffer.size());
+  }
 }
 
 TEST(PickleMutator, DecodeThenEncodeGivesBackTorchsPickles) {
