@@ -151,7 +151,7 @@ void MutateConfigTree(JsonValue* config, Rng& rng) {
         const char* key = kKeys[rng.Below(std::size(kKeys))];
         JsonValue value = JsonValue::String(rng.OneIn(2) ? "bert" : RandomName(rng));
         if (rng.OneIn(3)) value = rng.OneIn(2) ? JsonValue::Number(1) : JsonValue::Array();
-        if (key == kKeys[2] && value.kind == JsonValue::Kind::kString) {
+        if (std::string_view(key) == "architectures" && value.kind == JsonValue::Kind::kString) {
           JsonValue list = JsonValue::Array();
           list.items.push_back(std::move(value));
           value = std::move(list);
@@ -347,6 +347,16 @@ void Change(std::vector<BuiltTensor>* tensors, const std::string& prefix, JsonVa
   }
 }
 
+// ModelOf makes a file model of built tensors and their metadata (an object; none when
+// empty).
+FileModel ModelOf(std::vector<BuiltTensor>* built, JsonValue* metadata) {
+  FileModel model;
+  for (BuiltTensor& t : *built) model.tensors.push_back(std::move(t.tensor));
+  model.has_metadata = !metadata->members.empty();
+  model.metadata = std::move(*metadata);
+  return model;
+}
+
 // Rebuild replaces *model with the config's expected tensors, changed 2 times in 3.
 bool Rebuild(const JsonValue& config, uint64_t max_layers, Rng& rng, FileModel* model) {
   std::string prefix;
@@ -357,12 +367,8 @@ bool Rebuild(const JsonValue& config, uint64_t max_layers, Rng& rng, FileModel* 
     const size_t changes = 1 + rng.Below(2);
     for (size_t c = 0; c < changes; ++c) Change(&built, prefix, &metadata, rng);
   }
-  FileModel rebuilt;
-  for (BuiltTensor& t : built) rebuilt.tensors.push_back(std::move(t.tensor));
-  rebuilt.has_metadata = !metadata.members.empty();
-  rebuilt.metadata = std::move(metadata);
-  rebuilt.metadata_position = rng.OneIn(4) ? rng.Below(rebuilt.tensors.size() + 1) : 0;
-  *model = std::move(rebuilt);
+  *model = ModelOf(&built, &metadata);
+  model->metadata_position = rng.OneIn(4) ? rng.Below(model->tensors.size() + 1) : 0;
   return true;
 }
 
@@ -445,11 +451,14 @@ bool BuildCheckpoint(const JsonValue& config, uint64_t max_layers, Rng& rng, Fil
   std::vector<BuiltTensor> built;
   JsonValue metadata;
   if (!Build(config, max_layers, rng, &prefix, &built, &metadata)) return false;
-  *model = FileModel();
-  for (BuiltTensor& t : built) model->tensors.push_back(std::move(t.tensor));
-  model->has_metadata = !metadata.members.empty();
-  model->metadata = std::move(metadata);
+  *model = ModelOf(&built, &metadata);
   return true;
+}
+
+ConfigInput SplitConfigInput(std::string_view input) {
+  const size_t nul = input.find('\0');
+  if (nul == std::string_view::npos) return {input, {}};
+  return {input.substr(0, nul), input.substr(nul + 1)};
 }
 
 std::string JoinConfigInput(std::string_view config, std::string_view file) {
@@ -463,10 +472,9 @@ size_t MutateConfigInput(uint8_t* data, size_t size, size_t max_size, unsigned s
   Rng rng(seed);
   if (ByteLevelOnly() || rng.OneIn(16)) return ByteLevelMutate(data, size, max_size, seed);
   const std::string_view input = ToView(data, size);
-  const size_t nul = input.find('\0');
-  const std::string_view file_bytes = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
+  const auto [config_text, file_bytes] = SplitConfigInput(input);
   JsonValue config;
-  if (!ParseJson(input.substr(0, nul), &config) || config.kind != JsonValue::Kind::kObject) {
+  if (!ParseJson(config_text, &config) || config.kind != JsonValue::Kind::kObject) {
     if (rng.OneIn(2)) return ByteLevelMutate(data, size, max_size, seed);
     config = JsonValue::Object();
   }
@@ -511,9 +519,7 @@ size_t CrossOverConfigInput(const uint8_t* data1, size_t size1, const uint8_t* d
   std::string_view first = ToView(data1, size1);
   std::string_view second = ToView(data2, size2);
   if (rng.OneIn(2)) std::swap(first, second);
-  const size_t nul = second.find('\0');
-  const std::string joined = JoinConfigInput(
-      first.substr(0, first.find('\0')), nul == std::string_view::npos ? std::string_view() : second.substr(nul + 1));
+  const std::string joined = JoinConfigInput(SplitConfigInput(first).config, SplitConfigInput(second).file);
   const size_t size = CopyOut(joined, out, max_out_size);
   if (size != 0) return size;
   const size_t head = std::min(size1, max_out_size);

@@ -52,6 +52,14 @@ bool FitConfig(JsonValue* config, Rng& rng);
 // pass the engine's policy or names no family. The data is not laid out (LayOut).
 bool BuildCheckpoint(const JsonValue& config, uint64_t max_layers, Rng& rng, FileModel* model);
 
+// ConfigInput is fuzz_config's input split at its first NUL byte: the config text before
+// it, the checkpoint after it (empty when there is no NUL; strict JSON never holds one).
+struct ConfigInput {
+  std::string_view config;
+  std::string_view file;
+};
+ConfigInput SplitConfigInput(std::string_view input);
+
 // JoinConfigInput returns config text, a NUL byte and the file: fuzz_config's input.
 std::string JoinConfigInput(std::string_view config, std::string_view file);
 

@@ -41,10 +41,7 @@ std::string Render(const stguard::LintReport& report) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard_fuzz::ExactCopy input(data, size);
-  const std::string_view text = input.text();
-  const size_t nul = text.find('\0');
-  const std::string_view config = text.substr(0, nul);
-  const std::string_view file = nul == std::string_view::npos ? std::string_view() : text.substr(nul + 1);
+  const auto [config, file] = stguard_fuzz::mutator::SplitConfigInput(input.text());
 
   stguard::Result<stguard::Checkpoint> checkpoint = stguard::Checkpoint::FromBytes(file);
   std::vector<stguard::lint::ShardRef> shards;

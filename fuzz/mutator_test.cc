@@ -282,14 +282,13 @@ std::vector<std::string> TorchSeeds() {
 }
 
 // LintPair lints fuzz_config's input (config, NUL, checkpoint) as the target does; returns
-// false when the checkpoint is not a valid file. *family is the family linted.
+// false when the checkpoint is not a valid file.
 bool LintPair(std::string_view input, stguard::LintReport* report) {
-  const size_t nul = input.find('\0');
-  const std::string_view file = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
+  const auto [config, file] = SplitConfigInput(input);
   const auto checkpoint = stguard::Checkpoint::FromBytes(file);
   if (!checkpoint.ok()) return false;
   const stguard::lint::ShardRef shard{"model.safetensors", &*checkpoint};
-  stguard::lint::LintShards({&shard, 1}, true, input.substr(0, nul),
+  stguard::lint::LintShards({&shard, 1}, true, config,
                             stguard::lint::TokenizerFile::kAbsent, stguard::kDefaultMaxDepth, report);
   return true;
 }
