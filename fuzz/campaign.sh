@@ -18,6 +18,7 @@
 # (a crash, leak, timeout, OOM or sanitizer report; see fuzz/run.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/fuzz/targets.sh"
 if [[ $# -lt 2 || ! $2 =~ ^[0-9]+$ ]]; then
   echo "usage: fuzz/campaign.sh TARGET CPU_SECONDS [LIBFUZZER_FLAG...]" >&2
   exit 2
@@ -27,8 +28,7 @@ budget=$2
 shift 2
 export STGUARD_FUZZ_FINDINGS=${STGUARD_FUZZ_FINDINGS:-$root/build-fuzz/campaign/$target}
 mkdir -p "$STGUARD_FUZZ_FINDINGS"
-commit=$(git -C "$root" rev-parse --short=12 HEAD)
-git -C "$root" diff --quiet HEAD -- src include fuzz || commit="$commit+local"
+commit=$(stguard_fuzz_commit "$root")
 
 cpu=0 executions=0 reached=0 rounds=0
 log=$STGUARD_FUZZ_FINDINGS/last_run.log
@@ -47,8 +47,7 @@ while ((cpu < budget)); do
   echo "=== $target campaign: round $rounds used $used CPU s, $cpu of $budget"
 done
 
-done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
-field() { sed -nE "s/.*$1: ([0-9]+).*/\\1/p" <<<"$done_line"; }
+field() { stguard_fuzz_final_stat "$log" "$1"; }
 share=$(awk -v r="$reached" -v e="$executions" 'BEGIN { printf "%.1f%%", e ? 100 * r / e : 0 }')
 echo "| \`$target\` | \`$commit\` | $rounds | $cpu | $executions | $(field cov) | $(field ft) |" \
   "$(field corp) | $share |"

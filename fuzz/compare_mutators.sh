@@ -27,8 +27,7 @@ if [[ ${#targets[@]} -eq 0 ]]; then
   done < <(stguard_fuzz_targets "$root")
 fi
 out=${STGUARD_COMPARE_OUT:-$root/build-fuzz/compare}
-commit=$(git -C "$root" rev-parse --short=12 HEAD)
-git -C "$root" diff --quiet HEAD -- src include fuzz || commit="$commit (with local changes)"
+commit=$(stguard_fuzz_commit "$root")
 
 # Build first, once, so that the two runs start together.
 for target in "${targets[@]}"; do fuzz/run.sh "$target" 0 -runs=0 >/dev/null 2>&1 || true; done
@@ -49,11 +48,10 @@ for target in "${targets[@]}"; do
   wait "$bytes_pid" || echo "$target (byte-level): run failed, see $out/$target/bytes" >&2
   for mode in structure bytes; do
     log=$out/$target/$mode/last_run.log
-    done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)
-    execs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<<"$done_line")
-    cov=$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<<"$done_line")
-    ft=$(sed -nE 's/.*ft: ([0-9]+).*/\1/p' <<<"$done_line")
-    corp=$(sed -nE 's/.*corp: ([0-9]+).*/\1/p' <<<"$done_line")
+    execs=$(stguard_fuzz_final_stat "$log" execs)
+    cov=$(stguard_fuzz_final_stat "$log" cov)
+    ft=$(stguard_fuzz_final_stat "$log" ft)
+    corp=$(stguard_fuzz_final_stat "$log" corp)
     oracle=$(sed -nE 's/^stat::oracle_reached: .*\((.*)\)$/\1/p' "$log" | tail -n 1)
     name=structure-aware
     [[ $mode == bytes ]] && name=byte-level
