@@ -79,6 +79,21 @@ class Machine {
     stack_.resize(mark);
     return {};
   }
+  // ChargeCopies accounts for copying container `id`'s items out of the value graph
+  // (see kCopiedItemsAllowance): refused when the copies would pass the budget of the bytes
+  // read so far.
+  Error ChargeCopies(ValueId id) {
+    const uint64_t items = V(id).items.size();
+    if (items > CopyBudget(pos_) - result_.copied_items) {
+      return Refuse(ErrorCode::kPickleBadArguments,
+                    "tensor sizes and strides copied past the pickle's length (one tuple "
+                    "shared by many tensors, which torch.save never writes)",
+                    std::to_string(result_.copied_items + items) + " items after " +
+                        std::to_string(pos_) + " bytes");
+    }
+    result_.copied_items += items;
+    return {};
+  }
   Error Memoize(uint64_t key);
   Error Global(std::string_view module, std::string_view name);
   Error Reduce();
@@ -219,7 +234,13 @@ Error Machine::Reduce() {
     return Refuse(ErrorCode::kPickleBadArguments, "REDUCE arguments are not a tuple",
                   callable_name);
   }
-  const std::vector<ValueId> a = args.items;  // copy: Add() may move values_
+  // No allowlisted callable takes more than kMaxReduceArgs arguments: refusing a longer
+  // tuple first keeps REDUCE constant-time however large a memoised tuple it is given.
+  if (args.items.size() > kMaxReduceArgs) {
+    return Refuse(ErrorCode::kPickleBadArguments,
+                  "more REDUCE arguments than any allowlisted callable takes", callable_name);
+  }
+  const std::vector<ValueId> a = args.items;  // copy (short): Add() may move values_
   auto is_empty_dict = [&](ValueId id) {
     return V(id).kind == ValueKind::kDict && V(id).items.empty();
   };
@@ -252,6 +273,10 @@ Error Machine::Reduce() {
       if (a.size() != fixed && a.size() != fixed + 1) {
         return bad(v3 ? "expected 7 or 8 arguments" : "expected 6 or 7 arguments");
       }
+      // The size and stride tuples are copied into the TensorRef: charged before they are
+      // read, so a tuple shared by many tensors cannot cost more than the budget.
+      if (Error error = ChargeCopies(a[2]); !error.ok()) return error;
+      if (Error error = ChargeCopies(a[3]); !error.ok()) return error;
       auto int_tuple = [&](ValueId id) {
         if (V(id).kind != ValueKind::kTuple) return false;
         for (ValueId item : V(id).items) {
@@ -632,6 +657,7 @@ Result<PickleResult> Machine::Run() {
     if (Error error = Step(code, arg, &stopped); !error.ok()) return error;
   }
   result_.end = Abs(pos_);
+  result_.length = pos_;
   return std::move(result_);
 }
 

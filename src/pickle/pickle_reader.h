@@ -22,9 +22,26 @@
 //   (MEMOIZE stores under key len(memo)); redefining a key is refused
 //   (kPickleMemoConflict), which torch never does and which blocklist scanners misread;
 // - STOP with exactly one value on the stack and no open MARK.
-// Bounds: every opcode adds at most one value, so values, stack and memo are bounded by
-// the pickle's length (and it by kMaxPickleLen). Time is linear in the input except
-// for container copies made by TUPLE/APPENDS/SETITEMS, which move what they take.
+//
+// BOUNDS: memory and time linear in the pickle's length L (bytes up to STOP).
+// - Every opcode adds at most one value (values, stack and memo hold at most L entries
+//   each) and containers only ever *move* what they take from the stack (TUPLE, APPEND(S),
+//   SETITEM(S)), so container items total at most L. A memoised value is shared, never
+//   cloned: BINGET/LONG_BINGET push its id, so a tuple used a million times costs nothing
+//   more.
+// - REDUCE takes at most kMaxReduceArgs arguments (a longer tuple is refused before it is
+//   read), BUILD and BINPERSID look at a fixed number of items.
+// - The one place that copies a shared value's items is a tensor's sizes and strides
+//   (into TensorRef), and the state dict's walk after it copies each name's shape again
+//   (torch/tensor_views.cc). Both charge PickleResult::copied_items, which may never exceed
+//   CopyBudget(bytes read so far): one item per pickle byte plus kCopiedItemsAllowance.
+//   torch.save writes every tensor's tuples afresh (each size and stride at least two
+//   bytes), so real checkpoints stay below half of it; a size tuple memoised once and
+//   REDUCEd by thousands of tensors is refused (kPickleBadArguments) or, shared by names,
+//   kOutputTooLarge.
+// Measured on the worst shapes (tests/torch/test_hostile_pickle_bounds.py, 1 MB of
+// pickle): peak memory of `stguard scan` / `convert` at most kPeakBytesPerPickleByte x L
+// plus a fixed 64 MiB, and about a microsecond of time per byte.
 #ifndef STGUARD_SRC_PICKLE_PICKLE_READER_H_
 #define STGUARD_SRC_PICKLE_PICKLE_READER_H_
 
@@ -42,6 +59,25 @@ namespace stguard {
 // kMaxPickleLen is the longest pickle accepted (a state dict's pickle is a few bytes per
 // tensor; the data lives elsewhere).
 inline constexpr uint64_t kMaxPickleLen = uint64_t{1} << 30;
+
+// kMaxReduceArgs is the longest argument tuple of any allowlisted callable
+// (_rebuild_tensor_v3 with its metadata).
+inline constexpr size_t kMaxReduceArgs = 8;
+
+// kCopiedItemsAllowance is how many container items may be copied out of the value graph
+// beyond one per pickle byte (see BOUNDS above): room for a small checkpoint whose few
+// tensors have many names.
+inline constexpr uint64_t kCopiedItemsAllowance = uint64_t{1} << 16;
+
+// CopyBudget is the most items that may have been copied after reading `pickle_bytes`.
+inline constexpr uint64_t CopyBudget(uint64_t pickle_bytes) {
+  return pickle_bytes + kCopiedItemsAllowance;
+}
+
+// kPeakBytesPerPickleByte is the stated (and tested) bound on a process's peak memory per
+// byte of pickle, beyond a fixed 64 MiB: values (about 90 bytes each, one per opcode at
+// most), memo entries, and the copied items with their shapes in the output.
+inline constexpr uint64_t kPeakBytesPerPickleByte = 128;
 
 using ValueId = uint32_t;
 
@@ -110,6 +146,10 @@ struct PickleResult {
   std::vector<StorageRef> storages;
   std::vector<TensorRef> tensors;
   uint64_t end = 0;  // absolute offset just past STOP
+  uint64_t length = 0;  // the pickle's bytes, its STOP included
+  // copied_items counts the container items copied out of the graph so far (tensor sizes
+  // and strides); later stages that copy more charge it too, against CopyBudget(length).
+  uint64_t copied_items = 0;
   const PickleValue& at(ValueId id) const { return values[id]; }
 };
 

@@ -124,6 +124,26 @@ Error CheckOutputBound(const std::vector<TorchTensor>& tensors, const TorchOptio
   return {};
 }
 
+// ChargeShape accounts for copying one name's shape and strides (the pickle's shared
+// TensorRef, copied per name: a tensor of many dimensions under many names) against the
+// pickle's copy budget (pickle_reader.h, BOUNDS).
+Error ChargeShape(const PickleResult& p, const TensorRef& ref, const std::string& name,
+                  uint64_t* copied) {
+  const uint64_t items = 2 * static_cast<uint64_t>(ref.sizes.size());
+  const uint64_t budget = CopyBudget(p.length);
+  if (*copied > budget || items > budget - *copied) {
+    Error error{ErrorCode::kOutputTooLarge, ref.offset,
+                "the names' shapes hold more dimensions than the pickle has bytes (one "
+                "tensor of many dimensions under many names)",
+                "more than " + std::to_string(budget) + " sizes and strides from a " +
+                    std::to_string(p.length) + "-byte pickle"};
+    error.tensor = name;
+    return error;
+  }
+  *copied += items;
+  return {};
+}
+
 }  // namespace
 
 Error SelectTensors(const LoadedPickle& loaded, const TorchOptions& options,
@@ -136,6 +156,7 @@ Error SelectTensors(const LoadedPickle& loaded, const TorchOptions& options,
   std::map<std::tuple<size_t, uint64_t, std::vector<uint64_t>, std::vector<uint64_t>, int>,
            size_t>
       views;
+  uint64_t copied = p.copied_items;
   for (size_t k = 0; k + 1 < dict->items.size(); k += 2) {
     const PickleValue& key = p.at(dict->items[k]);
     const PickleValue& value = p.at(dict->items[k + 1]);
@@ -155,6 +176,7 @@ Error SelectTensors(const LoadedPickle& loaded, const TorchOptions& options,
       return error;
     }
     const TensorRef& ref = p.tensors[static_cast<size_t>(value.integer)];
+    if (Error error = ChargeShape(p, ref, key.text, &copied); !error.ok()) return error;
     const StorageRef& storage = p.storages[ref.storage];
     TorchTensor tensor;
     tensor.name = key.text;
