@@ -222,3 +222,75 @@ TEST(PickleReaderTest, RebuildTensorV3RefusesWrongShapesAndDtypes) {
 
 }  // namespace
 }  // namespace stguard
+
+namespace stguard {
+namespace {
+
+std::string Unicode(const std::string& text) {
+  const auto n = static_cast<uint32_t>(text.size());
+  std::string out = "X";
+  for (int k = 0; k < 4; ++k) out += static_cast<char>((n >> (8 * k)) & 0xff);
+  return out + text;
+}
+
+// SharedTuplesPickle is a state dict of `tensors` U8 tensors of `dims` unit dimensions,
+// all REDUCEd from one memoised size tuple (memo 4), used as sizes and strides: the shape
+// a reader that copies shared values pays tensors x dims for.
+std::string SharedTuplesPickle(size_t dims, size_t tensors) {
+  std::string out = "\x80\x02" "ccollections\nOrderedDict\nq\x00)Rq\x01("s;
+  for (size_t k = 0; k < tensors; ++k) {
+    out += Unicode("t" + std::to_string(k));
+    out += k == 0 ? "ctorch._utils\n_rebuild_tensor_v2\nq\x02"s : "h\x02"s;
+    out += "(";
+    out += k == 0 ? "(" + Unicode("storage") + "ctorch\nByteStorage\n" + Unicode("0") +
+                        Unicode("cpu") + "K\x10tQq\x03"
+                  : "h\x03"s;
+    out += "K\x00"s;
+    if (k == 0) {
+      out += "(";
+      for (size_t d = 0; d < dims; ++d) out += "K\x01";
+      out += "tq\x04"s;
+    } else {
+      out += "h\x04"s;
+    }
+    out += "h\x04\x89"s;
+    out += k == 0 ? "}q\x05"s : "h\x05"s;
+    out += "tR";
+  }
+  return out + "u.";
+}
+
+TEST(PickleBoundsTest, SharedSizeTuplesAreChargedAgainstThePicklesLength) {
+  // Accepted: 20 tensors of 1,000 dimensions share one tuple (40,000 items copied, under
+  // one per byte plus the allowance).
+  const std::string small = SharedTuplesPickle(1000, 20);
+  Result<PickleResult> ok = Read(small);
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  EXPECT_EQ(ok->tensors.size(), 20u);
+  EXPECT_EQ(ok->tensors[19].sizes, std::vector<int64_t>(1000, 1));
+  EXPECT_EQ(ok->copied_items, 40'000u);
+  EXPECT_EQ(ok->length, small.size());
+  EXPECT_LE(ok->copied_items, CopyBudget(ok->length));
+  // Refused: 200 of them would copy 400,000 items from a 6 KB pickle.
+  const std::string big = SharedTuplesPickle(1000, 200);
+  const Error error = ErrorOf(big);
+  EXPECT_EQ(error.code, ErrorCode::kPickleBadArguments) << error.ToString();
+  EXPECT_NE(error.message.find("copied past the pickle's length"), std::string::npos);
+  EXPECT_GT(error.offset, 100u);
+  EXPECT_LT(error.offset, 100 + big.size());
+  EXPECT_EQ(big[error.offset - 100], 'R');  // the REDUCE that would pass the budget
+}
+
+TEST(PickleBoundsTest, RefusesMoreReduceArgumentsThanAnyCallableTakes) {
+  // Eight None arguments are read (and refused for their shape); nine are refused unread.
+  const std::string eight = "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n(NNNNNNNNtR."s;
+  const std::string nine = "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n(NNNNNNNNNtR."s;
+  EXPECT_NE(ErrorOf(eight).message.find("expected 6 or 7"), std::string::npos)
+      << ErrorOf(eight).ToString();
+  const Error error = ErrorOf(nine);
+  EXPECT_EQ(error.code, ErrorCode::kPickleBadArguments);
+  EXPECT_NE(error.message.find("more REDUCE arguments"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stguard

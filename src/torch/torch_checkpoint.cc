@@ -8,6 +8,7 @@
 
 #include "stguard/mapped_file.h"
 #include "torch/containers.h"
+#include "torch/strided_gather.h"
 #include "torch/tensor_views.h"
 #include "zip/zip_archive.h"
 
@@ -166,8 +167,9 @@ struct TorchCheckpoint::Impl {
     return {};
   }
 
-  // A strided view is gathered element by element, in row-major order (an odometer over the
-  // dimensions), into a fixed buffer written when full. Its source: when the elements it
+  // A strided view is gathered in row-major order (torch/strided_gather.h: unit dimensions
+  // dropped, contiguous ones merged, innermost runs copied at once) into a fixed buffer
+  // written when full. Its source: when the elements it
   // touches span at most kChunkLen bytes, that span is read with one pread and gathered from
   // memory; a larger one (a transposed matrix) is gathered from the mapping, after its
   // storage was read once by pread for the CRC-32, which also shows the file still holds
@@ -199,29 +201,11 @@ struct TorchCheckpoint::Impl {
     } else {
       base = bytes.data() + place.data_offset;
     }
-    std::vector<uint64_t> counter(dims, 0);
-    std::vector<std::byte> buffer;
-    buffer.reserve(static_cast<size_t>(std::min<uint64_t>(kChunkLen, tensor.byte_len)));
-    uint64_t element = tensor.storage_offset;
-    const uint64_t num_elements = tensor.byte_len / element_len;
-    for (uint64_t n = 0; n < num_elements; ++n) {
-      const std::byte* source = base + element * element_len;
-      buffer.insert(buffer.end(), source, source + element_len);
-      if (buffer.size() + element_len > kChunkLen) {
-        if (Error error = sink.Write(buffer); !error.ok()) return error;
-        buffer.clear();
-      }
-      for (size_t d = dims; d-- > 0;) {
-        if (++counter[d] < tensor.shape[d]) {
-          element += tensor.strides[d];
-          break;
-        }
-        element -= (tensor.shape[d] - 1) * tensor.strides[d];
-        counter[d] = 0;
-      }
-    }
-    if (!buffer.empty()) return sink.Write(buffer);
-    return {};
+    // The gather plan (strided_gather.h) keeps the work linear in the elements written.
+    auto buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
+    return GatherStrided(base, element_len, tensor.storage_offset,
+                         PlanGather(tensor.shape, tensor.strides), {buffer.get(), kChunkLen},
+                         [&sink](std::span<const std::byte> chunk) { return sink.Write(chunk); });
   }
 };
 
