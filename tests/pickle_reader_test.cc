@@ -275,7 +275,7 @@ TEST(PickleBoundsTest, SharedSizeTuplesAreChargedAgainstThePicklesLength) {
   const std::string big = SharedTuplesPickle(1000, 200);
   const Error error = ErrorOf(big);
   EXPECT_EQ(error.code, ErrorCode::kPickleBadArguments) << error.ToString();
-  EXPECT_NE(error.message.find("copied past the pickle's length"), std::string::npos);
+  EXPECT_NE(std::string(error.message).find("copied past the pickle's length"), std::string::npos);
   EXPECT_GT(error.offset, 100u);
   EXPECT_LT(error.offset, 100 + big.size());
   EXPECT_EQ(big[error.offset - 100], 'R');  // the REDUCE that would pass the budget
@@ -285,11 +285,11 @@ TEST(PickleBoundsTest, RefusesMoreReduceArgumentsThanAnyCallableTakes) {
   // Eight None arguments are read (and refused for their shape); nine are refused unread.
   const std::string eight = "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n(NNNNNNNNtR."s;
   const std::string nine = "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n(NNNNNNNNNtR."s;
-  EXPECT_NE(ErrorOf(eight).message.find("expected 6 or 7"), std::string::npos)
+  EXPECT_NE(std::string(ErrorOf(eight).message).find("expected 6 or 7"), std::string::npos)
       << ErrorOf(eight).ToString();
   const Error error = ErrorOf(nine);
   EXPECT_EQ(error.code, ErrorCode::kPickleBadArguments);
-  EXPECT_NE(error.message.find("more REDUCE arguments"), std::string::npos);
+  EXPECT_NE(std::string(error.message).find("more REDUCE arguments"), std::string::npos);
 }
 
 }  // namespace
