@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // fuzz_pickle: arbitrary bytes through the static pickle reader, in each persistent-id
 // mode. Every rejection is an Error with an offset inside the input; every acceptance is a
-// consistent value graph (ids in range, tensors naming existing storages, STOP inside).
+// consistent value graph (ids in range, tensors naming existing storages, STOP inside) whose
+// copies stay within the copy budget and whose memory is linear in the input.
 #include <cstddef>
 #include <cstdint>
 
@@ -11,7 +12,33 @@
 
 namespace {
 
+// GraphBytes is what the value graph holds in memory (vector slack aside).
+uint64_t GraphBytes(const stguard::PickleResult& result) {
+  uint64_t bytes = 0;
+  for (const stguard::PickleValue& value : result.values) {
+    bytes += sizeof(value) + value.text.size() + value.items.size() * sizeof(stguard::ValueId);
+  }
+  for (const stguard::TensorRef& tensor : result.tensors) {
+    bytes += sizeof(tensor) + (tensor.sizes.size() + tensor.strides.size()) * sizeof(int64_t);
+  }
+  for (const stguard::StorageRef& storage : result.storages) {
+    bytes += sizeof(storage) + storage.key.size() + storage.location.size();
+  }
+  return bytes;
+}
+
+// The bound of pickle_reader.h (BOUNDS): an opcode adds at most one value, tensor or storage
+// and a short text (an allowlisted global's name through STACK_GLOBAL), every container
+// item is one pushed value, and what is copied out of shared values is charged.
+constexpr uint64_t kGraphBytesPerInputByte = sizeof(stguard::PickleValue) +
+                                             sizeof(stguard::TensorRef) +
+                                             sizeof(stguard::StorageRef) + 64;
+
 void CheckGraph(const stguard::PickleResult& result, size_t size) {
+  FUZZ_CHECK(result.length >= 1 && result.length <= size);
+  FUZZ_CHECK(result.copied_items <= stguard::CopyBudget(result.length));
+  FUZZ_CHECK(GraphBytes(result) <=
+             kGraphBytesPerInputByte * size + sizeof(int64_t) * result.copied_items);
   FUZZ_CHECK(result.root < result.values.size());
   FUZZ_CHECK(result.end >= 1 && result.end <= size);
   for (const stguard::PickleValue& value : result.values) {

@@ -79,15 +79,16 @@ class Machine {
     stack_.resize(mark);
     return {};
   }
-  // ChargeCopies accounts for copying container `id`'s items out of the value graph
-  // (see kCopiedItemsAllowance): refused when the copies would pass the budget of the bytes
-  // read so far.
+  // ChargeCopies accounts for copying value `id`'s items (or its text's bytes) out of the
+  // value graph (see kCopiedItemsAllowance): refused when the copies would pass the budget
+  // of the bytes read so far.
   Error ChargeCopies(ValueId id) {
-    const uint64_t items = V(id).items.size();
+    const uint64_t items = V(id).items.size() + V(id).text.size();
     if (items > CopyBudget(pos_) - result_.copied_items) {
       return Refuse(ErrorCode::kPickleBadArguments,
-                    "tensor sizes and strides copied past the pickle's length (one tuple "
-                    "shared by many tensors, which torch.save never writes)",
+                    "tensor sizes and strides (or storage locations) copied past the "
+                    "pickle's length (one value shared by many tensors or storages, which "
+                    "torch.save never writes)",
                     std::to_string(result_.copied_items + items) + " items after " +
                         std::to_string(pos_) + " bytes");
     }
@@ -385,8 +386,9 @@ Error Machine::PersistentId() {
   }
   const PickleValue& pid = V(pid_id);
   const size_t want = options_.persistent_ids == PersistentIds::kZip ? 5 : 6;
-  const std::vector<ValueId> t = pid.kind == ValueKind::kTuple ? pid.items
-                                                               : std::vector<ValueId>{};
+  // Only a tuple of the right length is copied (a few ids), however long a shared one is.
+  const bool right_length = pid.kind == ValueKind::kTuple && pid.items.size() == want;
+  const std::vector<ValueId> t = right_length ? pid.items : std::vector<ValueId>{};
   auto tag_kind = [&]() {
     return AllowedGlobals()[static_cast<size_t>(V(t[1]).integer)].kind;
   };
@@ -409,6 +411,9 @@ Error Machine::PersistentId() {
   const auto [it, added] = storage_index_.emplace(key, result_.storages.size());
   const size_t index = it->second;
   if (added) {
+    // The location string is copied into each new storage: charged, as one memoised
+    // string could otherwise be copied once per storage.
+    if (Error error = ChargeCopies(t[3]); !error.ok()) return error;
     StorageRef storage{key, dtype, numel, V(t[3]).text, Abs(op_at_)};
     storage.untyped = untyped;
     result_.storages.push_back(std::move(storage));

@@ -31,9 +31,10 @@
 //   more.
 // - REDUCE takes at most kMaxReduceArgs arguments (a longer tuple is refused before it is
 //   read), BUILD and BINPERSID look at a fixed number of items.
-// - The one place that copies a shared value's items is a tensor's sizes and strides
-//   (into TensorRef), and the state dict's walk after it copies each name's shape again
-//   (torch/tensor_views.cc). Both charge PickleResult::copied_items, which may never exceed
+// - The places that copy a shared value's contents are a tensor's sizes and strides (into
+//   TensorRef) and a new storage's location string (into StorageRef), and the state dict's
+//   walk after them copies each name's shape again (torch/tensor_views.cc). All charge
+//   PickleResult::copied_items (items or bytes), which may never exceed
 //   CopyBudget(bytes read so far): one item per pickle byte plus kCopiedItemsAllowance.
 //   torch.save writes every tensor's tuples afresh (each size and stride at least two
 //   bytes), so real checkpoints stay below half of it; a size tuple memoised once and
@@ -147,8 +148,9 @@ struct PickleResult {
   std::vector<TensorRef> tensors;
   uint64_t end = 0;  // absolute offset just past STOP
   uint64_t length = 0;  // the pickle's bytes, its STOP included
-  // copied_items counts the container items copied out of the graph so far (tensor sizes
-  // and strides); later stages that copy more charge it too, against CopyBudget(length).
+  // copied_items counts the items and bytes copied out of the graph so far (tensor sizes
+  // and strides, storage locations); later stages that copy more charge it too, against
+  // CopyBudget(length).
   uint64_t copied_items = 0;
   const PickleValue& at(ValueId id) const { return values[id]; }
 };

@@ -38,7 +38,8 @@ SHAPES = {
     "nested_tuples": (1, "NotAStateDict"),  # shared, never expanded
     "list_of_gets": (1, "NotAStateDict"),
     "reduce_big_args": (1, "PickleBadArguments"),
-    "memoize_values": (1, "PickleCorrupt"),  # the most values and memo entries per byte
+    "memoize_values": (1, "PickleCorrupt"),
+    "shared_location": (1, "PickleBadArguments"),  # one location string, many storages  # the most values and memo entries per byte
     "tied_within_budget": (0, ""),  # accepted: copies just under the budget
     "many_scalars": (0, ""),  # accepted: the most tensors per byte
 }
