@@ -262,7 +262,7 @@ std::string SharedTuplesPickle(size_t dims, size_t tensors) {
 
 TEST(PickleBoundsTest, SharedSizeTuplesAreChargedAgainstThePicklesLength) {
   // Accepted: 20 tensors of 1,000 dimensions share one tuple (40,000 items copied, under
-  // one per byte plus the allowance).
+  // two per byte plus the allowance).
   const std::string small = SharedTuplesPickle(1000, 20);
   Result<PickleResult> ok = Read(small);
   ASSERT_TRUE(ok.ok()) << ok.error().ToString();

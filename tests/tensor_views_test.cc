@@ -62,7 +62,8 @@ TEST(TensorViewsBoundsTest, NamesOfOneTensorAreChargedTheirShapes) {
   tensors.clear();
   error = Select(TiedNamesPickle(1000, 200), &tensors);
   EXPECT_EQ(error.code, ErrorCode::kOutputTooLarge) << error.ToString();
-  EXPECT_NE(std::string(error.message).find("more dimensions than the pickle has bytes"), std::string::npos);
+  EXPECT_NE(std::string(error.message).find("more dimensions than the pickle's length allows"),
+            std::string::npos);
   EXPECT_FALSE(error.tensor.empty());
 }
 

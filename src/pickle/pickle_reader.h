@@ -35,14 +35,14 @@
 //   TensorRef) and a new storage's location string (into StorageRef), and the state dict's
 //   walk after them copies each name's shape again (torch/tensor_views.cc). All charge
 //   PickleResult::copied_items (items or bytes), which may never exceed
-//   CopyBudget(bytes read so far): one item per pickle byte plus kCopiedItemsAllowance.
-//   torch.save writes every tensor's tuples afresh (each size and stride at least two
-//   bytes), so real checkpoints stay below half of it; a size tuple memoised once and
-//   REDUCEd by thousands of tensors is refused (kPickleBadArguments) or, shared by names,
-//   kOutputTooLarge.
-// Measured on the worst shapes (tests/torch/test_hostile_pickle_bounds.py, 1 MB of
-// pickle): peak memory of `stguard scan` / `convert` at most kPeakBytesPerPickleByte x L
-// plus a fixed 64 MiB, and about a microsecond of time per byte.
+//   CopyBudget(bytes read so far): two items per pickle byte plus kCopiedItemsAllowance.
+//   torch.save writes every tensor's tuples afresh, so real checkpoints stay below half
+//   of it; a size tuple memoised once and REDUCEd by thousands of tensors is refused
+//   (kPickleBadArguments) or, one tensor under very many names, kOutputTooLarge.
+// Stated and tested (tests/torch/test_hostile_pickle_bounds.py, 1 MB of pickle of nine
+// shapes, real processes): peak memory of `stguard scan` and `convert` at most
+// kPeakBytesPerPickleByte x L plus 64 MiB, and time at most 5 us per byte (about 1 us
+// measured).
 #ifndef STGUARD_SRC_PICKLE_PICKLE_READER_H_
 #define STGUARD_SRC_PICKLE_PICKLE_READER_H_
 
@@ -66,13 +66,20 @@ inline constexpr uint64_t kMaxPickleLen = uint64_t{1} << 30;
 inline constexpr size_t kMaxReduceArgs = 8;
 
 // kCopiedItemsAllowance is how many container items may be copied out of the value graph
-// beyond one per pickle byte (see BOUNDS above): room for a small checkpoint whose few
+// beyond two per pickle byte (see BOUNDS above): room for a small checkpoint whose few
 // tensors have many names.
 inline constexpr uint64_t kCopiedItemsAllowance = uint64_t{1} << 16;
 
-// CopyBudget is the most items that may have been copied after reading `pickle_bytes`.
+// kCopiedItemsPerPickleByte is how many items may be copied per pickle byte read. A tensor
+// that torch.save writes costs at least four bytes per dimension (a size and a stride of
+// at least two bytes each) and four copies (into TensorRef, then its name's shape), so a
+// real checkpoint stays under half of this; the rest is room for tied weights' names.
+inline constexpr uint64_t kCopiedItemsPerPickleByte = 2;
+
+// CopyBudget is the most items that may have been copied after reading `pickle_bytes`
+// (which is at most kMaxPickleLen, so this cannot overflow).
 inline constexpr uint64_t CopyBudget(uint64_t pickle_bytes) {
-  return pickle_bytes + kCopiedItemsAllowance;
+  return kCopiedItemsPerPickleByte * pickle_bytes + kCopiedItemsAllowance;
 }
 
 // kPeakBytesPerPickleByte is the stated (and tested) bound on a process's peak memory per

@@ -133,7 +133,7 @@ Error ChargeShape(const PickleResult& p, const TensorRef& ref, const std::string
   const uint64_t budget = CopyBudget(p.length);
   if (*copied > budget || items > budget - *copied) {
     Error error{ErrorCode::kOutputTooLarge, ref.offset,
-                "the names' shapes hold more dimensions than the pickle has bytes (one "
+                "the names' shapes hold more dimensions than the pickle's length allows (one "
                 "tensor of many dimensions under many names)",
                 "more than " + std::to_string(budget) + " sizes and strides from a " +
                     std::to_string(p.length) + "-byte pickle"};
