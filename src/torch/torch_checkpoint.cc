@@ -168,10 +168,10 @@ struct TorchCheckpoint::Impl {
   }
 
   // A strided view is gathered in row-major order (torch/strided_gather.h: unit dimensions
-  // dropped, contiguous ones merged, innermost runs copied at once) into a fixed buffer
-  // written when full. Its source: when the elements it
-  // touches span at most kChunkLen bytes, that span is read with one pread and gathered from
-  // memory; a larger one (a transposed matrix) is gathered from the mapping, after its
+  // dropped, contiguous ones merged, innermost runs copied at once, so the work is linear
+  // in the elements written) into a fixed buffer written when full. Its source: when the
+  // elements it touches span at most kChunkLen bytes, that span is read with one pread and
+  // gathered from memory; a larger one (a transposed matrix) is gathered from the mapping, after its
   // storage was read once by pread for the CRC-32, which also shows the file still holds
   // every byte of it (a file truncated during that gather itself is the one case left that
   // touches a page past the end).
@@ -201,7 +201,6 @@ struct TorchCheckpoint::Impl {
     } else {
       base = bytes.data() + place.data_offset;
     }
-    // The gather plan (strided_gather.h) keeps the work linear in the elements written.
     auto buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
     return GatherStrided(base, element_len, tensor.storage_offset,
                          PlanGather(tensor.shape, tensor.strides), {buffer.get(), kChunkLen},
