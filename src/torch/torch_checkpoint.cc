@@ -171,10 +171,10 @@ struct TorchCheckpoint::Impl {
   // dropped, contiguous ones merged, innermost runs copied at once, so the work is linear
   // in the elements written) into a fixed buffer written when full. Its source: when the
   // elements it touches span at most kChunkLen bytes, that span is read with one pread and
-  // gathered from memory; a larger one (a transposed matrix) is gathered from the mapping, after its
-  // storage was read once by pread for the CRC-32, which also shows the file still holds
-  // every byte of it (a file truncated during that gather itself is the one case left that
-  // touches a page past the end).
+  // gathered from memory; a larger one (a transposed matrix) is gathered from the mapping,
+  // after its storage was read once by pread for the CRC-32, which also shows the file
+  // still holds every byte of it (a file truncated during that gather itself is the one
+  // case left that touches a page past the end).
   Error StreamStrided(const TorchTensor& tensor, ByteSink& sink) const {
     const StoragePlacement& place = loaded.placements[tensor.storage];
     const uint64_t element_len = DtypeBits(tensor.dtype) / 8;
