@@ -21,6 +21,11 @@
 // - one memo table for PUT/BINPUT/LONG_BINPUT/MEMOIZE, as CPython's unpickler keeps it
 //   (MEMOIZE stores under key len(memo)); redefining a key is refused
 //   (kPickleMemoConflict), which torch never does and which blocklist scanners misread;
+//   a BINPUT/LONG_BINPUT key other than len(memo), the only one CPython's pickler writes,
+//   is refused (kPickleMemoKey): CPython's C unpickler allocates its memo by the key;
+// - FRAMEs (protocol 4+) only as CPython's pickler writes them: never inside another
+//   frame, never cutting an opcode, never reaching past STOP (kPickleFrameAmbiguous),
+//   since where the next read starts after such a frame depends on the unpickler;
 // - STOP with exactly one value on the stack and no open MARK.
 // Bounds: every opcode adds at most one value, so values, stack and memo are bounded by
 // the pickle's length (and it by kMaxPickleLen). Time is linear in the input except
