@@ -111,6 +111,25 @@ TEST(PickleReaderTest, MemoIsOneTableAsInCPython) {
   EXPECT_EQ(ErrorOf("\x80\x02h\x07."s).code, ErrorCode::kPickleCorrupt);  // undefined key
 }
 
+TEST(PickleReaderTest, RequiresGradOnlyWhereTorchAllowsIt) {
+  // kStateDict's tensor is a FloatStorage view with requires_grad=False (NEWFALSE).
+  const size_t flag = kStateDict.find("\x89h\x00)R");
+  ASSERT_NE(flag, std::string::npos);
+  std::string float_grad = kStateDict;
+  float_grad[flag] = '\x88';
+  EXPECT_TRUE(ErrorOf(float_grad).ok()) << ErrorOf(float_grad).ToString();
+  // The same on a LongStorage: torch.load fails ("only Tensors of floating point and
+  // complex dtype can require gradients"), so stguard refuses, naming the call.
+  std::string long_grad = float_grad;
+  long_grad.replace(long_grad.find("FloatStorage\n"), 13, "LongStorage\n");
+  const Error error = ErrorOf(long_grad);
+  EXPECT_EQ(error.code, ErrorCode::kPickleBadArguments);
+  EXPECT_EQ(error.context, "torch._utils._rebuild_tensor_v2");
+  std::string long_no_grad = kStateDict;
+  long_no_grad.replace(long_no_grad.find("FloatStorage\n"), 13, "LongStorage\n");
+  EXPECT_TRUE(ErrorOf(long_no_grad).ok()) << ErrorOf(long_no_grad).ToString();
+}
+
 TEST(PickleReaderTest, MemoKeysAreTheNextOneAsCPythonWrites) {
   // CPython's C unpickler sizes its memo array by the key: LONG_BINPUT 0xffffffff is a
   // MemoryError in torch, so any key but len(memo) is refused, however small.

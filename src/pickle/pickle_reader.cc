@@ -106,6 +106,20 @@ class Machine {
 
 bool IsInt(const PickleValue& v) { return v.kind == ValueKind::kInt; }
 
+// CanRequireGrad says whether torch lets a tensor of `dtype` require gradients (floating
+// point and complex only): setting requires_grad=True on any other makes torch.load fail
+// with "only Tensors of floating point and complex dtype can require gradients".
+bool CanRequireGrad(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kF16: case Dtype::kBF16: case Dtype::kF32: case Dtype::kF64: case Dtype::kC64:
+    case Dtype::kF8_E5M2: case Dtype::kF8_E4M3: case Dtype::kF8_E8M0: case Dtype::kF8_E4M3FNUZ:
+    case Dtype::kF8_E5M2FNUZ:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Error Machine::ReadArg(ArgKind kind, Arg* arg) {
   const size_t left = in_.size() - pos_;
   auto need = [&](size_t n) { return left >= n; };
@@ -282,6 +296,10 @@ Error Machine::Reduce() {
           V(a[1]).kind != ValueKind::kBool || !is_empty_dict(a[2])) {
         return bad("expected (tensor, requires_grad: bool, backward_hooks: {})");
       }
+      const TensorRef& tensor = result_.tensors[static_cast<size_t>(V(a[0]).integer)];
+      if (V(a[1]).flag && !CanRequireGrad(result_.storages[tensor.storage].dtype)) {
+        return bad("requires_grad on a dtype that cannot require gradients (torch.load fails)");
+      }
       stack_.push_back(a[0]);
       return {};
     }
@@ -328,6 +346,9 @@ Error Machine::Reduce() {
       if (v3) {
         const Dtype dtype = AllowedGlobals()[static_cast<size_t>(V(a[6]).integer)].dtype;
         if (Error error = TypeUntypedStorage(storage_index, dtype); !error.ok()) return error;
+      }
+      if (V(a[4]).flag && !CanRequireGrad(storage.dtype)) {
+        return bad("requires_grad on a dtype that cannot require gradients (torch.load fails)");
       }
       TensorRef tensor;
       tensor.storage = static_cast<uint32_t>(storage_index);

@@ -12,7 +12,8 @@
 //   _rebuild_tensor_v2 takes a typed storage (<X>Storage), _rebuild_tensor_v3 an untyped
 //   one plus an allowlisted dtype, which then becomes the storage's dtype (its byte count
 //   must be a whole number of elements; one untyped storage has one dtype, as torch.save
-//   itself requires);
+//   itself requires); requires_grad=True (of a tensor or _rebuild_parameter) only on a
+//   floating-point or complex dtype, as torch.load requires;
 // - BINPERSID only when the caller allows persistent ids, on the tuple torch writes:
 //   zip format  ("storage", <StorageType>, key: str, location: str, numel: int)
 //   legacy      ("storage", <StorageType>, key: str, location: str, numel: int, None)

@@ -193,3 +193,40 @@ def test_every_pickle_protocol_is_read_like_torch(protocol, legacy, tmp_path):
     assert set(converted) == set(loaded)
     for name, tensor in loaded.items():
         assert converted[name] == tensor.contiguous().numpy().tobytes(), name
+
+
+# ---- A tensor that cannot require gradients, saved as requiring them ----
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
+def test_requires_grad_on_an_integer_tensor_fails_in_torch_and_is_refused(legacy, tmp_path):
+    for dtype, torch_reads in ((torch.int64, False), (torch.float32, True)):
+        path = tmp_path / ("grad_%s.pt" % str(dtype)[6:])
+        torch.save({"w": torch.arange(4, dtype=dtype)}, path,
+                   _use_new_zipfile_serialization=not legacy)
+        data = path.read_bytes()
+        # _rebuild_tensor_v2's requires_grad: NEWFALSE just before the empty OrderedDict of
+        # backward hooks (one occurrence in this pickle); as data.pkl stores it, the ZIP's
+        # CRC-32 is recomputed by rewriting the archive.
+        path.write_bytes(set_requires_grad(data, legacy))
+        loaded = torch_load(path)
+        assert isinstance(loaded, dict) == torch_reads, loaded
+        expected = (0, None) if torch_reads else (1, "PickleBadArguments")
+        assert scan_code(path) == expected
+
+
+def set_requires_grad(data, legacy):
+    flip = b"\x89ccollections\nOrderedDict\n"
+    if legacy:
+        assert data.count(flip) == 1
+        return data.replace(flip, b"\x88" + flip[1:])
+    import zipfile
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            content = source.read(info)
+            if info.filename.endswith("data.pkl"):
+                assert content.count(flip) == 1
+                content = content.replace(flip, b"\x88" + flip[1:])
+            target.writestr(info, content)
+    return out.getvalue()
