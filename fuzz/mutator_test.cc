@@ -462,9 +462,8 @@ TEST(PickleMutator, FramesKeepTheirLengthBeyondTheirContents) {
   auto with_delta = [&](int64_t delta) {
     std::vector<PickleOp> ops = framed;
     ops.insert(ops.begin() + 1, PickleOp{0x95, std::string(8, '\0')});
-    for (int k = 0; k < 8; ++k) {
-      ops[1].arg[static_cast<size_t>(k)] = static_cast<char>((static_cast<uint64_t>(delta) >> (8 * k)) & 0xff);
-    }
+    const auto bits = static_cast<uint64_t>(delta);
+    for (size_t k = 0; k < 8; ++k) ops[1].arg[k] = static_cast<char>((bits >> (8 * k)) & 0xff);
     return EncodePickle(ops);
   };
   // Decoding gives back the delta, so encoding gives back the same bytes.

@@ -70,7 +70,8 @@ int64_t FrameDelta(const PickleOp& o) {
 // what follows: the next pickle of a legacy stream) or shorter (cutting an opcode).
 PickleOp OddFrame(Rng& rng) {
   static constexpr int64_t kDeltas[] = {1, 2, 8, 64, 9000, -1, -2, -9};
-  return Op(op::kFrame, LittleEndian(static_cast<uint64_t>(kDeltas[rng.Below(std::size(kDeltas))]), 8));
+  const int64_t delta = kDeltas[rng.Below(std::size(kDeltas))];
+  return Op(op::kFrame, LittleEndian(static_cast<uint64_t>(delta), 8));
 }
 PickleOp Int(uint64_t value) {
   if (value < 256) return Op(op::kBinInt1, LittleEndian(value, 1));
@@ -395,7 +396,7 @@ void MakeTarShaped(std::string* bytes) {
     if (k < kChecksumAt || k >= kChecksumAt + 8) sum += static_cast<unsigned char>((*bytes)[k]);
   }
   std::string field(8, '\0');
-  for (int k = 5; k >= 0; --k, sum >>= 3) field[static_cast<size_t>(k)] = static_cast<char>('0' + (sum & 7));
+  for (size_t k = 6; k-- > 0; sum >>= 3) field[k] = static_cast<char>('0' + (sum & 7));
   field[7] = ' ';  // "%06o\0 ", as tarfile writes it
   bytes->replace(kChecksumAt, 8, field);
 }

@@ -73,7 +73,9 @@ TEST(TarProbeTest, ChecksumAcceptedAsTarfileDoes) {
   // Base-256 checksum.
   std::string block = Header("%06llo");
   const int sum = 256 + 'x';
-  block.replace(148, 8, "\x80\0\0\0\0\0"s + static_cast<char>(sum >> 8) + static_cast<char>(sum & 0xff));
+  const std::string base256 =
+      "\x80\0\0\0\0\0"s + static_cast<char>(sum >> 8) + static_cast<char>(sum & 0xff);
+  block.replace(148, 8, base256);
   EXPECT_TRUE(PassesTarHeaderTest(Bytes(block)));
   // A block of NULs opens as an empty archive.
   EXPECT_TRUE(PassesTarHeaderTest(Bytes(std::string(512, '\0'))));

@@ -235,7 +235,8 @@ Error Machine::StartFrame(uint64_t len) {
 Error Machine::CheckInsideFrame() const {
   if (op_at_ < frame_end_ && pos_ > frame_end_) {
     return Error{ErrorCode::kPickleFrameAmbiguous, Abs(op_at_),
-                 "opcode cut by the end of its FRAME", "frame at " + std::to_string(Abs(frame_at_))};
+                 "opcode cut by the end of its FRAME",
+                 "frame at " + std::to_string(Abs(frame_at_))};
   }
   return {};
 }

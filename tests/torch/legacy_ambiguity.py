@@ -55,9 +55,7 @@ def legacy_body(state, protocol=2):
     buf.seek(0)
     for _ in range(3):  # magic number, protocol version, system information
         pickle.load(buf)
-    data = buf.getvalue()
-    head = data[:buf.tell()]
-    return data[len(head):]
+    return buf.getvalue()[buf.tell():]
 
 
 def strings(s):
