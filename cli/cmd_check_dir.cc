@@ -66,7 +66,8 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
     error = folder.error;
     warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
     // Pickle files beside the weights are scanned statically (never loaded). One that
-    // names code to run (a refused global, opcode or call) fails the check; any other
+    // names code to run (a refused global, opcode or call), or that torch would read as
+    // something else (a tar archive, a frame past STOP), fails the check; any other
     // verdict stays a warning that says what the scan found.
     for (Warning& warning : warnings) {
       if (warning.kind != WarningKind::kPickleFile) continue;
@@ -76,7 +77,9 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
       const bool runs_code = code == ErrorCode::kPickleGlobalRefused ||
                              code == ErrorCode::kPickleOpcodeRefused ||
                              code == ErrorCode::kPickleBadArguments ||
-                             code == ErrorCode::kPickleMemoConflict;
+                             code == ErrorCode::kPickleMemoConflict ||
+                             code == ErrorCode::kTarAmbiguous ||
+                             code == ErrorCode::kPickleFrameAmbiguous;
       if (!scan.error.ok()) {
         if (error.ok() && runs_code) {
           error = scan.error;

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // fuzz_pickle: arbitrary bytes through the static pickle reader, in each persistent-id
 // mode. Every rejection is an Error with an offset inside the input; every acceptance is a
-// consistent value graph (ids in range, tensors naming existing storages, STOP inside) whose
-// copies stay within the copy budget and whose memory is linear in the input.
+// consistent value graph (ids in range, tensors naming existing storages, STOP inside)
+// whose frames end by STOP and whose memo keys are dense, as CPython's pickler writes them,
+// whose copies stay within the copy budget and whose memory is linear in the input.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "fuzz_support.h"
 #include "pickle_mutator.h"
+#include "pickle/opcodes.h"
 #include "pickle/pickle_reader.h"
 
 namespace {
@@ -53,6 +58,38 @@ void CheckGraph(const stguard::PickleResult& result, size_t size) {
   FUZZ_CHECK(result.values.size() <= size);
 }
 
+// CheckFramesAndMemo re-derives from the opcodes alone (the mutator's decoder, not the
+// reader) two rules an accepted pickle meets so that torch reads it as stguard did: no
+// FRAME reaches past STOP's end (where torch's next read starts would depend on its
+// unpickler), and every BINPUT/LONG_BINPUT key is len(memo) (torch's C unpickler
+// allocates its memo by the key).
+void CheckFramesAndMemo(std::string_view input, uint64_t end) {
+  std::vector<stguard_fuzz::mutator::PickleOp> ops;
+  FUZZ_CHECK(stguard_fuzz::mutator::DecodePickle(input.substr(0, end), &ops) == end);
+  uint64_t at = 0;
+  uint64_t memo_len = 0;
+  for (const stguard_fuzz::mutator::PickleOp& o : ops) {
+    // The argument as stored in the input (the decoder keeps a FRAME's as a delta).
+    const std::string_view raw = input.substr(at + 1, std::min<size_t>(o.arg.size(), 8));
+    uint64_t value = 0;
+    for (size_t k = raw.size(); k-- > 0;) value = (value << 8) | static_cast<uint8_t>(raw[k]);
+    if (o.code == stguard::op::kFrame) {
+      FUZZ_CHECK(value <= end - (at + 9));
+      at += 9;
+      continue;
+    }
+    if (o.code == stguard::op::kBinPut || o.code == stguard::op::kLongBinPut) {
+      FUZZ_CHECK(value == memo_len);
+    }
+    if (o.code == stguard::op::kBinPut || o.code == stguard::op::kLongBinPut ||
+        o.code == stguard::op::kMemoize) {
+      ++memo_len;
+    }
+    at += stguard_fuzz::mutator::EncodePickle({o}).size();
+  }
+  FUZZ_CHECK(at == end);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -68,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (result.ok()) {
       any_accepted = true;
       CheckGraph(*result, size);
+      CheckFramesAndMemo(input.text(), result->end);
       for (const stguard::GlobalUse& use : globals) FUZZ_CHECK(use.allowed);
     } else {
       const stguard::Error& error = result.error();

@@ -2,10 +2,12 @@
 // fuzz_torch_checkpoint: arbitrary bytes as a whole torch checkpoint, in memory: format
 // detection, ZIP or legacy container, pickle, tensor views, then every tensor streamed.
 // Rejections have offsets inside the input; accepted tensors stream exactly their byte
-// count (or fail their CRC-32), and ScanTorchBytes agrees with TorchCheckpoint.
+// count (or fail their CRC-32), ScanTorchBytes agrees with TorchCheckpoint, and no accepted
+// file is also a tar archive to torch.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "fuzz_support.h"
 #include "zip_mutator.h"
@@ -22,6 +24,25 @@ class CountingSink : public stguard::ByteSink {
   uint64_t count = 0;
 };
 
+// IsCanonicalTarHeader says whether the first 512 bytes carry the checksum tarfile itself
+// writes ("%06o\0 " or plain octal digits, of the unsigned or signed byte sum with the
+// field as spaces): a narrower test than the reader's, written separately, so that an
+// accepted file failing it shows the reader's tar test missed one.
+bool IsCanonicalTarHeader(std::string_view bytes) {
+  if (bytes.size() < 512) return false;
+  int64_t unsigned_sum = 256, signed_sum = 256;
+  for (size_t k = 0; k < 512; ++k) {
+    if (k >= 148 && k < 156) continue;
+    unsigned_sum += static_cast<uint8_t>(bytes[k]);
+    signed_sum += static_cast<int8_t>(bytes[k]);
+  }
+  int64_t stored = 0;
+  size_t k = 148;
+  for (; k < 156 && bytes[k] >= '0' && bytes[k] <= '7'; ++k) stored = stored * 8 + (bytes[k] - '0');
+  if (k == 148 || (k < 156 && bytes[k] != '\0' && bytes[k] != ' ')) return false;
+  return stored == unsigned_sum || stored == signed_sum;
+}
+
 // Check returns whether the checkpoint opened, so that its tensors were streamed and checked.
 bool Check(const stguard_fuzz::ExactCopy& input, const stguard::TorchOptions& options) {
   stguard::Result<stguard::TorchCheckpoint> checkpoint =
@@ -35,6 +56,7 @@ bool Check(const stguard_fuzz::ExactCopy& input, const stguard::TorchOptions& op
     return false;
   }
   FUZZ_CHECK(report.error.ok() || report.error.code == stguard::ErrorCode::kZipChecksum);
+  FUZZ_CHECK(!IsCanonicalTarHeader(input.text()));
   FUZZ_CHECK(report.tensors.size() == checkpoint->tensors().size());
   bool any_crc_error = false;
   for (size_t k = 0; k < checkpoint->tensors().size(); ++k) {

@@ -23,6 +23,7 @@
 #include "index_mutator.h"
 #include "mutator_json.h"
 #include "pickle/pickle_reader.h"
+#include "torch/tar_probe.h"
 #include "pickle_mutator.h"
 #include "safetensors_mutator.h"
 #include "stguard/reader.h"
@@ -444,6 +445,65 @@ TEST(PickleMutator, MostChainedMutationsStillParseAndAllFit) {
   // A torch pickle is a tight program: one change in ten keeps it acceptable from a fresh
   // state dict (the mutator restarts from one now and then), more from grown ones.
   EXPECT_GT(fraction, 0.08);
+}
+
+// ReadCode returns the reader's verdict on a pickle as data.pkl (zip persistent ids).
+stguard::ErrorCode ReadCode(const std::string& bytes) {
+  stguard::PickleReadOptions options;
+  options.persistent_ids = stguard::PersistentIds::kZip;
+  stguard::Result<stguard::PickleResult> result =
+      stguard::ReadPickle(std::as_bytes(std::span(bytes.data(), bytes.size())), options);
+  return result.ok() ? stguard::ErrorCode::kOk : result.error().code;
+}
+
+TEST(PickleMutator, FramesKeepTheirLengthBeyondTheirContents) {
+  std::vector<PickleOp> framed = StateDictPickle();
+  framed[0].arg = "\x04";
+  auto with_delta = [&](int64_t delta) {
+    std::vector<PickleOp> ops = framed;
+    ops.insert(ops.begin() + 1, PickleOp{0x95, std::string(8, '\0')});
+    const auto bits = static_cast<uint64_t>(delta);
+    for (size_t k = 0; k < 8; ++k) ops[1].arg[k] = static_cast<char>((bits >> (8 * k)) & 0xff);
+    return EncodePickle(ops);
+  };
+  // Decoding gives back the delta, so encoding gives back the same bytes.
+  for (int64_t delta : {0, 8, -9}) {
+    const std::string bytes = with_delta(delta) + "tail bytes";
+    std::vector<PickleOp> ops;
+    ASSERT_NE(DecodePickle(bytes, &ops), 0u);
+    EXPECT_EQ(EncodePickle(ops) + "tail bytes", bytes) << delta;
+  }
+  EXPECT_EQ(ReadCode(with_delta(0)), stguard::ErrorCode::kOk);
+  // 8 bytes past STOP (into what follows), and 9 short (cutting the GLOBAL before STOP).
+  EXPECT_EQ(ReadCode(with_delta(8) + "12345678"), stguard::ErrorCode::kPickleFrameAmbiguous);
+  EXPECT_EQ(ReadCode(with_delta(-9)), stguard::ErrorCode::kPickleFrameAmbiguous);
+}
+
+TEST(PickleMutator, MakesOddFramesAndTarShapedFiles) {
+  constexpr size_t kMaxSize = 4096;
+  size_t frame_refusals = 0;
+  size_t tar_shaped = 0;
+  const std::string start = EncodePickle(StateDictPickle());
+  for (unsigned seed = 1; seed <= 4000; ++seed) {
+    std::vector<uint8_t> buffer(start.begin(), start.end());
+    buffer.resize(kMaxSize);
+    const size_t size = MutatePickle(buffer.data(), start.size(), kMaxSize, seed);
+    const std::string out(reinterpret_cast<const char*>(buffer.data()), size);
+    if (ReadCode(out) == stguard::ErrorCode::kPickleFrameAmbiguous) ++frame_refusals;
+    if (stguard::PassesTarHeaderTest(std::as_bytes(std::span(out.data(), out.size())))) {
+      ++tar_shaped;
+    }
+  }
+  std::printf("pickle mutator: %zu frame refusals, %zu tar-shaped of 4000\n", frame_refusals,
+              tar_shaped);
+  EXPECT_GT(frame_refusals, 10u);
+  EXPECT_GT(tar_shaped, 10u);
+  // A tar-shaped torch file is refused as such, whatever it was.
+  std::string file = TorchSeeds().front();
+  MakeTarShaped(&file);
+  const stguard::TorchScanReport report =
+      stguard::ScanTorchBytes(std::as_bytes(std::span(file.data(), file.size())));
+  EXPECT_EQ(report.error.code, stguard::ErrorCode::kTarAmbiguous);
 }
 
 TEST(ZipMutator, DecodeThenEncodeKeepsTorchArchivesValid) {

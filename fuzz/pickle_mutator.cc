@@ -59,6 +59,20 @@ std::string LittleEndian(uint64_t value, size_t width) {
 }
 
 PickleOp Op(uint8_t code, std::string arg = {}) { return PickleOp{code, std::move(arg)}; }
+
+// FrameDelta returns what a FRAME op claims beyond its contents (its argument, 8 bytes
+// little-endian two's complement; none for an empty one).
+int64_t FrameDelta(const PickleOp& o) {
+  return o.arg.size() == 8 ? static_cast<int64_t>(ReadLittleEndian(o.arg)) : 0;
+}
+
+// OddFrame is a FRAME whose length does not fit its contents: longer (past STOP, into
+// what follows: the next pickle of a legacy stream) or shorter (cutting an opcode).
+PickleOp OddFrame(Rng& rng) {
+  static constexpr int64_t kDeltas[] = {1, 2, 8, 64, 9000, -1, -2, -9};
+  const int64_t delta = kDeltas[rng.Below(std::size(kDeltas))];
+  return Op(op::kFrame, LittleEndian(static_cast<uint64_t>(delta), 8));
+}
 PickleOp Int(uint64_t value) {
   if (value < 256) return Op(op::kBinInt1, LittleEndian(value, 1));
   if (value < 65536) return Op(op::kBinInt2, LittleEndian(value, 2));
@@ -198,7 +212,7 @@ std::vector<PickleOp> Snippet(const std::vector<PickleOp>& ops, Rng& rng) {
       return {Op(code, RandomArg(code, rng))};
     }
     case 6: return {Op(op::kMark)};
-    case 7: return {Op(op::kFrame, LittleEndian(0, 8))};
+    case 7: return {rng.OneIn(2) ? Op(op::kFrame, LittleEndian(0, 8)) : OddFrame(rng)};
     default: {  // any accepted opcode with an argument of its kind
       static constexpr std::string_view kAccepted =
           "(.JKMNQRX]abcehj}stu)Gqr\x80\x85\x86\x87\x88\x89\x8a" "BC\x8c\x8d\x8e\x93\x94";
@@ -283,10 +297,21 @@ void MutateOnce(std::vector<PickleOp>* ops, Rng& rng) {
 
 size_t DecodePickle(std::string_view bytes, std::vector<PickleOp>* ops) {
   size_t pos = 0;
+  // A FRAME's argument becomes its length beyond its contents (what EncodePickle adds):
+  // zero for every frame CPython's pickler writes.
+  struct OpenFrame { size_t op_index; size_t contents_begin; uint64_t length; };
+  std::vector<OpenFrame> frames;
+  auto frame_deltas = [&](size_t end) {
+    for (size_t k = 0; k < frames.size(); ++k) {
+      const size_t contents_end = k + 1 < frames.size() ? frames[k + 1].contents_begin - 9 : end;
+      const uint64_t delta = frames[k].length - (contents_end - frames[k].contents_begin);
+      (*ops)[frames[k].op_index].arg = LittleEndian(delta, 8);
+    }
+  };
   while (pos < bytes.size()) {
     const uint8_t code = static_cast<uint8_t>(bytes[pos]);
     const stguard::OpcodeInfo* info = stguard::FindOpcode(code);
-    if (info == nullptr) return 0;
+    if (info == nullptr) break;
     size_t arg_begin = pos + 1;
     size_t arg_len = 0;
     size_t next = 0;
@@ -294,10 +319,10 @@ size_t DecodePickle(std::string_view bytes, std::vector<PickleOp>* ops) {
       arg_len = width;
       next = arg_begin + width;
     } else if (const size_t length_width = LengthWidth(info->arg); length_width != 0) {
-      if (bytes.size() - arg_begin < length_width) return 0;
+      if (bytes.size() - arg_begin < length_width) break;
       const uint64_t length = ReadLittleEndian(bytes.substr(arg_begin, length_width));
       arg_begin += length_width;
-      if (length > bytes.size() - arg_begin) return 0;
+      if (length > bytes.size() - arg_begin) break;
       arg_len = static_cast<size_t>(length);
       next = arg_begin + arg_len;
     } else if (info->arg == ArgKind::kLine || info->arg == ArgKind::kTwoLines) {
@@ -305,27 +330,36 @@ size_t DecodePickle(std::string_view bytes, std::vector<PickleOp>* ops) {
       if (end != std::string_view::npos && info->arg == ArgKind::kTwoLines) {
         end = bytes.find('\n', end + 1);
       }
-      if (end == std::string_view::npos) return 0;
+      if (end == std::string_view::npos) break;
       arg_len = end - arg_begin;
       next = end + 1;
     } else {
       next = arg_begin;
     }
-    if (next > bytes.size()) return 0;
+    if (next > bytes.size()) break;
+    if (code == op::kFrame) {
+      frames.push_back({ops->size(), next, ReadLittleEndian(bytes.substr(arg_begin, 8))});
+    }
     ops->push_back(PickleOp{code, std::string(bytes.substr(arg_begin, arg_len))});
     pos = next;
-    if (code == op::kStop) return pos;
+    if (code == op::kStop) {
+      frame_deltas(pos);
+      return pos;
+    }
   }
+  frame_deltas(pos);
   return 0;
 }
 
 std::string EncodePickle(const std::vector<PickleOp>& ops) {
   std::string out;
   size_t frame_length_at = std::string::npos;  // where the open FRAME's length goes
+  int64_t frame_delta = 0;  // the open FRAME's length beyond (or short of) its contents
   auto close_frame = [&] {
     if (frame_length_at == std::string::npos) return;
-    const uint64_t length = out.size() - (frame_length_at + 8);
-    out.replace(frame_length_at, 8, LittleEndian(length, 8));
+    const auto contents = static_cast<int64_t>(out.size() - (frame_length_at + 8));
+    const int64_t length = std::max<int64_t>(0, contents + frame_delta);
+    out.replace(frame_length_at, 8, LittleEndian(static_cast<uint64_t>(length), 8));
     frame_length_at = std::string::npos;
   };
   for (const PickleOp& o : ops) {
@@ -334,6 +368,7 @@ std::string EncodePickle(const std::vector<PickleOp>& ops) {
     out.push_back(static_cast<char>(o.code));
     if (o.code == op::kFrame) {
       frame_length_at = out.size();
+      frame_delta = FrameDelta(o);
       out.append(8, '\0');
     } else if (const size_t width = FixedWidth(kind); width != 0) {
       std::string arg = o.arg;
@@ -351,6 +386,19 @@ std::string EncodePickle(const std::vector<PickleOp>& ops) {
   }
   close_frame();
   return out;
+}
+
+void MakeTarShaped(std::string* bytes) {
+  constexpr size_t kBlock = 512, kChecksumAt = 148;
+  if (bytes->size() < kBlock) bytes->resize(kBlock, '\0');
+  uint64_t sum = 256;  // the checksum field counts as eight spaces
+  for (size_t k = 0; k < kBlock; ++k) {
+    if (k < kChecksumAt || k >= kChecksumAt + 8) sum += static_cast<unsigned char>((*bytes)[k]);
+  }
+  std::string field(8, '\0');
+  for (size_t k = 6; k-- > 0; sum >>= 3) field[k] = static_cast<char>('0' + (sum & 7));
+  field[7] = ' ';  // "%06o\0 ", as tarfile writes it
+  bytes->replace(kChecksumAt, 8, field);
 }
 
 std::vector<PickleOp> StateDictPickle() {
@@ -395,7 +443,15 @@ size_t MutatePickle(uint8_t* data, size_t size, size_t max_size, unsigned seed) 
   for (int attempt = 0; attempt < 4; ++attempt) {
     std::vector<PickleOp> changed = ops;
     MutatePickleOps(&changed, rng);
-    const std::string encoded = EncodePickle(changed);
+    std::string encoded = EncodePickle(changed);
+    // A frame longer than its contents needs bytes after STOP to reach into (else it is
+    // merely truncated): another copy of the pickle, as a legacy stream's next one.
+    if (std::any_of(changed.begin(), changed.end(), [](const PickleOp& o) {
+          return o.code == op::kFrame && FrameDelta(o) > 0;
+        })) {
+      encoded += encoded;
+    }
+    if (rng.OneIn(32)) MakeTarShaped(&encoded);
     if (encoded != input) {
       if (const size_t out = CopyOut(encoded, data, max_size); out != 0) return out;
     }

@@ -15,7 +15,10 @@
 //   functions, collections.OrderedDict) or the ones it refuses (os.system, builtins.eval,
 //   importlib, marshal, torch 2.x names), including as STACK_GLOBAL operands;
 // - whole snippets torch.save writes are inserted (a persistent-id tuple, a rebuild call,
-//   an OrderedDict with _metadata), and rarely an opcode the reader refuses.
+//   an OrderedDict with _metadata), and rarely an opcode the reader refuses;
+// - FRAMEs are inserted, some longer than their contents (reaching past STOP into a copy
+//   of the pickle that then follows, as a legacy stream's next pickle would) or shorter
+//   (cutting an opcode); now and then the first 512 bytes are made tar-shaped.
 // Input that does not decode goes to the byte-level mutator half the time, and half the
 // time is replaced by a small state dict pickle; 1 in 16 inputs go to the byte-level
 // mutator anyway. STGUARD_FUZZ_MUTATOR=bytes turns structure off (safetensors_mutator.h).
@@ -46,11 +49,17 @@ struct PickleOp {
 size_t DecodePickle(std::string_view bytes, std::vector<PickleOp>* ops);
 
 // EncodePickle writes `ops`, each length prefix from its payload's size; a FRAME's length
-// becomes the size of what follows it up to the next FRAME.
+// becomes the size of what follows it up to the next FRAME, plus its argument when that
+// has 8 bytes (little-endian two's complement: a long or short frame).
 std::string EncodePickle(const std::vector<PickleOp>& ops);
 
 // MutatePickleOps applies one change half the time, else two to four.
 void MutatePickleOps(std::vector<PickleOp>* ops, Rng& rng);
+
+// MakeTarShaped pads `bytes` to 512 with NULs if shorter and writes into bytes 148-155
+// the checksum that makes its first block pass Python tarfile's header test (torch.load
+// would read the file as a tar archive): the rest stays as it was.
+void MakeTarShaped(std::string* bytes);
 
 // StateDictPickle returns the opcodes of a small state dict as torch.save writes it (zip
 // persistent ids): {"w": FloatStorage tensor of 2 elements}.

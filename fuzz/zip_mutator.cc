@@ -325,6 +325,8 @@ size_t MutateTorchCheckpoint(uint8_t* data, size_t size, size_t max_size, unsign
     output = EncodeZip(records, ZipLayout{rng.OneIn(2), rng.OneIn(2)});
     if (rng.OneIn(8)) TellALie(&output, rng);
   }
+  // Whatever else it is, a file whose first block is a tar header is read as a tar by torch.
+  if (rng.OneIn(32)) MakeTarShaped(&output);
   if (output != input) {
     if (const size_t out = CopyOut(output, data, max_size); out != 0) return out;
   }

@@ -97,18 +97,87 @@ TEST(PickleReaderTest, StackGlobalResolvesMemoisedStrings) {
 }
 
 TEST(PickleReaderTest, MemoIsOneTableAsInCPython) {
-  // BINPUT 1 then MEMOIZE: MEMOIZE stores under len(memo) == 1, which is taken.
-  const std::string conflict = "\x80\x04\x8c\x01\x61q\x01\x8c\x01\x62\x94."s;
+  // MEMOIZE stores keys 0 and 1, then BINPUT 1 again: a redefinition.
+  const std::string conflict = "\x80\x04\x8c\x01\x61\x94\x8c\x01\x62\x94q\x01."s;
   const Error error = ErrorOf(conflict);
   EXPECT_EQ(error.code, ErrorCode::kPickleMemoConflict);
   EXPECT_EQ(error.offset, 100u + 10);
-  // BINPUT 0 then MEMOIZE (key 1) is fine; BINGET 1 gets MEMOIZE's value.
-  const std::string ok = "\x80\x04\x8c\x01\x61q\x00\x8c\x01\x62\x94h\x01\x87q\x05."s;
+  // BINPUT 0 then MEMOIZE (key 1) then BINPUT 2 is fine; BINGET 1 gets MEMOIZE's value.
+  const std::string ok = "\x80\x04\x8c\x01\x61q\x00\x8c\x01\x62\x94h\x01\x87q\x02."s;
   Result<PickleResult> result = Read(ok, PersistentIds::kNone);
   ASSERT_TRUE(result.ok()) << result.error().ToString();
   const PickleValue& pair = result->at(result->root);
   EXPECT_EQ(result->at(pair.items[2]).text, "b");
   EXPECT_EQ(ErrorOf("\x80\x02h\x07."s).code, ErrorCode::kPickleCorrupt);  // undefined key
+}
+
+TEST(PickleReaderTest, RequiresGradOnlyWhereTorchAllowsIt) {
+  // kStateDict's tensor is a FloatStorage view with requires_grad=False (NEWFALSE).
+  const size_t flag = kStateDict.find("\x89h\x00)R");
+  ASSERT_NE(flag, std::string::npos);
+  std::string float_grad = kStateDict;
+  float_grad[flag] = '\x88';
+  EXPECT_TRUE(ErrorOf(float_grad).ok()) << ErrorOf(float_grad).ToString();
+  // The same on a LongStorage: torch.load fails ("only Tensors of floating point and
+  // complex dtype can require gradients"), so stguard refuses, naming the call.
+  std::string long_grad = float_grad;
+  long_grad.replace(long_grad.find("FloatStorage\n"), 13, "LongStorage\n");
+  const Error error = ErrorOf(long_grad);
+  EXPECT_EQ(error.code, ErrorCode::kPickleBadArguments);
+  EXPECT_EQ(error.context, "torch._utils._rebuild_tensor_v2");
+  std::string long_no_grad = kStateDict;
+  long_no_grad.replace(long_no_grad.find("FloatStorage\n"), 13, "LongStorage\n");
+  EXPECT_TRUE(ErrorOf(long_no_grad).ok()) << ErrorOf(long_no_grad).ToString();
+}
+
+TEST(PickleReaderTest, MemoKeysAreTheNextOneAsCPythonWrites) {
+  // CPython's C unpickler sizes its memo array by the key: LONG_BINPUT 0xffffffff is a
+  // MemoryError in torch, so any key but len(memo) is refused, however small.
+  const Error huge = ErrorOf("\x80\x02}r\xff\xff\xff\xff."s);
+  EXPECT_EQ(huge.code, ErrorCode::kPickleMemoKey);
+  EXPECT_EQ(huge.offset, 100u + 3);
+  EXPECT_EQ(huge.context, "4294967295, expected 0");
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x01."s).code, ErrorCode::kPickleMemoKey);
+  // BINPUT 1 then MEMOIZE (len(memo) == 1, taken): refused at the BINPUT already.
+  const Error confusion = ErrorOf("\x80\x04\x8c\x01\x61q\x01\x8c\x01\x62\x94."s);
+  EXPECT_EQ(confusion.code, ErrorCode::kPickleMemoKey);
+  EXPECT_EQ(confusion.offset, 100u + 5);
+  // Accept: the next key, by BINPUT or LONG_BINPUT.
+  EXPECT_TRUE(ErrorOf("\x80\x02}q\x00."s).ok());
+  EXPECT_TRUE(ErrorOf("\x80\x02}r\x00\x00\x00\x00]q\x01\x86."s).ok());
+}
+
+// WithFrame builds PROTO 4 followed by `body`, with FRAME <len> inserted at `at`.
+std::string WithFrame(const std::string& body, size_t at, uint64_t len) {
+  std::string frame = "\x95"s;
+  for (int k = 0; k < 8; ++k) frame += static_cast<char>((len >> (8 * k)) & 0xff);
+  return "\x80\x04"s + body.substr(0, at) + frame + body.substr(at);
+}
+
+TEST(PickleReaderTest, FramesEndAtOrBeforeStop) {
+  const std::string body = "}\x94\x8c\x01k\x94K\x07s."s;  // {"k": 7}, 10 bytes
+  // Accept: one frame holding the whole pickle (as CPython writes it), two frames that
+  // meet between opcodes, an empty frame, a frame ending before STOP.
+  EXPECT_TRUE(ErrorOf(WithFrame(body, 0, body.size())).ok());
+  const std::string two = WithFrame(body, 0, 2);  // "}\x94", then a frame for the rest
+  const std::string split = two.substr(0, 13) + WithFrame(body.substr(2), 0, 8).substr(2);
+  EXPECT_TRUE(ErrorOf(split).ok()) << ErrorOf(split).ToString();
+  EXPECT_TRUE(ErrorOf(WithFrame(body, 0, 0)).ok());
+  EXPECT_TRUE(ErrorOf(WithFrame(body, 0, 6)).ok());
+  // Refuse: a frame one byte past STOP (bytes follow, as in a legacy stream), reported
+  // at the FRAME.
+  const Error past = ErrorOf(WithFrame(body, 0, body.size() + 1) + "\x80"s);
+  EXPECT_EQ(past.code, ErrorCode::kPickleFrameAmbiguous);
+  EXPECT_EQ(past.offset, 100u + 2);
+  EXPECT_EQ(past.context, "1 bytes past STOP");
+  // Refuse: a frame that ends inside an opcode (SHORT_BINUNICODE cut after its length).
+  EXPECT_EQ(ErrorOf(WithFrame(body, 0, 4)).code, ErrorCode::kPickleFrameAmbiguous);
+  // Refuse: a FRAME inside another frame.
+  const std::string nested = WithFrame(body, 0, 19);  // to the end, with the inner FRAME
+  EXPECT_EQ(ErrorOf(nested.substr(0, 11) + WithFrame(body, 0, 0).substr(2)).code,
+            ErrorCode::kPickleFrameAmbiguous);
+  // A frame longer than the input stays corrupt (torch: "pickle data was truncated").
+  EXPECT_EQ(ErrorOf(WithFrame(body, 0, 100)).code, ErrorCode::kPickleCorrupt);
 }
 
 TEST(PickleReaderTest, RefusesOpcodesTorchDoesNotWrite) {

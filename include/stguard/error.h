@@ -122,6 +122,15 @@ enum class ErrorCode : uint8_t {
   kOutputTooLarge,  // a torch checkpoint's views ask for more output bytes than
                     // TorchOptions::max_output_ratio times its size (overlapping views)
 
+  // PyTorch checkpoints that torch.load would read differently from stguard, or not at all.
+  kTarAmbiguous,         // the file's first 512 bytes pass Python tarfile's header test:
+                         // torch.load would read it as a tar archive, with plain pickle
+  kPickleFrameAmbiguous, // a FRAME reaching past its pickle's STOP (or nested in another
+                         // frame, or cutting an opcode): where torch reads next depends on
+                         // its unpickler
+  kPickleMemoKey,        // PUT/BINPUT/LONG_BINPUT with a key other than the next one
+                         // (len(memo)): CPython's unpickler sizes its memo by the key
+
   kNumErrorCodes  // not an error: the number of codes above
 };
 

@@ -138,6 +138,12 @@ typedef enum stguard_code {
   /* A torch checkpoint whose (overlapping) views ask for more output than its size allows
    * (stguard/torch_checkpoint.h, TorchOptions::max_output_ratio). */
   STGUARD_OUTPUT_TOO_LARGE,
+  /* PyTorch files torch.load would read differently from stguard: the file also passes
+   * Python tarfile's header test (torch would unpickle a tar member), a pickle FRAME
+   * reaches past its STOP, a memo key is not the next one (CPython sizes its memo by it). */
+  STGUARD_TAR_AMBIGUOUS,
+  STGUARD_PICKLE_FRAME_AMBIGUOUS,
+  STGUARD_PICKLE_MEMO_KEY,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

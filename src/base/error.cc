@@ -76,6 +76,9 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "OutOfMemory",
         "MisalignedData",
         "OutputTooLarge",
+        "TarAmbiguous",
+        "PickleFrameAmbiguous",
+        "PickleMemoKey",
 };
 
 }  // namespace

@@ -96,6 +96,8 @@ class Machine {
     return {};
   }
   Error Memoize(uint64_t key);
+  Error StartFrame(uint64_t len);
+  Error CheckInsideFrame() const;
   Error Global(std::string_view module, std::string_view name);
   Error Reduce();
   Error Build();
@@ -111,12 +113,28 @@ class Machine {
   PickleResult result_;
   std::vector<ValueId> stack_;
   std::vector<size_t> marks_;
-  std::unordered_map<uint64_t, ValueId> memo_;
+  size_t frame_at_ = 0;   // the last FRAME opcode
+  size_t frame_end_ = 0;  // just past the last frame's bytes (0 before any FRAME)
+  std::vector<ValueId> memo_;  // memo key k is memo_[k]: keys are dense (Memoize)
   std::unordered_map<std::string, size_t> storage_index_;  // storage key -> storages index
   std::vector<bool> typed_;  // typed_[k]: untyped storage k was given a dtype by a v3 tensor
 };
 
 bool IsInt(const PickleValue& v) { return v.kind == ValueKind::kInt; }
+
+// CanRequireGrad says whether torch lets a tensor of `dtype` require gradients (floating
+// point and complex only): setting requires_grad=True on any other makes torch.load fail
+// with "only Tensors of floating point and complex dtype can require gradients".
+bool CanRequireGrad(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kF16: case Dtype::kBF16: case Dtype::kF32: case Dtype::kF64: case Dtype::kC64:
+    case Dtype::kF8_E5M2: case Dtype::kF8_E4M3: case Dtype::kF8_E8M0: case Dtype::kF8_E4M3FNUZ:
+    case Dtype::kF8_E5M2FNUZ:
+      return true;
+    default:
+      return false;
+  }
+}
 
 Error Machine::ReadArg(ArgKind kind, Arg* arg) {
   const size_t left = in_.size() - pos_;
@@ -193,9 +211,48 @@ Error Machine::ReadArg(ArgKind kind, Arg* arg) {
 Error Machine::Memoize(uint64_t key) {
   ValueId top;
   if (Error error = Top(&top); !error.ok()) return error;
-  if (!memo_.emplace(key, top).second) {
+  if (key < memo_.size()) {
     return Refuse(ErrorCode::kPickleMemoConflict, "memo key already defined",
                   std::to_string(key));
+  }
+  // CPython's pickler numbers memo entries 0, 1, 2... (key = len(memo)); its C unpickler
+  // keeps the memo as an array of 2 * key entries, so one LONG_BINPUT 0xffffffff asks
+  // torch for 64 GiB. Only the next key keeps torch's memo linear in the pickle.
+  if (key != memo_.size()) {
+    return Refuse(ErrorCode::kPickleMemoKey,
+                  "memo key other than the next one (len(memo)), which CPython's pickler "
+                  "always writes",
+                  std::to_string(key) + ", expected " + std::to_string(memo_.size()));
+  }
+  memo_.push_back(top);
+  return {};
+}
+
+// Frames (protocol 4+) are read ahead: CPython's pure-Python unpickler reads a whole frame
+// from the file at once, its C unpickler prefetches it (peeking up to a buffer's worth,
+// reading beyond), so after STOP the file stands at the frame's end or just after STOP
+// depending on the unpickler and the frame's size. CPython's pickler writes frames only
+// around whole opcodes, ending where the next frame, an unframed large argument or STOP's
+// end begins, and never one inside another. stguard accepts exactly that: a frame may not
+// start inside another, cut an opcode, or reach past STOP, so that every unpickler reads
+// the same bytes and stops at the same place.
+Error Machine::StartFrame(uint64_t len) {
+  if (op_at_ < frame_end_) {
+    return Refuse(ErrorCode::kPickleFrameAmbiguous, "FRAME inside another frame");
+  }
+  if (len > in_.size() - pos_) return Corrupt("FRAME longer than the rest of the input");
+  frame_at_ = op_at_;
+  frame_end_ = pos_ + static_cast<size_t>(len);
+  return {};
+}
+
+// CheckInsideFrame refuses an opcode (just read, argument included) that begins inside a
+// frame and ends past it: the pure-Python unpickler refuses it, the C one reads on.
+Error Machine::CheckInsideFrame() const {
+  if (op_at_ < frame_end_ && pos_ > frame_end_) {
+    return Error{ErrorCode::kPickleFrameAmbiguous, Abs(op_at_),
+                 "opcode cut by the end of its FRAME",
+                 "frame at " + std::to_string(Abs(frame_at_))};
   }
   return {};
 }
@@ -262,6 +319,10 @@ Error Machine::Reduce() {
           V(a[1]).kind != ValueKind::kBool || !is_empty_dict(a[2])) {
         return bad("expected (tensor, requires_grad: bool, backward_hooks: {})");
       }
+      const TensorRef& tensor = result_.tensors[static_cast<size_t>(V(a[0]).integer)];
+      if (V(a[1]).flag && !CanRequireGrad(result_.storages[tensor.storage].dtype)) {
+        return bad("requires_grad on a dtype that cannot require gradients (torch.load fails)");
+      }
       stack_.push_back(a[0]);
       return {};
     }
@@ -312,6 +373,9 @@ Error Machine::Reduce() {
       if (v3) {
         const Dtype dtype = AllowedGlobals()[static_cast<size_t>(V(a[6]).integer)].dtype;
         if (Error error = TypeUntypedStorage(storage_index, dtype); !error.ok()) return error;
+      }
+      if (V(a[4]).flag && !CanRequireGrad(storage.dtype)) {
+        return bad("requires_grad on a dtype that cannot require gradients (torch.load fails)");
       }
       TensorRef tensor;
       tensor.storage = static_cast<uint32_t>(storage_index);
@@ -464,13 +528,18 @@ Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
       }
       return {};
     case o::kFrame:
-      if (arg.u > in_.size() - pos_) return Corrupt("FRAME longer than the rest of the pickle");
-      return {};
+      return StartFrame(arg.u);
     case o::kMark:
       marks_.push_back(stack_.size());
       return {};
     case o::kStop:
       if (!marks_.empty()) return Corrupt("STOP with an open MARK");
+      if (frame_end_ > pos_) {
+        return Error{ErrorCode::kPickleFrameAmbiguous, Abs(frame_at_),
+                     "FRAME reaches past the pickle's STOP: torch's unpickler may read the "
+                     "next pickle from the frame's end, not from after STOP",
+                     std::to_string(frame_end_ - pos_) + " bytes past STOP"};
+      }
       if (stack_.size() != 1) {
         return Corrupt("STOP with other than exactly one value on the stack",
                        std::to_string(stack_.size()));
@@ -597,9 +666,8 @@ Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
       return SetItems(b, items);
     case o::kBinGet:
     case o::kLongBinGet: {
-      const auto it = memo_.find(arg.u);
-      if (it == memo_.end()) return Corrupt("memo key not defined", std::to_string(arg.u));
-      stack_.push_back(it->second);
+      if (arg.u >= memo_.size()) return Corrupt("memo key not defined", std::to_string(arg.u));
+      stack_.push_back(memo_[arg.u]);
       return {};
     }
     case o::kBinPut:
@@ -659,6 +727,7 @@ Result<PickleResult> Machine::Run() {
     ++pos_;
     Arg arg;
     if (Error error = ReadArg(info->arg, &arg); !error.ok()) return error;
+    if (Error error = CheckInsideFrame(); !error.ok()) return error;
     if (Error error = Step(code, arg, &stopped); !error.ok()) return error;
   }
   result_.end = Abs(pos_);

@@ -12,7 +12,8 @@
 //   _rebuild_tensor_v2 takes a typed storage (<X>Storage), _rebuild_tensor_v3 an untyped
 //   one plus an allowlisted dtype, which then becomes the storage's dtype (its byte count
 //   must be a whole number of elements; one untyped storage has one dtype, as torch.save
-//   itself requires);
+//   itself requires); requires_grad=True (of a tensor or _rebuild_parameter) only on a
+//   floating-point or complex dtype, as torch.load requires;
 // - BINPERSID only when the caller allows persistent ids, on the tuple torch writes:
 //   zip format  ("storage", <StorageType>, key: str, location: str, numel: int)
 //   legacy      ("storage", <StorageType>, key: str, location: str, numel: int, None)
@@ -21,6 +22,11 @@
 // - one memo table for PUT/BINPUT/LONG_BINPUT/MEMOIZE, as CPython's unpickler keeps it
 //   (MEMOIZE stores under key len(memo)); redefining a key is refused
 //   (kPickleMemoConflict), which torch never does and which blocklist scanners misread;
+//   a BINPUT/LONG_BINPUT key other than len(memo), the only one CPython's pickler writes,
+//   is refused (kPickleMemoKey): CPython's C unpickler allocates its memo by the key;
+// - FRAMEs (protocol 4+) only as CPython's pickler writes them: never inside another
+//   frame, never cutting an opcode, never reaching past STOP (kPickleFrameAmbiguous),
+//   since where the next read starts after such a frame depends on the unpickler;
 // - STOP with exactly one value on the stack and no open MARK.
 //
 // BOUNDS: memory and time linear in the pickle's length L (bytes up to STOP).

@@ -11,19 +11,40 @@
 #include "base/checked_math.h"
 #include "base/little_endian.h"
 #include "pickle/opcodes.h"
+#include "torch/tar_probe.h"
 #include "zip/zip_archive.h"
 
 namespace stguard {
 namespace {
 
 // The legacy stream starts with the pickled magic number 0x1950a86a20f9469cfc6c
-// (torch/serialization.py MAGIC_NUMBER): PROTO 2, LONG1 of 10 bytes, STOP.
-constexpr unsigned char kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
-                                          0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e};
+// (torch/serialization.py MAGIC_NUMBER) in torch.save's pickle protocol (2 by default,
+// 2-5 with pickle_protocol=): PROTO, at protocol 4 and later a FRAME of the 13 bytes that
+// follow (CPython's pickler frames every pickle of 4 bytes or more), LONG1 of 10 bytes,
+// STOP.
+constexpr unsigned char kLegacyMagicLong1[] = {0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9,
+                                               0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e};
+constexpr unsigned char kLegacyMagicFrame[] = {0x95, sizeof(kLegacyMagicLong1), 0, 0, 0,
+                                               0, 0, 0, 0};
 constexpr int64_t kLegacyProtocolVersion = 1001;
 
 bool StartsWith(std::span<const std::byte> bytes, const void* prefix, size_t len) {
   return bytes.size() >= len && std::memcmp(bytes.data(), prefix, len) == 0;
+}
+
+// LegacyMagicLen returns the length of the legacy magic pickle at the start of `bytes`,
+// or 0 when there is none.
+size_t LegacyMagicLen(std::span<const std::byte> bytes) {
+  if (bytes.size() < 2 || static_cast<uint8_t>(bytes[0]) != op::kProto) return 0;
+  const auto protocol = static_cast<uint8_t>(bytes[1]);
+  if (protocol < 2 || protocol > 5) return 0;
+  size_t at = 2;
+  if (protocol >= 4) {
+    if (!StartsWith(bytes.subspan(at), kLegacyMagicFrame, sizeof(kLegacyMagicFrame))) return 0;
+    at += sizeof(kLegacyMagicFrame);
+  }
+  if (!StartsWith(bytes.subspan(at), kLegacyMagicLong1, sizeof(kLegacyMagicLong1))) return 0;
+  return at + sizeof(kLegacyMagicLong1);
 }
 
 uint64_t BytesPerElement(Dtype dtype) { return DtypeBits(dtype) / 8; }
@@ -97,7 +118,7 @@ Error LegacyHeaderError(uint64_t at, const char* message) {
 
 Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
                  std::vector<GlobalUse>* globals) {
-  uint64_t at = sizeof(kLegacyMagic);  // the magic number, checked by the caller
+  uint64_t at = LegacyMagicLen(bytes);  // the magic number, checked by the caller
   // Protocol version.
   Result<PickleResult> version = ReadHeaderPickle(bytes, at);
   if (!version.ok()) return version.error();
@@ -214,7 +235,7 @@ Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
 
 TorchFormat DetectTorchFormat(std::span<const std::byte> bytes) {
   if (StartsWith(bytes, "PK\x03\x04", 4)) return TorchFormat::kZip;
-  if (StartsWith(bytes, kLegacyMagic, sizeof(kLegacyMagic))) return TorchFormat::kLegacy;
+  if (LegacyMagicLen(bytes) != 0) return TorchFormat::kLegacy;
   // A pickle of protocol 2-5 starts PROTO, its protocol, then an opcode. (A safetensors
   // file whose header length starts 0x80 0x02 has a zero third byte, which is no opcode.)
   if (bytes.size() >= 3 && static_cast<uint8_t>(bytes[0]) == 0x80 &&
@@ -238,6 +259,8 @@ std::string_view TorchFormatName(TorchFormat format) {
 Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,
                          std::vector<GlobalUse>* globals) {
   out->format = DetectTorchFormat(bytes);
+  // First, as torch.load tries it first: whatever else the file is, a tar header wins.
+  if (Error error = CheckNotTarShaped(bytes); !error.ok()) return error;
   switch (out->format) {
     case TorchFormat::kZip:
       return LoadZip(bytes, out, globals);

@@ -167,9 +167,16 @@ P2 = b"\x80\x02"
 stack_global_memo = (b"\x80\x04" + b"\x8c\x02os\x94" + b"\x8c\x06system\x94" + b"h\x00h\x01\x93"
                      + b"\x8c\x02id\x85R.")
 refuse("PickleGlobalRefused", "stack_global_memoised", zip_with_pickle(stack_global_memo))
-# Memo confusion: BINPUT 1 then MEMOIZE (which stores under len(memo) == 1).
+# Memo confusion: BINPUT 1 then MEMOIZE (which stores under len(memo) == 1). The first
+# BINPUT is already refused: CPython's pickler only ever writes the next key, len(memo).
 memo_confusion = b"\x80\x04\x8c\x05helloq\x01\x8c\x02os\x94."
-refuse("PickleMemoConflict", "memo_put_vs_memoize", zip_with_pickle(memo_confusion))
+refuse("PickleMemoKey", "memo_put_vs_memoize", zip_with_pickle(memo_confusion))
+# A key redefined: MEMOIZE stores keys 0 and 1, then BINPUT 1 again.
+memo_redefined = b"\x80\x04\x8c\x05hello\x94\x8c\x02os\x94q\x01."
+refuse("PickleMemoConflict", "memo_redefined", zip_with_pickle(memo_redefined))
+# LONG_BINPUT 0xffffffff: torch's C unpickler allocates its memo by the key (MemoryError).
+memo_huge = b"\x80\x02}r\xff\xff\xff\xff."
+refuse("PickleMemoKey", "long_binput_huge", zip_with_pickle(memo_huge))
 # BUILD used as setattr on an OrderedDict.
 build_setattr = (P2 + b"ccollections\nOrderedDict\n)R" + b"}X\x09\x00\x00\x00__class__N" + b"sb.")
 refuse("PickleBadArguments", "build_setattr", zip_with_pickle(build_setattr))
@@ -190,6 +197,14 @@ refuse("PickleGlobalRefused", "whole_module_legacy", mod_buf.getvalue())
 refuse("PickleCorrupt", "no_stop", zip_with_pickle(P2 + b"N"))
 refuse("PickleCorrupt", "two_values", zip_with_pickle(P2 + b"NN."))
 refuse("RawPickle", "raw_clean_pickle", pickle.dumps({"a": 1}, protocol=2))
+# Legacy streams torch.load reads differently (tests/torch/legacy_ambiguity.py): a tar
+# archive hidden in the first key, a frame past STOP, a memo key torch cannot allocate.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import legacy_ambiguity  # noqa: E402
+marker = "/tmp/stguard_fixture_marker"
+refuse("TarAmbiguous", "tar_shaped_legacy", legacy_ambiguity.tar_shaped_legacy(marker))
+refuse("PickleFrameAmbiguous", "long_frame_legacy", legacy_ambiguity.long_frame_legacy(marker))
+refuse("PickleMemoKey", "huge_memo_key_legacy", legacy_ambiguity.huge_memo_key_legacy())
 refuse("NotATorchCheckpoint", "text", b"hello world\n")
 
 
