@@ -66,8 +66,10 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
     error = folder.error;
     warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
     // Pickle files beside the weights are scanned statically (never loaded). One that
-    // names code to run (a refused global, opcode or call) fails the check; any other
-    // verdict stays a warning that says what the scan found.
+    // names code to run (a refused global, opcode or call), or that torch could read
+    // otherwise than stguard (records that overlap or hide behind a comment, names that
+    // differ only in case, records that send torch.load to another loader), fails the
+    // check; any other verdict stays a warning that says what the scan found.
     for (Warning& warning : warnings) {
       if (warning.kind != WarningKind::kPickleFile) continue;
       const TorchScanReport scan =
@@ -76,7 +78,10 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
       const bool runs_code = code == ErrorCode::kPickleGlobalRefused ||
                              code == ErrorCode::kPickleOpcodeRefused ||
                              code == ErrorCode::kPickleBadArguments ||
-                             code == ErrorCode::kPickleMemoConflict;
+                             code == ErrorCode::kPickleMemoConflict ||
+                             code == ErrorCode::kZipLayout ||
+                             code == ErrorCode::kZipDuplicateName ||
+                             code == ErrorCode::kZipUnexpectedRecord;
       if (!scan.error.ok()) {
         if (error.ok() && runs_code) {
           error = scan.error;

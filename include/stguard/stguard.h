@@ -138,6 +138,10 @@ typedef enum stguard_code {
   /* A torch checkpoint whose (overlapping) views ask for more output than its size allows
    * (stguard/torch_checkpoint.h, TorchOptions::max_output_ratio). */
   STGUARD_OUTPUT_TOO_LARGE,
+  /* A torch ZIP archive with a record torch.save never writes (it could send torch.load
+   * down another path), or a version record torch cannot read. */
+  STGUARD_ZIP_UNEXPECTED_RECORD,
+  STGUARD_ZIP_UNSUPPORTED_VERSION,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

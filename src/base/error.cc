@@ -76,6 +76,8 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "OutOfMemory",
         "MisalignedData",
         "OutputTooLarge",
+        "ZipUnexpectedRecord",
+        "ZipUnsupportedVersion",
 };
 
 }  // namespace
