@@ -561,6 +561,10 @@ TEST(ZipMutator, MakesTheShapesTorchReadsOtherwise) {
     for (Shape shape : shapes) ++made[static_cast<size_t>(shape)];
     if (!shapes.empty()) EXPECT_FALSE(TorchAccepted(out)) << "seed " << seed;
   }
+  std::printf("of 6000 mutations: %zu end records in a comment, %zu case twins, %zu "
+              "TorchScript records, %zu byte orders, %zu unreadable versions, %zu escaped "
+              "offsets\n",
+              made[0], made[1], made[2], made[3], made[4], made[5]);
   for (size_t k = 0; k < static_cast<size_t>(Shape::kCount); ++k) {
     EXPECT_GT(made[k], 0u) << "shape " << k << " never made";
   }
