@@ -17,6 +17,11 @@ check DIR calls the folder invalid). Payloads only create a marker file.
 
 Run by ctest (tests/CMakeLists.txt) with STGUARD_CLI set; exits 77 (a skip, shown by
 ctest) when Debian's torch is not installed.
+
+  test_torch_zip_ambiguity.py --write-fixtures corpus/torch/refuse
+
+writes the reproducers as refusal fixtures (<Code>__<name>.pt), which test_torch_convert.py
+checks like every refusal and the fuzz targets take as seeds.
 """
 import os
 import pathlib
@@ -145,17 +150,13 @@ def test_rebuilt_archive_is_read_alike(tmp_path, saved):
     assert_accepted(path)
 
 
-def test_second_end_record_in_comment(tmp_path, saved):
-    clean_path, _ = saved
-    marker = tmp_path / "marker"
-    clean = clean_path.read_bytes()
-    real_end = len(clean) - 22
-    assert clean[real_end:real_end + 4] == b"PK\x05\x06"
-    folder = zipfile.ZipFile(clean_path).namelist()[0].split("/")[0].encode()
-    # The comment holds a hidden archive (data.pkl with the payload, version), its central
-    # directory, and an end record pointing there, followed by two bytes: the hidden end
-    # record's own comment length (0) does not reach the end of the file, so a reader that
-    # insists on that takes the real record; miniz takes the last signature it meets.
+def second_end_archive(clean, folder, marker):
+    """torch's archive `clean` with a hidden archive in its end record's comment: data.pkl
+    with the payload and version, their central directory, and an end record pointing there,
+    followed by two bytes, so that its own comment length (0) does not reach the end of the
+    file: a reader that insists on that takes the real record; miniz takes the last
+    signature it meets scanning back."""
+    assert clean[-22:-18] == b"PK\x05\x06" and clean[-2:] == b"\0\0"
     comment_start = len(clean)
     hidden = [(b"data.pkl", opening_pickle(marker)), (b"version", b"3\n")]
     body, entries = b"", b""
@@ -167,7 +168,14 @@ def test_second_end_record_in_comment(tmp_path, saved):
     fake_end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(hidden), len(hidden),
                            len(entries), cd_offset, 0)
     comment = body + entries + fake_end + b"\0\0"
-    edited = clean[:-2] + struct.pack("<H", len(comment)) + comment
+    return clean[:-2] + struct.pack("<H", len(comment)) + comment
+
+
+def test_second_end_record_in_comment(tmp_path, saved):
+    clean_path, _ = saved
+    marker = tmp_path / "marker"
+    folder = zipfile.ZipFile(clean_path).namelist()[0].split("/")[0].encode()
+    edited = second_end_archive(clean_path.read_bytes(), folder, marker)
     path = tmp_path / "second_end.pt"
     path.write_bytes(edited)
     # torch's own reader reads the hidden archive, and torch.load runs its payload (a
@@ -299,7 +307,44 @@ def test_zip64_escaped_offsets(tmp_path, saved):
     assert_accepted(path)
 
 
+def write_fixtures(folder):
+    """Writes the reproducers as corpus/torch/refuse/<Code>__<name>.pt (checked by
+    test_torch_convert.py like every refusal, and fuzz seeds). Their payload opens
+    ./stguard_marker for writing."""
+    import tempfile
+    marker = "stguard_marker"
+    with tempfile.TemporaryDirectory() as tmp:
+        clean_path = pathlib.Path(tmp) / "archive.pt"
+        torch.save({"weight": torch.arange(6, dtype=torch.float32)}, clean_path)
+        records = torch_records(clean_path)
+        scripted = pathlib.Path(tmp) / "scripted.pt"
+        torch.jit.save(torch.jit.script(Doubler()), scripted)
+        script_records = torch_records(scripted)
+        clean = clean_path.read_bytes()
+    last = len(records) - 1
+    out = {
+        "ZipLayout__end_record_in_comment": second_end_archive(clean, b"archive", marker),
+        "ZipDuplicateName__case_twin_data_pkl":
+            build_zip(records[:1] + [(b"DATA.PKL", opening_pickle(marker))] + records[1:]),
+        "ZipUnexpectedRecord__constants_pkl":
+            build_zip(records + [(b"constants.pkl", b"\x80\x02).")]),
+        "ZipUnexpectedRecord__torchscript": build_zip(script_records),
+        "ZipMissingRecord__no_version": build_zip(with_version(records, None)),
+        "ZipUnsupportedVersion__version_99": build_zip(with_version(records, b"99\n")),
+        "StorageMismatch__byteorder_big": build_zip(records + [(b"byteorder", b"big")]),
+        "ZipFormat__zip64_offset_beside_32bit_size": build_zip(
+            records, central=lambda i, name, data, offset: None if i != last else
+            central_entry(name, data, offset, offset_field=0xFFFFFFFF,
+                          extra=zip64_extra(offset))),
+    }
+    for name, data in out.items():
+        (pathlib.Path(folder) / (name + ".pt")).write_bytes(data)
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--write-fixtures":
+        write_fixtures(sys.argv[2])
+        sys.exit(0)
     if torch is None:
         print("SKIP: torch is not installed (Debian's python3-torch); the ZIP ambiguity "
               "reproducers need it as their reference")
