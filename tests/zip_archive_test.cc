@@ -2,12 +2,16 @@
 // The strict ZIP reader: torch's layout accepted (data descriptors, FB padding, ZIP64 end
 // records, ZIP64 sizes), and each rule's violation refused with its own code and offset.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "stguard/mapped_file.h"
+#include "support/temp_dir.h"
 #include "torch/zip_records.h"
 #include "zip/zip_archive.h"
 
@@ -344,6 +348,45 @@ TEST(ZipArchiveTest, RefusesEntriesOnAnotherDisk) {
   EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kZipUnsupported);
   entries[1].disk = 0;
   EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kOk);
+}
+
+TEST(ZipArchiveTest, RefusesACentralDirectoryOf4GiB) {
+  // torch's reader refuses a central directory of 4 GiB or more. A sparse file: ZIP64 end
+  // records at the end whose directory fills the 4 GiB hole before them (no entry); only
+  // the last page is read.
+  testing::TempDir dir;
+  const std::string path = dir.File("huge.pt");
+  const uint64_t directory_len = uint64_t{1} << 32;
+  std::string ends;
+  Put32(&ends, 0x06064b50);
+  Put64(&ends, 44);
+  Put16(&ends, 45);
+  Put16(&ends, 45);
+  Put64(&ends, 0);
+  Put64(&ends, 0);  // entries on this disk
+  Put64(&ends, 0);  // entries
+  Put64(&ends, directory_len);
+  Put64(&ends, 0);  // directory offset
+  Put32(&ends, 0x07064b50);
+  Put32(&ends, 0);
+  Put64(&ends, directory_len);
+  Put32(&ends, 1);
+  Put32(&ends, 0x06054b50);
+  Put32(&ends, 0);
+  Put32(&ends, 0);
+  Put32(&ends, 0xFFFFFFFF);
+  Put32(&ends, 0xFFFFFFFF);
+  Put16(&ends, 0);
+  const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, ends.data(), ends.size(), static_cast<off_t>(directory_len)),
+            static_cast<ssize_t>(ends.size()));
+  ::close(fd);
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.error().ToString();
+  Result<ZipArchive> archive = ZipArchive::Open((*file)->bytes());
+  ASSERT_FALSE(archive.ok());
+  EXPECT_EQ(archive.error().code, ErrorCode::kZipUnsupported) << archive.error().ToString();
 }
 
 TEST(ZipArchiveTest, ChecksumMismatchIsFoundWhenRead) {
