@@ -66,9 +66,10 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
     error = folder.error;
     warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
     // Pickle files beside the weights are scanned statically (never loaded). One that
-    // names code to run (a refused global, opcode or call), or that torch would read as
-    // something else (a tar archive, a frame past STOP), fails the check; any other
-    // verdict stays a warning that says what the scan found.
+    // names code to run (a refused global, opcode or call), or that torch could read
+    // otherwise than stguard (a tar archive, a frame past STOP, records that overlap or
+    // hide behind a comment, names that differ only in case, records that send torch.load
+    // to another loader), fails the check; any other verdict stays a warning.
     for (Warning& warning : warnings) {
       if (warning.kind != WarningKind::kPickleFile) continue;
       const TorchScanReport scan =
@@ -79,7 +80,10 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
                              code == ErrorCode::kPickleBadArguments ||
                              code == ErrorCode::kPickleMemoConflict ||
                              code == ErrorCode::kTarAmbiguous ||
-                             code == ErrorCode::kPickleFrameAmbiguous;
+                             code == ErrorCode::kPickleFrameAmbiguous ||
+                             code == ErrorCode::kZipLayout ||
+                             code == ErrorCode::kZipDuplicateName ||
+                             code == ErrorCode::kZipUnexpectedRecord;
       if (!scan.error.ok()) {
         if (error.ok() && runs_code) {
           error = scan.error;

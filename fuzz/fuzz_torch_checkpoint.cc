@@ -3,7 +3,9 @@
 // detection, ZIP or legacy container, pickle, tensor views, then every tensor streamed.
 // Rejections have offsets inside the input; accepted tensors stream exactly their byte
 // count (or fail their CRC-32), ScanTorchBytes agrees with TorchCheckpoint, and no accepted
-// file is also a tar archive to torch.
+// file is also a tar archive to torch. An accepted ZIP checkpoint holds only the records
+// torch.save writes, a version record torch reads ("<n>\n", n from 1 to 10) and no
+// byteorder other than "little", so torch.load takes the same path stguard read.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,8 +14,46 @@
 #include "fuzz_support.h"
 #include "zip_mutator.h"
 #include "stguard/torch_checkpoint.h"
+#include "zip/zip_archive.h"
 
 namespace {
+
+// IsTorchSaveRecord is the oracle's own list of the records torch.save writes.
+bool IsTorchSaveRecord(std::string_view path) {
+  for (const char* name : {"data.pkl", "version", ".data/version", "byteorder",
+                           ".format_version", ".storage_alignment",
+                           ".data/serialization_id"}) {
+    if (path == name) return true;
+  }
+  return path.size() > 5 && path.starts_with("data/") &&
+         path.find('/', 5) == std::string_view::npos;
+}
+
+bool IsReadableVersion(std::string_view text) {
+  for (int n = 1; n <= 10; ++n) {
+    if (text == std::to_string(n) + "\n") return true;
+  }
+  return false;
+}
+
+// CheckRecordSet applies the oracle to a ZIP checkpoint that opened.
+void CheckRecordSet(const stguard_fuzz::ExactCopy& input) {
+  stguard::Result<stguard::ZipArchive> archive = stguard::ZipArchive::Open(input.bytes());
+  FUZZ_CHECK(archive.ok());
+  auto text = [&](const stguard::ZipRecord& record) {
+    const std::span<const std::byte> bytes = archive->Data(record);
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  for (const stguard::ZipRecord& record : archive->records()) {
+    const std::string path = record.name.substr(archive->folder().size() + 1);
+    FUZZ_CHECK_MSG(IsTorchSaveRecord(path), record.name);
+    if (path == "version" || path == ".data/version") {
+      FUZZ_CHECK_MSG(IsReadableVersion(text(record)), text(record));
+    }
+    if (path == "byteorder") FUZZ_CHECK(text(record) == "little");
+  }
+  FUZZ_CHECK(archive->Find("version") != nullptr || archive->Find(".data/version") != nullptr);
+}
 
 class CountingSink : public stguard::ByteSink {
  public:
@@ -57,6 +97,7 @@ bool Check(const stguard_fuzz::ExactCopy& input, const stguard::TorchOptions& op
   }
   FUZZ_CHECK(report.error.ok() || report.error.code == stguard::ErrorCode::kZipChecksum);
   FUZZ_CHECK(!IsCanonicalTarHeader(input.text()));
+  if (checkpoint->format() == stguard::TorchFormat::kZip) CheckRecordSet(input);
   FUZZ_CHECK(report.tensors.size() == checkpoint->tensors().size());
   bool any_crc_error = false;
   for (size_t k = 0; k < checkpoint->tensors().size(); ++k) {

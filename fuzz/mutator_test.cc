@@ -5,6 +5,8 @@
 // good fraction of chained mutations stay valid, nothing ever exceeds max_size, and
 // arbitrary bytes never crash them. Built with the ordinary (gcc) build, where libFuzzer's
 // LLVMFuzzerMutate is absent and the built-in byte mutation stands in.
+#include <cctype>
+#include <set>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -561,6 +563,71 @@ TEST(ZipMutator, ManyMutatedCheckpointsStillOpenAndAllFit) {
   std::printf("torch checkpoint mutator: %zu of %zu outputs open (%.1f%%)\n", accepted, total,
               100 * fraction);
   EXPECT_GT(fraction, 0.1);
+}
+
+// Shape names what about an archive torch reads otherwise than a plain ZIP reader.
+enum class Shape { kEndInComment, kCaseTwins, kScriptRecord, kBigEndian, kOtherVersion,
+                   kEscapedOffset, kCount };
+
+// ShapesOf lists the shapes `bytes` has (an independent reading of the encoded archive).
+std::vector<Shape> ShapesOf(const std::string& bytes) {
+  std::vector<Shape> shapes;
+  const size_t end = bytes.rfind("PK\x05\x06");
+  if (end != std::string::npos && bytes.size() >= 22 && end != bytes.size() - 22 &&
+      bytes.rfind("PK\x05\x06", end - 1) != std::string::npos) {
+    shapes.push_back(Shape::kEndInComment);
+  }
+  for (size_t at = bytes.find("PK\x01\x02"); at != std::string::npos && at + 46 <= bytes.size();
+       at = bytes.find("PK\x01\x02", at + 4)) {
+    if (bytes.compare(at + 42, 4, "\xff\xff\xff\xff") == 0) {
+      shapes.push_back(Shape::kEscapedOffset);
+      break;
+    }
+  }
+  std::vector<ZipRecordModel> records;
+  if (!DecodeZip(bytes, &records)) return shapes;
+  std::set<std::string> exact, folded;
+  for (const ZipRecordModel& record : records) {
+    std::string lower = record.name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (exact.insert(record.name).second && !folded.insert(lower).second) {
+      shapes.push_back(Shape::kCaseTwins);
+    }
+    if (record.name.ends_with("/constants.pkl") || record.name.find("/code/") != std::string::npos) {
+      shapes.push_back(Shape::kScriptRecord);
+    }
+    if (record.name.ends_with("/byteorder") && record.bytes != "little") {
+      shapes.push_back(Shape::kBigEndian);
+    }
+    bool readable = false;  // a version torch reads: "<n>\n", n from 1 to 10
+    for (int n = 1; n <= 10; ++n) readable = readable || record.bytes == std::to_string(n) + "\n";
+    if (record.name.ends_with("/version") && !readable) shapes.push_back(Shape::kOtherVersion);
+  }
+  return shapes;
+}
+
+TEST(ZipMutator, MakesTheShapesTorchReadsOtherwise) {
+  // Each shape that makes torch read another pickle, take another loader or refuse the
+  // file is made from a torch.save archive, and the reader refuses every one made.
+  size_t made[static_cast<size_t>(Shape::kCount)] = {};
+  const std::string start = EncodeZip(TorchArchive(), ZipLayout{true, true});
+  constexpr size_t kMaxSize = 4096;
+  for (unsigned seed = 1; seed <= 6000; ++seed) {
+    std::vector<uint8_t> buffer(start.begin(), start.end());
+    buffer.resize(kMaxSize);
+    const size_t size = MutateTorchCheckpoint(buffer.data(), start.size(), kMaxSize, seed);
+    const std::string out(reinterpret_cast<const char*>(buffer.data()), size);
+    const std::vector<Shape> shapes = ShapesOf(out);
+    for (Shape shape : shapes) ++made[static_cast<size_t>(shape)];
+    if (!shapes.empty()) EXPECT_FALSE(TorchAccepted(out)) << "seed " << seed;
+  }
+  std::printf("of 6000 mutations: %zu end records in a comment, %zu case twins, %zu "
+              "TorchScript records, %zu byte orders, %zu unreadable versions, %zu escaped "
+              "offsets\n",
+              made[0], made[1], made[2], made[3], made[4], made[5]);
+  for (size_t k = 0; k < static_cast<size_t>(Shape::kCount); ++k) {
+    EXPECT_GT(made[k], 0u) << "shape " << k << " never made";
+  }
 }
 
 TEST(ZipMutator, ArbitraryBytesNeverCrashIt) {

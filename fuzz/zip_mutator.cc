@@ -115,9 +115,58 @@ void MutatePickleBytes(std::string* bytes, Rng& rng) {
   *bytes = EncodePickle(ops);
 }
 
+// CaseTwin flips the ASCII case of one letter of `name` (torch's lookup ignores case, so
+// the twin collides with the original); the name unchanged when it has no letter.
+std::string CaseTwin(std::string name, Rng& rng) {
+  std::vector<size_t> letters;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if ((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z')) {
+      letters.push_back(i);
+    }
+  }
+  if (!letters.empty()) name[letters[rng.Below(letters.size())]] ^= 0x20;
+  return name;
+}
+
+// The records torch.save writes beside data.pkl and data/<key>, and some it never writes
+// (TorchScript's, which send torch.load to torch.jit.load), each with values torch writes
+// and values it refuses or reads otherwise.
+struct FormatRecord {
+  const char* path;
+  const char* values[4];
+};
+constexpr FormatRecord kFormatRecords[] = {
+    {"version", {"3\n", "10\n", "99\n", "03\n"}},
+    {".data/version", {"3\n", "0\n", "4\n", "3"}},
+    {"byteorder", {"little", "big", "LITTLE", "little\n"}},
+    {".format_version", {"1", "2", "01", ""}},
+    {".storage_alignment", {"64", "4096", "48", "0"}},
+    {".data/serialization_id", {"0123456789", "12ab", "7", ""}},
+    {"constants.pkl", {"\x80\x02).", "", "x", "\x80\x02]."}},
+    {"code/__torch__.py", {"", "def f(): pass\n", "x", ""}},
+};
+
+// SetFormatRecord adds (or replaces) one of kFormatRecords with one of its values.
+void SetFormatRecord(std::vector<ZipRecordModel>* records, Rng& rng) {
+  const FormatRecord& format = kFormatRecords[rng.Below(std::size(kFormatRecords))];
+  const std::string name = Folder(*records) + "/" + format.path;
+  const std::string value = format.values[rng.Below(4)];
+  for (ZipRecordModel& record : *records) {
+    if (record.name == name) {
+      record.bytes = value;
+      return;
+    }
+  }
+  records->push_back({name, value});
+}
+
 std::string RecordName(const std::vector<ZipRecordModel>& records, Rng& rng) {
   const std::string folder = Folder(records);
-  switch (rng.Below(8)) {
+  switch (rng.Below(10)) {
+    case 7:
+      return records.empty() ? folder + "/DATA.PKL"
+                             : CaseTwin(records[rng.Below(records.size())].name, rng);
+    case 8: return folder + "/" + kFormatRecords[rng.Below(std::size(kFormatRecords))].path;
     case 0: return "other/data.pkl";
     case 1: return folder + "/data/" + std::to_string(rng.Below(4));
     case 2: return folder + "/../data.pkl";
@@ -131,7 +180,7 @@ std::string RecordName(const std::vector<ZipRecordModel>& records, Rng& rng) {
 
 void MutateRecords(std::vector<ZipRecordModel>* records, Rng& rng) {
   const size_t at = records->empty() ? 0 : rng.Below(records->size());
-  switch (rng.Below(8)) {
+  switch (rng.Below(10)) {
     case 0:
       if (!records->empty()) (*records)[at].name = RecordName(*records, rng);
       break;
@@ -159,6 +208,14 @@ void MutateRecords(std::vector<ZipRecordModel>* records, Rng& rng) {
       records->push_back({Folder(*records) + "/data/" + std::to_string(rng.Below(8)),
                           std::string(4u << rng.Below(4), '\x3f')});
       break;
+    case 6:  // a format record, TorchScript's records, versions and byte orders
+      SetFormatRecord(records, rng);
+      break;
+    case 7:  // a twin of a record whose name differs only in case
+      if (!records->empty()) {
+        records->push_back({CaseTwin((*records)[at].name, rng), (*records)[at].bytes});
+      }
+      break;
     default:  // the top-level folder renamed everywhere (any name is allowed)
       for (ZipRecordModel& record : *records) {
         const size_t slash = record.name.find('/');
@@ -168,12 +225,32 @@ void MutateRecords(std::vector<ZipRecordModel>* records, Rng& rng) {
   }
 }
 
+void Put32At(uint32_t value, size_t at, std::string* out) {
+  if (at > out->size() || out->size() - at < 4) return;
+  for (size_t i = 0; i < 4; ++i) (*out)[at + i] = static_cast<char>((value >> (8 * i)) & 0xFF);
+}
+
+// AddEndRecordComment gives the archive's end record (its last 22 bytes, as EncodeZip
+// writes it) a comment holding a copy of that record (so it points at the same central
+// directory) followed by a few bytes, or just a few bytes.
+void AddEndRecordComment(std::string* archive, Rng& rng) {
+  if (archive->size() < kEndLen) return;
+  const size_t end = archive->size() - kEndLen;
+  if (Le(*archive, end, 4) != kEndSignature) return;
+  std::string comment;
+  if (!rng.OneIn(4)) comment = archive->substr(end, kEndLen - 2) + std::string(2, '\0');
+  comment.append(1 + rng.Below(3), 'c');
+  (*archive)[end + 20] = static_cast<char>(comment.size() & 0xFF);
+  (*archive)[end + 21] = static_cast<char>(comment.size() >> 8);
+  *archive += comment;
+}
+
 // TellALie changes one field of an encoded archive, so each disagreement is reached.
 void TellALie(std::string* archive, Rng& rng) {
   if (archive->size() < kEndLen) return;
   const size_t central = archive->rfind("PK\x01\x02");
   const size_t local = archive->find("PK\x03\x04");
-  switch (rng.Below(7)) {
+  switch (rng.Below(9)) {
     case 0:  // a bad CRC-32 in the central directory
       if (central != std::string::npos) (*archive)[central + 16] ^= 0x01;
       break;
@@ -195,8 +272,15 @@ void TellALie(std::string* archive, Rng& rng) {
     case 5:
       archive->insert(0, "garbage");
       break;
-    default:
+    case 6:
       archive->append(1 + rng.Below(8), '\0');
+      break;
+    case 7:  // a second end record in the end record's comment, its own comment not
+             // reaching the end of the file (the last signature a backward scan meets)
+      AddEndRecordComment(archive, rng);
+      break;
+    default:  // a header offset escaped to 0xFFFFFFFF beside 32-bit sizes
+      if (central != std::string::npos) Put32At(0xFFFFFFFF, central + 42, archive);
       break;
   }
 }

@@ -9,13 +9,17 @@
 // found, else by walking local headers) into records (name, bytes), change them, and
 // encode a fresh archive in torch's layout with every size, offset and CRC-32 recomputed:
 // - most often data.pkl's pickle is mutated as a structure (pickle_mutator.h);
-// - records are renamed (another or no top-level folder, "..", a duplicate, data.pkl
-//   moved), dropped, duplicated, reordered, or their bytes cut or grown (storages that
-//   no longer match their element count), and a "version" record comes and goes;
+// - records are renamed (another or no top-level folder, "..", a duplicate, a twin
+//   differing only in case, data.pkl moved), dropped, duplicated, reordered, or their
+//   bytes cut or grown (storages that no longer match their element count); torch's
+//   format records (version, .data/version, byteorder, .format_version,
+//   .storage_alignment, .data/serialization_id) and TorchScript's (constants.pkl, code/)
+//   come and go, with values torch writes and values it refuses or reads otherwise;
 // - the archive is written with or without data descriptors and 64-byte alignment
 //   padding, and 1 time in 8 one lie is told (a bad CRC-32, a central-directory name,
-//   method or size that differs from the local header, compression, a wrong offset,
-//   bytes before or after the archive).
+//   method or size that differs from the local header, compression, a wrong offset or
+//   one escaped to 0xFFFFFFFF, bytes before or after the archive, a second end record
+//   in the end record's comment).
 // A legacy checkpoint (a run of pickles, then raw storage bytes) has its main pickle or
 // storage-key list mutated and the rest kept. Anything else goes to the byte-level
 // mutator half the time and is replaced by a small torch.save-like archive otherwise.

@@ -2,12 +2,17 @@
 // The strict ZIP reader: torch's layout accepted (data descriptors, FB padding, ZIP64 end
 // records, ZIP64 sizes), and each rule's violation refused with its own code and offset.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "stguard/mapped_file.h"
+#include "support/temp_dir.h"
+#include "torch/zip_records.h"
 #include "zip/zip_archive.h"
 
 namespace stguard {
@@ -36,6 +41,8 @@ struct Entry {
   bool wrong_crc_in_cd = false;
   bool zip64_sizes = false;      // sizes in ZIP64 extra fields (0xFFFFFFFF in the headers)
   int64_t offset_delta = 0;      // added to the central directory's header offset
+  uint16_t disk = 0;             // the central directory's disk number
+  bool zip64_offset = false;     // header offset in a ZIP64 extra field (0xFFFFFFFF)
 };
 
 struct Built {
@@ -43,8 +50,9 @@ struct Built {
   std::vector<uint64_t> header_offsets;
 };
 
+// `comment` is the end record's comment; `suffix` follows it without being counted.
 Built Build(const std::vector<Entry>& entries, bool zip64_end = true, std::string prefix = "",
-            std::string suffix = "") {
+            std::string suffix = "", std::string comment = "") {
   Built out;
   std::string& s = out.bytes;
   s = prefix;
@@ -109,18 +117,23 @@ Built Build(const std::vector<Entry>& entries, bool zip64_end = true, std::strin
     Put32(&s, size32);
     Put32(&s, size32);
     Put16(&s, static_cast<uint16_t>(e.name.size()));
-    Put16(&s, e.zip64_sizes ? 20 : 0);
+    const uint16_t zip64_len = (e.zip64_sizes ? 16 : 0) + (e.zip64_offset ? 8 : 0);
+    Put16(&s, zip64_len == 0 ? 0 : 4 + zip64_len);
     Put16(&s, 0);
-    Put16(&s, 0);
+    Put16(&s, e.disk);
     Put16(&s, 0);
     Put32(&s, 0);
-    Put32(&s, static_cast<uint32_t>(out.header_offsets[i] + e.offset_delta));
+    const uint64_t offset = out.header_offsets[i] + e.offset_delta;
+    Put32(&s, e.zip64_offset ? 0xFFFFFFFF : static_cast<uint32_t>(offset));
     s += e.name;
-    if (e.zip64_sizes) {
+    if (zip64_len != 0) {
       Put16(&s, 1);
-      Put16(&s, 16);
-      Put64(&s, e.data.size());
-      Put64(&s, e.data.size());
+      Put16(&s, zip64_len);
+      if (e.zip64_sizes) {
+        Put64(&s, e.data.size());
+        Put64(&s, e.data.size());
+      }
+      if (e.zip64_offset) Put64(&s, offset);
     }
   }
   const uint64_t directory_len = s.size() - directory;
@@ -148,7 +161,8 @@ Built Build(const std::vector<Entry>& entries, bool zip64_end = true, std::strin
   Put16(&s, static_cast<uint16_t>(entries.size()));
   Put32(&s, static_cast<uint32_t>(directory_len));
   Put32(&s, static_cast<uint32_t>(directory));
-  Put16(&s, 0);
+  Put16(&s, static_cast<uint16_t>(comment.size()));
+  s += comment;
   s += suffix;
   return out;
 }
@@ -271,6 +285,110 @@ TEST(ZipArchiveTest, RefusesTwoFoldersUnsafeNamesAndMissingPickle) {
   EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kZipMissingRecord);
 }
 
+TEST(ZipArchiveTest, RefusesAnEndRecordComment) {
+  // torch's reader takes the last end signature it meets scanning back: a second end
+  // record in the comment (its own comment length not reaching the end) would send it to
+  // another central directory. No comment at all is accepted; any comment is refused.
+  std::string hidden_end;
+  Put32(&hidden_end, 0x06054b50);
+  hidden_end.append(16, '\0');
+  Put16(&hidden_end, 0);
+  for (const std::string& comment : {hidden_end + "xy", std::string("x")}) {
+    const Built built = Build(TorchLike(), true, "", "", comment);
+    Result<ZipArchive> archive = OpenText(built.bytes);
+    ASSERT_FALSE(archive.ok());
+    EXPECT_EQ(archive.error().code, ErrorCode::kZipLayout);
+    EXPECT_EQ(archive.error().offset, built.bytes.size() - comment.size());
+  }
+  EXPECT_EQ(CodeOf(Build(TorchLike(), true, "", "", "").bytes), ErrorCode::kOk);
+}
+
+TEST(ZipArchiveTest, RefusesNamesDifferingOnlyInCase) {
+  for (const char* twin : {"archive/DATA.PKL", "archive/Data.pkl"}) {
+    std::vector<Entry> entries = TorchLike();
+    entries.push_back({twin, "x"});
+    Result<ZipArchive> archive = OpenText(Build(entries).bytes);
+    ASSERT_FALSE(archive.ok());
+    EXPECT_EQ(archive.error().code, ErrorCode::kZipDuplicateName);
+    EXPECT_NE(archive.error().context.find(twin), std::string::npos);
+  }
+  // Only ASCII case folds (as in torch's lookup): data/a beside data/b, or beside a name
+  // differing in a non-ASCII letter, stays accepted.
+  std::vector<Entry> entries = TorchLike();
+  entries.push_back({"archive/data/a", "x"});
+  entries.push_back({"archive/data/b", "y"});
+  entries.push_back({"archive/data/\xc3\xa9", "z"});
+  entries.push_back({"archive/data/\xc3\x89", "w"});
+  EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kOk);
+  entries.push_back({"archive/data/A", "v"});
+  EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kZipDuplicateName);
+}
+
+TEST(ZipArchiveTest, Zip64OffsetsOnlyWhereTorchsReaderFollowsThem) {
+  // torch's reader checks the 32-bit offset plus the 32-bit size before it reads ZIP64
+  // values: an escaped offset beside a 32-bit size fails that check in a file under 4 GiB.
+  std::vector<Entry> entries = TorchLike();
+  entries[1].zip64_offset = true;
+  Result<ZipArchive> archive = OpenText(Build(entries).bytes);
+  ASSERT_FALSE(archive.ok());
+  EXPECT_EQ(archive.error().code, ErrorCode::kZipFormat);
+  EXPECT_NE(std::string(archive.error().message).find("0xFFFFFFFF"), std::string::npos);
+  // With the sizes escaped too, that check is skipped and the ZIP64 values are used.
+  entries[1].zip64_sizes = true;
+  archive = OpenText(Build(entries).bytes);
+  ASSERT_TRUE(archive.ok()) << archive.error().ToString();
+  EXPECT_EQ(archive->Find("data/0")->header_offset, Build(TorchLike()).header_offsets[1]);
+}
+
+TEST(ZipArchiveTest, RefusesEntriesOnAnotherDisk) {
+  // torch's reader refuses disk 0xFFFF even with a ZIP64 field.
+  std::vector<Entry> entries = TorchLike();
+  entries[1].disk = 0xFFFF;
+  entries[1].zip64_sizes = true;
+  EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kZipUnsupported);
+  entries[1].disk = 0;
+  EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kOk);
+}
+
+TEST(ZipArchiveTest, RefusesACentralDirectoryOf4GiB) {
+  // torch's reader refuses a central directory of 4 GiB or more. A sparse file: ZIP64 end
+  // records at the end whose directory fills the 4 GiB hole before them (no entry); only
+  // the last page is read.
+  testing::TempDir dir;
+  const std::string path = dir.File("huge.pt");
+  const uint64_t directory_len = uint64_t{1} << 32;
+  std::string ends;
+  Put32(&ends, 0x06064b50);
+  Put64(&ends, 44);
+  Put16(&ends, 45);
+  Put16(&ends, 45);
+  Put64(&ends, 0);
+  Put64(&ends, 0);  // entries on this disk
+  Put64(&ends, 0);  // entries
+  Put64(&ends, directory_len);
+  Put64(&ends, 0);  // directory offset
+  Put32(&ends, 0x07064b50);
+  Put32(&ends, 0);
+  Put64(&ends, directory_len);
+  Put32(&ends, 1);
+  Put32(&ends, 0x06054b50);
+  Put32(&ends, 0);
+  Put32(&ends, 0);
+  Put32(&ends, 0xFFFFFFFF);
+  Put32(&ends, 0xFFFFFFFF);
+  Put16(&ends, 0);
+  const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, ends.data(), ends.size(), static_cast<off_t>(directory_len)),
+            static_cast<ssize_t>(ends.size()));
+  ::close(fd);
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.error().ToString();
+  Result<ZipArchive> archive = ZipArchive::Open((*file)->bytes());
+  ASSERT_FALSE(archive.ok());
+  EXPECT_EQ(archive.error().code, ErrorCode::kZipUnsupported) << archive.error().ToString();
+}
+
 TEST(ZipArchiveTest, ChecksumMismatchIsFoundWhenRead) {
   std::string bytes = Build(TorchLike()).bytes;
   Result<ZipArchive> clean = OpenText(bytes);
@@ -280,6 +398,105 @@ TEST(ZipArchiveTest, ChecksumMismatchIsFoundWhenRead) {
   Result<ZipArchive> archive = OpenText(bytes);
   ASSERT_TRUE(archive.ok());
   const Error error = archive->VerifyCrc(*archive->Find("data/0"));
+  EXPECT_EQ(error.code, ErrorCode::kZipChecksum);
+  EXPECT_EQ(error.offset, at);
+}
+
+// The records torch.save writes, and their values (torch/zip_records.h).
+ErrorCode RecordsCode(const std::vector<Entry>& entries, Error* error = nullptr) {
+  const std::string bytes = Build(entries).bytes;
+  Result<ZipArchive> archive = OpenText(bytes);
+  if (!archive.ok()) return archive.error().code;
+  const Error result = CheckTorchRecords(*archive);
+  if (error != nullptr) *error = result;
+  return result.code;
+}
+
+std::vector<Entry> Torch2Like() {
+  std::vector<Entry> entries = TorchLike();
+  entries.push_back({"archive/.format_version", "1"});
+  entries.push_back({"archive/.storage_alignment", "64"});
+  entries.push_back({"archive/byteorder", "little"});
+  entries.push_back({"archive/.data/serialization_id",
+                     "0123456789012345678901234567890123456789"});
+  return entries;
+}
+
+TEST(TorchRecordsTest, AcceptsWhatTorchSaveWrites) {
+  EXPECT_EQ(RecordsCode(TorchLike()), ErrorCode::kOk);
+  EXPECT_EQ(RecordsCode(Torch2Like()), ErrorCode::kOk);
+  std::vector<Entry> entries = TorchLike();
+  entries[2].name = "archive/.data/version";  // the writer's other name for it
+  EXPECT_EQ(RecordsCode(entries), ErrorCode::kOk);
+  entries.push_back({"archive/version", "3\n"});
+  EXPECT_EQ(RecordsCode(entries), ErrorCode::kOk);
+}
+
+TEST(TorchRecordsTest, RefusesRecordsTorchSaveNeverWrites) {
+  for (const char* name : {"archive/constants.pkl", "archive/code/__torch__.py",
+                           "archive/data/0/more", "archive/extra", "archive/DATA/1"}) {
+    std::vector<Entry> entries = TorchLike();
+    entries.push_back({name, "x"});
+    Error error;
+    EXPECT_EQ(RecordsCode(entries, &error), ErrorCode::kZipUnexpectedRecord) << name;
+    EXPECT_EQ(error.context, name);
+    EXPECT_EQ(error.offset, Build(entries).header_offsets.back());
+  }
+}
+
+TEST(TorchRecordsTest, VersionsTorchReads) {
+  for (const char* good : {"1\n", "3\n", "10\n"}) {
+    std::vector<Entry> entries = TorchLike();
+    entries[2].data = good;
+    EXPECT_EQ(RecordsCode(entries), ErrorCode::kOk) << good;
+  }
+  for (const char* bad : {"0\n", "11\n", "99\n", "3", "03\n", "+3\n", " 3\n", "3abc",
+                          "-1\n", "", "18446744073709551619\n"}) {
+    std::vector<Entry> entries = TorchLike();
+    entries[2].data = bad;
+    Error error;
+    EXPECT_EQ(RecordsCode(entries, &error), ErrorCode::kZipUnsupportedVersion) << bad;
+    EXPECT_EQ(error.context.rfind("archive/version", 0), 0u);
+  }
+  std::vector<Entry> entries = TorchLike();
+  entries.pop_back();
+  EXPECT_EQ(RecordsCode(entries), ErrorCode::kZipMissingRecord);
+  entries = TorchLike();
+  entries.push_back({"archive/.data/version", "4\n"});
+  EXPECT_EQ(RecordsCode(entries), ErrorCode::kZipUnsupportedVersion);  // two versions
+}
+
+TEST(TorchRecordsTest, FormatRecordValues) {
+  auto with = [](const char* name, std::string value) {
+    std::vector<Entry> entries = Torch2Like();
+    for (Entry& e : entries) {
+      if (e.name == name) e.data = value;
+    }
+    return RecordsCode(entries);
+  };
+  EXPECT_EQ(with("archive/byteorder", "big"), ErrorCode::kStorageMismatch);
+  EXPECT_EQ(with("archive/byteorder", "little\n"), ErrorCode::kStorageMismatch);
+  EXPECT_EQ(with("archive/byteorder", std::string(100, 'l')), ErrorCode::kStorageMismatch);
+  EXPECT_EQ(with("archive/.format_version", "2"), ErrorCode::kZipUnsupportedVersion);
+  EXPECT_EQ(with("archive/.storage_alignment", "4096"), ErrorCode::kOk);
+  EXPECT_EQ(with("archive/.storage_alignment", "48"), ErrorCode::kZipUnsupportedVersion);
+  EXPECT_EQ(with("archive/.storage_alignment", "0"), ErrorCode::kZipUnsupportedVersion);
+  EXPECT_EQ(with("archive/.storage_alignment", "064"), ErrorCode::kZipUnsupportedVersion);
+  EXPECT_EQ(with("archive/.data/serialization_id", "12ab"), ErrorCode::kZipUnsupportedVersion);
+  EXPECT_EQ(with("archive/.data/serialization_id", std::string(65, '1')),
+            ErrorCode::kZipUnsupportedVersion);
+}
+
+TEST(TorchRecordsTest, FormatRecordCrcIsChecked) {
+  // "3\n" changed to "4\n" in place: the structure holds, the version is one torch
+  // reads, but its CRC-32 fails, so torch refuses the archive.
+  std::string bytes = Build(TorchLike()).bytes;
+  const uint64_t at = OpenText(bytes)->Find("version")->data_offset;
+  ASSERT_EQ(bytes[at], '3');
+  bytes[at] = '4';
+  Result<ZipArchive> archive = OpenText(bytes);
+  ASSERT_TRUE(archive.ok()) << archive.error().ToString();
+  const Error error = CheckTorchRecords(*archive);
   EXPECT_EQ(error.code, ErrorCode::kZipChecksum);
   EXPECT_EQ(error.offset, at);
 }

@@ -85,7 +85,8 @@ enum class ErrorCode : uint8_t {
   kZipUnsupported,       // a compressed, encrypted or multi-disk entry (torch stores only)
   kZipHeaderMismatch,    // a local header disagrees with the central directory (name,
                          // sizes, method, flags, CRC) or with its data descriptor
-  kZipDuplicateName,     // two records of one name
+  kZipDuplicateName,     // two records of one name, also ignoring ASCII case (torch's
+                         // lookup does)
   kZipLayout,            // records overlap, leave gaps, or bytes precede the first record
                          // or follow the end of the central directory
   kZipBadName,           // a name that is not "<folder>/<path>" under one top-level folder
@@ -130,6 +131,13 @@ enum class ErrorCode : uint8_t {
                          // its unpickler
   kPickleMemoKey,        // PUT/BINPUT/LONG_BINPUT with a key other than the next one
                          // (len(memo)): CPython's unpickler sizes its memo by the key
+  // PyTorch checkpoints: which records a torch ZIP archive holds (src/torch/zip_records.cc).
+  kZipUnexpectedRecord,  // a record torch.save never writes (constants.pkl, code/...): its
+                         // presence can send torch.load down another path (torch.jit.load)
+  kZipUnsupportedVersion,  // version or .data/version is not a format version torch reads
+                           // (1 to 10, written "<n>\n"), or another format record
+                           // (.format_version, .storage_alignment) holds a value torch.save
+                           // never writes
 
   kNumErrorCodes  // not an error: the number of codes above
 };

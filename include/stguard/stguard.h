@@ -144,6 +144,10 @@ typedef enum stguard_code {
   STGUARD_TAR_AMBIGUOUS,
   STGUARD_PICKLE_FRAME_AMBIGUOUS,
   STGUARD_PICKLE_MEMO_KEY,
+  /* A torch ZIP archive with a record torch.save never writes (it could send torch.load
+   * down another path), or a version record torch cannot read. */
+  STGUARD_ZIP_UNEXPECTED_RECORD,
+  STGUARD_ZIP_UNSUPPORTED_VERSION,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

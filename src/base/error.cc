@@ -79,6 +79,8 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "TarAmbiguous",
         "PickleFrameAmbiguous",
         "PickleMemoKey",
+        "ZipUnexpectedRecord",
+        "ZipUnsupportedVersion",
 };
 
 }  // namespace

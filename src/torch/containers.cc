@@ -12,6 +12,7 @@
 #include "base/little_endian.h"
 #include "pickle/opcodes.h"
 #include "torch/tar_probe.h"
+#include "torch/zip_records.h"
 #include "zip/zip_archive.h"
 
 namespace stguard {
@@ -64,16 +65,9 @@ Error LoadZip(std::span<const std::byte> bytes, LoadedPickle* out,
   Result<ZipArchive> archive = ZipArchive::Open(bytes);
   if (!archive.ok()) return archive.error();
   const ZipRecord& pkl = *archive->Find("data.pkl");
+  // Only the records torch.save writes, with values torch reads as stguard does.
+  if (Error error = CheckTorchRecords(*archive); !error.ok()) return error;
   if (Error error = archive->VerifyCrc(pkl); !error.ok()) return error;
-  // Newer torch writes "byteorder" ("little" or "big"); storages are in that order.
-  if (const ZipRecord* order = archive->Find("byteorder"); order != nullptr) {
-    if (Error error = archive->VerifyCrc(*order); !error.ok()) return error;
-    const std::span<const std::byte> text = archive->Data(*order);
-    if (text.size() != 6 || std::memcmp(text.data(), "little", 6) != 0) {
-      return Error{ErrorCode::kStorageMismatch, order->data_offset,
-                   "storages are not little-endian (byteorder record)"};
-    }
-  }
   PickleReadOptions options;
   options.persistent_ids = PersistentIds::kZip;
   options.base_offset = pkl.data_offset;

@@ -154,6 +154,16 @@ Error ReadEndRecords(const Reader& in, EndRecords* out) {
                 "no end of central directory record ending the file (truncated, or trailing "
                 "bytes)");
   }
+  // torch's reader (miniz) takes the last end signature it meets scanning back, whatever
+  // its comment length says: a second end record inside a comment would send torch to
+  // another central directory. torch writes no comment, and without one the backward
+  // scan can only stop on this record.
+  if (in.U16(end_at + 20) != 0) {
+    return Fail(ErrorCode::kZipLayout, end_at + kEndLen,
+                "end of central directory record with a comment (torch writes none; torch's "
+                "reader could take an end record hidden in it)",
+                std::to_string(in.U16(end_at + 20)) + " comment bytes");
+  }
   const uint16_t disk = in.U16(end_at + 4), directory_disk = in.U16(end_at + 6);
   uint64_t entries_here = in.U16(end_at + 8), entries = in.U16(end_at + 10);
   uint64_t directory_len = in.U32(end_at + 12), directory_offset = in.U32(end_at + 16);
@@ -212,6 +222,10 @@ Error ReadEndRecords(const Reader& in, EndRecords* out) {
     return Fail(ErrorCode::kZipLayout, end_at,
                 "the central directory does not end where the end records begin");
   }
+  if (directory_len > kMax32) {
+    // miniz (torch's reader) refuses a central directory of 4 GiB or more.
+    return Fail(ErrorCode::kZipUnsupported, end_at, "central directory of 4 GiB or more");
+  }
   if (entries > directory_len / kCentralHeaderLen || entries > kMaxZipRecords) {
     return Fail(ErrorCode::kZipFormat, end_at, "more entries than the central directory holds",
                 std::to_string(entries));
@@ -228,6 +242,25 @@ struct CentralEntry {
   uint64_t size, csize, header_offset;
   std::string_view name;
 };
+
+// CheckRawOffset applies torch's reader's own check of an entry's 32-bit fields (miniz
+// checks them before it reads any ZIP64 value): unless the compressed size is escaped, the
+// 32-bit header offset plus a local header plus that size must lie inside the file. So an
+// offset escaped to 0xFFFFFFFF beside a 32-bit size, in a file under 4 GiB, is an archive
+// torch refuses; stguard refuses it too rather than read what torch cannot.
+Error CheckRawOffset(const Reader& in, const CentralEntry& e, uint32_t raw_csize,
+                     uint32_t raw_offset) {
+  if (raw_csize != kMax32 &&
+      uint64_t{raw_offset} + kLocalHeaderLen + raw_csize > in.size()) {
+    return Fail(ErrorCode::kZipFormat, e.at,
+                raw_offset == kMax32
+                    ? "ZIP64-escaped header offset beside a 32-bit size: torch's reader checks "
+                      "0xFFFFFFFF itself as the offset and refuses the archive"
+                    : "entry's header offset and size reach past the end of the file",
+                std::string(e.name));
+  }
+  return {};
+}
 
 Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, CentralEntry* e,
                        uint64_t* next) {
@@ -259,8 +292,13 @@ Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, Ce
   if (zip64.want_size) e->size = zip64.size;
   if (zip64.want_csize) e->csize = zip64.csize;
   if (zip64.want_offset) e->header_offset = zip64.offset;
-  if (disk != 0 && !(disk == kMax16 && zip64.present)) {
+  // Disk 0 only: torch's reader refuses 0xFFFF even with a ZIP64 field.
+  if (disk != 0) {
     return Fail(ErrorCode::kZipUnsupported, at, "entry on another disk", std::string(e->name));
+  }
+  if (Error error = CheckRawOffset(in, *e, in.U32(at + 20), in.U32(at + 42));
+      !error.ok()) {
+    return error;
   }
   if ((e->flags & 1u) != 0 || (e->flags & (1u << 6)) != 0 || (e->flags & (1u << 13)) != 0) {
     return Fail(ErrorCode::kZipUnsupported, at, "encrypted entry", std::string(e->name));
@@ -349,6 +387,39 @@ Error CheckLocalRecord(const Reader& in, const CentralEntry& e, uint64_t limit,
   return {};
 }
 
+// AsciiLower folds A-Z only, as torch's reader (miniz) does when it compares names.
+std::string AsciiLower(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// IndexNames maps each record's name to its index. torch looks records up ignoring ASCII
+// case, so two names that differ only in case would let torch read either: both count as
+// one name, refused like an exact duplicate.
+Error IndexNames(const std::vector<ZipRecord>& records, const std::vector<CentralEntry>& entries,
+                 std::unordered_map<std::string, size_t>* by_name) {
+  std::unordered_map<std::string, size_t> folded;
+  folded.reserve(records.size());
+  by_name->reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto [it, added] = folded.emplace(AsciiLower(records[i].name), i);
+    if (!added) {
+      const std::string& first = records[it->second].name;
+      return Fail(ErrorCode::kZipDuplicateName, entries[i].at,
+                  first == records[i].name
+                      ? "two records of one name"
+                      : "two records whose names differ only in case (torch's lookup ignores "
+                        "case and could read either)",
+                  first == records[i].name ? first : first + " and " + records[i].name);
+    }
+    by_name->emplace(records[i].name, i);
+  }
+  return {};
+}
+
 }  // namespace
 
 uint32_t Crc32(uint32_t crc, std::span<const std::byte> bytes) {
@@ -427,11 +498,8 @@ Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes) {
     return Fail(ErrorCode::kZipLayout, expected,
                 "bytes between the last record and the central directory");
   }
-  for (size_t i = 0; i < archive.records_.size(); ++i) {
-    if (!archive.by_name_.emplace(archive.records_[i].name, i).second) {
-      return Fail(ErrorCode::kZipDuplicateName, entries[i].at, "two records of one name",
-                  archive.records_[i].name);
-    }
+  if (Error error = IndexNames(archive.records_, entries, &archive.by_name_); !error.ok()) {
+    return error;
   }
   archive.folder_ = std::string(folder);
   if (archive.Find("data.pkl") == nullptr) {

@@ -6,9 +6,15 @@
 // extra field "FB" in the local header, writes data descriptors (flag bit 3) and always
 // ends with ZIP64 end records. ZipArchive::Open accepts exactly that family of archives
 // and refuses everything a second reader could interpret differently:
-// - the end of central directory record must end the file (its comment included), and the
-//   central directory must be followed directly by the end records: no trailing bytes;
-// - one disk only; entry counts that agree between the classic and the ZIP64 records;
+// - the end of central directory record must end the file, with an empty comment (torch's
+//   reader takes the last end signature it finds, so one hidden in a comment would point
+//   it elsewhere), and the central directory must be followed directly by the end records:
+//   no trailing bytes;
+// - one disk only (entries on disk 0); entry counts that agree between the classic and the
+//   ZIP64 records; a central directory under 4 GiB (torch's reader's limit);
+// - what torch's reader checks on the 32-bit fields before it reads ZIP64 values: unless
+//   the compressed size is escaped, the 32-bit offset plus a local header plus that size
+//   lie inside the file (an offset escaped beside a 32-bit size is refused);
 // - method 0 (stored) only, compressed size == uncompressed size; flags other than bit 3
 //   (data descriptor) and bit 11 (UTF-8 names) refused, encryption included;
 // - every local header agrees with its central directory entry: name byte for byte,
@@ -18,9 +24,12 @@
 // - the records tile the file: the first local header is at offset 0, each record (header,
 //   name, extra, data, descriptor) ends where the next begins, and the last ends where the
 //   central directory starts: no overlap, no gap, no leading bytes;
-// - names are unique and of the form "<folder>/<path>" with one folder for all records
-//   (any name: torch uses the file's stem, others "archive"); no empty, "." or ".."
-//   components, no backslash, no NUL; "<folder>/data.pkl" must be present.
+// - names are unique, also ignoring ASCII case (torch's lookup ignores case), and of the
+//   form "<folder>/<path>" with one folder for all records (any name: torch uses the
+//   file's stem, others "archive"); no empty, "." or ".." components, no backslash, no
+//   NUL; "<folder>/data.pkl" must be present.
+// Which records an archive may hold, and what they say, is torch's rule, checked above
+// this layer (torch/zip_records.h).
 // CRC-32s are not checked by Open (that would read every byte twice); callers check each
 // record when they read it, with Crc32 or ZipArchive::VerifyCrc.
 #ifndef STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
