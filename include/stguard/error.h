@@ -122,6 +122,9 @@ enum class ErrorCode : uint8_t {
   kOutputTooLarge,  // a torch checkpoint's views ask for more output bytes than
                     // TorchOptions::max_output_ratio times its size (overlapping views)
 
+  // Folder walks.
+  kFolderTooLarge,  // a folder holds more files, or nests deeper, than the walk's bounds
+
   kNumErrorCodes  // not an error: the number of codes above
 };
 

@@ -138,6 +138,9 @@ typedef enum stguard_code {
   /* A torch checkpoint whose (overlapping) views ask for more output than its size allows
    * (stguard/torch_checkpoint.h, TorchOptions::max_output_ratio). */
   STGUARD_OUTPUT_TOO_LARGE,
+  /* A folder walk met more files, or deeper nesting, than its bounds
+   * (stguard/folder_scan.h). */
+  STGUARD_FOLDER_TOO_LARGE,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

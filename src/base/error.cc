@@ -76,6 +76,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "OutOfMemory",
         "MisalignedData",
         "OutputTooLarge",
+        "FolderTooLarge",
 };
 
 }  // namespace
