@@ -162,6 +162,9 @@ std::string DescribeVerdict(const PickleFileReport& report) {
     case FileVerdict::kCannotProveSafe:
       break;
   }
+  if (!IsPickleBearing(report.format) && report.reason.code == ErrorCode::kNotATorchCheckpoint) {
+    return "not a pickle-bearing file: " + report.reason.ToString();
+  }
   return "cannot be proven safe: the static scan could not read it to its end, and loaders "
          "may still run it: " + report.reason.ToString();
 }
