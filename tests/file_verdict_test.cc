@@ -92,11 +92,18 @@ TEST(FileVerdictTest, NeedsKeyListsTheKeys) {
 }
 
 TEST(FileVerdictTest, ProtocolZeroAndTarAreNeverClean) {
-  EXPECT_EQ(JudgeText("cos\nsystem\n(S'touch marker'\ntR.").verdict,
-            FileVerdict::kCannotProveSafe);
+  // The reader reads only PROTO pickles; the walk still names the global a protocol-0
+  // pickle imports, so os.system is reported as code, not as merely unreadable.
   const PickleFileReport p0 = JudgeText("cos\nsystem\n(S'touch marker'\ntR.");
   EXPECT_EQ(p0.format, Format::kPickle);
-  EXPECT_FALSE(p0.reason.ok());
+  EXPECT_EQ(p0.verdict, FileVerdict::kNamesCode);
+  EXPECT_EQ(p0.reason.code, ErrorCode::kPickleGlobalRefused);
+  EXPECT_EQ(p0.reason.context, "os.system");
+  EXPECT_EQ(JudgeText("(S'x'\nios\nsystem\n.").verdict, FileVerdict::kNamesCode);  // INST
+  // A harmless protocol-0 dict cannot be proven safe either: the reader does not read it.
+  const PickleFileReport dict = JudgeText("(dp0\nS'a'\np1\nI1\ns.");
+  EXPECT_EQ(dict.format, Format::kPickle);
+  EXPECT_EQ(dict.verdict, FileVerdict::kCannotProveSafe);
   std::string tar(1536, '\0');
   std::memcpy(tar.data(), "storages", 8);
   std::memcpy(tar.data() + 148, "        ", 8);

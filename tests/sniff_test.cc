@@ -147,6 +147,14 @@ TEST(SniffTest, TextAndImagesAreNoPickle) {
             Format::kUnknown);  // a sentencepiece protobuf
 }
 
+TEST(SniffTest, WalkIsBoundedAndFailsClosed) {
+  // UNICODE whose line has not ended after the walk's window: taken for a pickle, since
+  // the bytes beyond could go on as one. The same within a whole (short) file: no STOP,
+  // nothing called, not a pickle.
+  EXPECT_EQ(Sniff("V" + std::string(2 << 20, 'x')), Format::kPickle);
+  EXPECT_EQ(Sniff("V" + std::string(1000, 'x')), Format::kUnknown);
+}
+
 TEST(SniffTest, SafetensorsWhoseLengthSpellsAPickle) {
   // Header length 11,854 is "N." little-endian: a pickle that stops, calling nothing.
   std::string file = std::string("N.\0\0\0\0\0\0", 8) + "{" + std::string(11853, ' ');

@@ -4,7 +4,10 @@
 
 #include <utility>
 
+#include "pickle/allowlist.h"
+#include "pickle/opcodes.h"
 #include "pickle/pickle_reader.h"
+#include "sniff/pickle_walk.h"
 #include "stguard/mapped_file.h"
 #include "torch/containers.h"
 
@@ -87,6 +90,25 @@ void ScanBarePickle(std::span<const std::byte> bytes, TorchScanReport* scan) {
                                     "a bare pickle, not a torch checkpoint: it holds no "
                                     "tensor data"}
                             : pickle.error();
+  if (pickle.ok() || scan->error.code == ErrorCode::kPickleGlobalRefused) return;
+  // The reader stopped before any call (a protocol 0 or 1 pickle, which it does not
+  // read): the walk names the first call, so that a global outside the allowlist is
+  // reported as the code it names rather than as unreadable.
+  const PickleWalkResult walk = WalkPickle(bytes);
+  if (walk.outcome != PickleWalk::kCalls) return;
+  if (walk.opcode == op::kGlobal || walk.opcode == 'i') {
+    const bool allowed = FindAllowedGlobal(walk.module, walk.name) != nullptr;
+    scan->globals.push_back({walk.module, walk.name, allowed, walk.offset});
+    if (allowed) return;
+    scan->error = Error{ErrorCode::kPickleGlobalRefused, walk.offset,
+                        "global outside the allowlist, in a pickle of protocol 0 or 1",
+                        walk.module + "." + walk.name};
+  } else if (CallsOut(walk.opcode)) {
+    const OpcodeInfo* info = FindOpcode(walk.opcode);
+    scan->error = Error{ErrorCode::kPickleOpcodeRefused, walk.offset,
+                        "an opcode that calls out of the pickle machine",
+                        std::string(info != nullptr ? info->name : "?")};
+  }
 }
 
 // Judge decides the verdict for bytes already sniffed and scanned.
