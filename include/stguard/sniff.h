@@ -3,8 +3,8 @@
 //
 // SniffFormat is the one place stguard decides a file's format. It reads only what it
 // needs (the first bytes, a ZIP's central directory, a pickle's opcodes up to the first
-// one a loader would act on) and never allocates more than a fixed amount: time is linear
-// in the bytes it looks at, memory constant.
+// one a loader would act on, within the BOUNDS below) and never allocates more than a
+// fixed amount: time is linear in the bytes it looks at, memory constant.
 //
 // WHAT COUNTS AS A PICKLE. A file is pickle-bearing when a loader would run pickle
 // opcodes from it: torch.load runs a pickle at byte 0 of any file that is not a ZIP (it
@@ -17,6 +17,10 @@
 // A GLOBAL or INST counts only with a module and a name in Python's identifier syntax
 // (dotted): the import system cannot resolve anything else to code. Text files (JSON,
 // merges.txt, vocab.txt, README) and images fail that walk within their first bytes.
+// BOUNDS. A file shaped like safetensors is walked over its length prefix and header only
+// (what the reader reads anyway): a call there makes it a pickle. Any other file is walked
+// over its first kMaxSniffWalkLen (1 MiB) bytes; one still reading as a pickle there is
+// taken for one (fail closed). Memory is constant: the walk keeps counts, not values.
 #ifndef STGUARD_SNIFF_H_
 #define STGUARD_SNIFF_H_
 
