@@ -222,9 +222,12 @@ struct TorchFolderReport {
 // O_NOFOLLOW, and all are renamed into place (renameat, within the folder) only once
 // every one is complete, the index last. A name already present as a symbolic link or
 // any other non-file is refused (kNotARegularFile) before anything is written; a regular
-// file of that name is replaced only by the final rename. On any failure the temporary
-// files are removed and nothing the user had is touched; only files this call created
-// are ever removed.
+// file of that name is replaced only by the final rename. On any failure before the
+// renames (a refusal, a CRC-32 mismatch while streaming, a full disk) the temporary files
+// are removed and nothing the user had is touched. If a rename itself fails (an I/O
+// error), the names this call had created are removed again and the files it had
+// already renamed over the user's stay, complete. Only files this call created are ever
+// removed.
 [[nodiscard]] STGUARD_API Error ConvertTorchFolder(const std::string& in_dir,
                                                    const std::string& out_dir,
                                                    const TorchConvertOptions& convert_options,
