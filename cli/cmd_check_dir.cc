@@ -10,6 +10,8 @@
 #include "commands.h"
 #include "output.h"
 #include "stguard/checkpoint_dir.h"
+#include "stguard/file_verdict.h"
+#include "stguard/folder_scan.h"
 #include "stguard/json_escape.h"
 #include "stguard/torch_checkpoint.h"
 
@@ -40,6 +42,33 @@ std::string WarningLine(const std::string& path, const Warning& warning) {
   return line + ": " + PrintableText(warning.message);
 }
 
+// MergePickleWarnings gives each pickle-bearing file one warning saying its verdict: the
+// warning the name-based check already made for it, or a new one for a file whose name
+// did not give it away. A file flagged by its name but not a pickle by content says so.
+void MergePickleWarnings(const FolderScanReport& scan, std::vector<Warning>* warnings) {
+  std::vector<bool> matched(scan.files.size(), false);
+  for (Warning& warning : *warnings) {
+    if (warning.kind != WarningKind::kPickleFile) continue;
+    bool found = false;
+    for (size_t k = 0; k < scan.files.size() && !found; ++k) {
+      if (scan.files[k].name != warning.file) continue;
+      warning.message = "pickle-bearing file: " + DescribeVerdict(scan.files[k].report);
+      matched[k] = found = true;
+    }
+    // Only *.npy/*.npz and names like *.bin keep the name-based message; a *.bin whose
+    // bytes are no pickle is what a user may wonder about.
+    if (!found && warning.message.rfind("pickle-based weight file", 0) == 0) {
+      warning.message = "named like a pickle-based weight file, but its content is no pickle "
+                        "that a loader would run (found by content, not by name)";
+    }
+  }
+  for (size_t k = 0; k < scan.files.size(); ++k) {
+    if (matched[k]) continue;
+    warnings->push_back(Warning{WarningKind::kPickleFile, scan.files[k].name, {},
+                                "pickle-bearing file: " + DescribeVerdict(scan.files[k].report)});
+  }
+}
+
 }  // namespace
 
 bool IsCheckpointDirPath(const std::string& path) {
@@ -65,41 +94,19 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
                                                 options.reader, flags.allow_external_symlinks);
     error = folder.error;
     warnings.insert(warnings.end(), folder.warnings.begin(), folder.warnings.end());
-    // Pickle files beside the weights are scanned statically (never loaded). One that
-    // names code to run (a refused global, opcode or call), or that torch could read
-    // otherwise than stguard (a tar archive, a frame past STOP, records that overlap or
-    // hide behind a comment, names that differ only in case, records that send torch.load
-    // to another loader), fails the check; any other verdict stays a warning.
-    for (Warning& warning : warnings) {
-      if (warning.kind != WarningKind::kPickleFile) continue;
-      const TorchScanReport scan =
-          ScanTorchFile(checkpoint->folder() + "/" + warning.file);
-      const ErrorCode code = scan.error.code;
-      const bool runs_code = code == ErrorCode::kPickleGlobalRefused ||
-                             code == ErrorCode::kPickleOpcodeRefused ||
-                             code == ErrorCode::kPickleBadArguments ||
-                             code == ErrorCode::kPickleMemoConflict ||
-                             code == ErrorCode::kTarAmbiguous ||
-                             code == ErrorCode::kPickleFrameAmbiguous ||
-                             code == ErrorCode::kZipLayout ||
-                             code == ErrorCode::kZipDuplicateName ||
-                             code == ErrorCode::kZipUnexpectedRecord;
-      if (!scan.error.ok()) {
-        if (error.ok() && runs_code) {
-          error = scan.error;
-          error.context = "file '" + warning.file + "'" +
-                          (error.context.empty() ? "" : "; " + error.context);
-        }
-        warning.message = "pickle-based weight file refused by the static scan: " +
-                          scan.error.ToString();
-      } else {
-        warning.message = "pickle-based weight file (" +
-                          std::string(TorchFormatName(scan.format)) + " format, " +
-                          std::to_string(scan.tensors.size()) +
-                          " tensors): the static scan found nothing outside the allowlist; "
-                          "convert it with `stguard convert`";
-      }
+    // Every pickle-bearing file under the folder (found by content, subfolders included)
+    // is scanned statically, never loaded. One that names code or cannot be proven safe
+    // fails the check; clean and needs-key files stay warnings that say so.
+    FolderScanOptions scan_options;
+    scan_options.allow_external_symlinks = flags.allow_external_symlinks;
+    const FolderScanReport scan = ScanFolderForPickles(checkpoint->folder(), scan_options);
+    if (error.ok() && !scan.error.ok()) error = scan.error;
+    if (const FolderScanEntry* failure = FirstFolderFailure(scan); error.ok() && failure) {
+      error = failure->report.reason;
+      error.context = "file '" + failure->name + "'" +
+                      (error.context.empty() ? "" : "; " + error.context);
     }
+    MergePickleWarnings(scan, &warnings);
   }
   const int status =
       error.ok() ? kExitOk : (IsIoError(error) ? kExitUsage : kExitInvalid);

@@ -34,9 +34,10 @@ constexpr char kConvertUsage[] =
     "usage: stguard convert IN.safetensors OUT|- --dtype BF16|F16|F32\n"
     "       stguard convert IN.bin|.pt|.pth|.ckpt OUT.safetensors [--key NAME]...\n"
     "                       [--drop-aliases] [--max-output-ratio N]\n"
-    "       stguard convert DIR OUTDIR [--drop-aliases]   (DIR: pytorch_model.bin[.index.json])\n"
+    "       stguard convert DIR OUTDIR [--drop-aliases] [--allow-external-symlinks]\n"
+    "                       (DIR: pytorch_model.bin[.index.json])\n"
     "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
-    "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"
+    "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"    "  --allow-external-symlinks  read shards in DIR that link out of it\n"
     "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
     "                        output bytes (default 4; 0: no bound)\n";
 
@@ -81,6 +82,11 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
               std::to_string(report.total_size) + " data bytes)");
     return kExitOk;
   }
+  if (convert_options.allow_external_symlinks) {
+    std::fputs("stguard convert: --allow-external-symlinks applies to a folder, not one file\n",
+               stderr);
+    return kExitUsage;
+  }
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in, options);
   if (!checkpoint.ok()) {
     PrintFileError("convert", in, checkpoint.error());
@@ -121,7 +127,8 @@ int RunConvert(Args args) {
   std::string max_output_ratio;
   TorchOptions torch_options;
   TorchConvertOptions convert_options;
-  const Flag flags[] = {{"--drop-aliases", &convert_options.drop_aliases}};
+  const Flag flags[] = {{"--drop-aliases", &convert_options.drop_aliases},
+                        {"--allow-external-symlinks", &convert_options.allow_external_symlinks}};
   const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name},
                                 {.name = "--key", .values = &torch_options.key_path},
                                 {.name = "--max-output-ratio", .value = &max_output_ratio}};
@@ -171,9 +178,9 @@ int RunConvert(Args args) {
     return ConvertTorch(in, std::string(files[1]), torch_options, convert_options);
   }
   if (!torch_options.key_path.empty() || convert_options.drop_aliases ||
-      !max_output_ratio.empty()) {
-    std::fputs("stguard convert: --key, --drop-aliases and --max-output-ratio are for torch "
-               "checkpoints, not with --dtype\n", stderr);
+      convert_options.allow_external_symlinks || !max_output_ratio.empty()) {
+    std::fputs("stguard convert: --key, --drop-aliases, --allow-external-symlinks and "
+               "--max-output-ratio are for torch checkpoints, not with --dtype\n", stderr);
     return kExitUsage;
   }
   const std::optional<Dtype> target = ParseDtype(dtype_name);

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard scan FILE|DIR [--json] [--key NAME]... [--max-output-ratio N]: the static report on PyTorch checkpoints
-// (format, globals with verdicts, tensors, storages, first refusal). A folder is scanned
-// file by file (*.bin, *.pt, *.pth, *.ckpt, *.pkl, *.pickle). Exit 0 when every file would
-// convert cleanly, 1 when anything is refused, 2 on usage or I/O errors.
+// stguard scan FILE|DIR [--json] [--key NAME]... [--max-output-ratio N]
+//                       [--allow-external-symlinks]: the static report on PyTorch checkpoints
+// (format, verdict, globals, tensors, storages, first refusal). A folder is walked with
+// its subfolders and every pickle-bearing file in it is scanned, recognised by content
+// whatever its name (ScanFolderForPickles). Exit 0 when every file would convert cleanly,
+// 1 when anything is refused or needs --key, 2 on usage or I/O errors.
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "arguments.h"
 #include "commands.h"
 #include "output.h"
+#include "stguard/file_verdict.h"
+#include "stguard/folder_scan.h"
 #include "stguard/json_escape.h"
 #include "stguard/torch_checkpoint.h"
 
@@ -21,18 +24,18 @@ namespace stguard::cli {
 namespace {
 
 constexpr char kScanUsage[] =
-    "usage: stguard scan [--json] [--key NAME]... [--max-output-ratio N] FILE|DIR...\n"
+    "usage: stguard scan [--json] [--key NAME]... [--max-output-ratio N]\n"
+    "                    [--allow-external-symlinks] FILE|DIR...\n"
     "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
     "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
-    "                        output bytes (default 4; 0: no bound)\n";
+    "                        output bytes (default 4; 0: no bound)\n"
+    "  --allow-external-symlinks  in a folder, read files through links out of it\n"
+    "A folder is walked with its subfolders; pickle-bearing files are found by content.\n";
 
-constexpr std::string_view kScanSuffixes[] = {".bin", ".pt", ".pth", ".ckpt", ".pkl",
-                                              ".pickle"};
-
-void PrintReportText(const std::string& path, const TorchScanReport& report) {
-  std::string head = PrintableText(path) + ": " + std::string(TorchFormatName(report.format));
-  head += report.error.ok() ? ": ok" : ": refused: " + report.error.ToString();
-  PrintLine(head);
+void PrintReportText(const std::string& path, const PickleFileReport& verdict) {
+  const TorchScanReport& report = verdict.scan;
+  PrintLine(PrintableText(path) + ": " + std::string(FormatName(verdict.format)) + ": " +
+            DescribeVerdict(verdict));
   for (const TorchGlobal& global : report.globals) {
     PrintLine("  global " + PrintableText(global.module + "." + global.name) +
               (global.allowed ? "  allowed" : "  REFUSED") + " (byte " +
@@ -52,13 +55,31 @@ void PrintReportText(const std::string& path, const TorchScanReport& report) {
   }
 }
 
-void PrintReportJson(const std::string& path, const TorchScanReport& report) {
+void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
+  const TorchScanReport& report = verdict.scan;
   std::string out = "{\"file\":";
   AppendJsonString(path, &out);
   out += ",\"format\":";
   AppendJsonString(TorchFormatName(report.format), &out);
+  out += ",\"sniffed\":";
+  AppendJsonString(FormatName(verdict.format), &out);
   out += ",\"ok\":";
   out += report.error.ok() ? "true" : "false";
+  out += ",\"verdict\":";
+  AppendJsonString(FileVerdictName(verdict.verdict), &out);
+  if (verdict.verdict == FileVerdict::kNeedsKey) {
+    out += ",\"key_paths\":[";
+    for (size_t k = 0; k < verdict.key_paths.size(); ++k) {
+      if (k > 0) out += ',';
+      out += '[';
+      for (size_t j = 0; j < verdict.key_paths[k].size(); ++j) {
+        if (j > 0) out += ',';
+        AppendJsonString(verdict.key_paths[k][j], &out);
+      }
+      out += ']';
+    }
+    out += ']';
+  }
   out += ",\"globals\":[";
   for (size_t k = 0; k < report.globals.size(); ++k) {
     const TorchGlobal& global = report.globals[k];
@@ -101,18 +122,41 @@ void PrintReportJson(const std::string& path, const TorchScanReport& report) {
     out += "}";
   }
   out += "]";
-  if (!report.error.ok()) {
+  if (!verdict.reason.ok()) {
     out += ",\"error\":";
-    AppendErrorJson(report.error, &out);
+    AppendErrorJson(verdict.reason, &out);
   }
   PrintLine(out + "}");
 }
 
-std::string Lowercase(std::string text) {
-  for (char& c : text) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+// PrintReport prints one file's report and folds its outcome into *status.
+void PrintReport(const std::string& path, const PickleFileReport& report, bool json,
+                 int* status) {
+  if (json) {
+    PrintReportJson(path, report);
+  } else {
+    PrintReportText(path, report);
   }
-  return text;
+  if (IsIoError(report.reason)) {
+    *status = kExitUsage;
+  } else if (!report.reason.ok() && *status == kExitOk) {
+    *status = kExitInvalid;
+  }
+}
+
+// ScanFolder walks a folder and reports every pickle-bearing file in it.
+void ScanFolder(const std::string& path, const FolderScanOptions& options, bool json,
+                int* status) {
+  const FolderScanReport report = ScanFolderForPickles(path, options);
+  for (const FolderScanEntry& entry : report.files) {
+    PrintReport((path.ends_with('/') ? path : path + "/") + entry.name, entry.report, json, status);
+  }
+  if (!report.error.ok()) {
+    PrintFileError("scan", path, report.error);
+    *status = IsIoError(report.error) ? kExitUsage : std::max(*status, int{kExitInvalid});
+  } else if (report.files.empty() && !json) {
+    PrintLine(PrintableText(path) + ": no pickle-bearing files (subfolders included)");
+  }
 }
 
 }  // namespace
@@ -120,7 +164,9 @@ std::string Lowercase(std::string text) {
 int RunScan(Args args) {
   bool json = false;
   TorchOptions options;
-  const Flag flags[] = {{"--json", &json}};
+  bool allow_external_symlinks = false;
+  const Flag flags[] = {{"--json", &json},
+                        {"--allow-external-symlinks", &allow_external_symlinks}};
   std::string max_output_ratio;
   const ValueOption values[] = {{.name = "--key", .values = &options.key_path},
                                 {.name = "--max-output-ratio", .value = &max_output_ratio}};
@@ -142,46 +188,16 @@ int RunScan(Args args) {
     std::fputs(kScanUsage, stderr);
     return kExitUsage;
   }
-  std::vector<std::string> files;
+  FolderScanOptions folder_options;
+  folder_options.torch = options;
+  folder_options.allow_external_symlinks = allow_external_symlinks;
+  int status = kExitOk;
   for (const std::string& path : paths) {
     struct stat info;
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      std::error_code ec;
-      std::vector<std::string> found;
-      for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-        const std::string name = entry.path().filename().string();
-        const std::string lower = Lowercase(name);
-        for (std::string_view suffix : kScanSuffixes) {
-          if (lower.size() >= suffix.size() &&
-              lower.compare(lower.size() - suffix.size(), suffix.size(), suffix) == 0 &&
-              entry.is_regular_file(ec)) {
-            found.push_back(entry.path().string());
-            break;
-          }
-        }
-      }
-      if (ec) {
-        std::fprintf(stderr, "stguard scan: cannot list '%s'\n", PrintableText(path).c_str());
-        return kExitUsage;
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      ScanFolder(path, folder_options, json, &status);
     } else {
-      files.push_back(path);
-    }
-  }
-  int status = kExitOk;
-  for (const std::string& file : files) {
-    const TorchScanReport report = ScanTorchFile(file, options);
-    if (json) {
-      PrintReportJson(file, report);
-    } else {
-      PrintReportText(file, report);
-    }
-    if (IsIoError(report.error)) {
-      status = kExitUsage;
-    } else if (!report.error.ok() && status == kExitOk) {
-      status = kExitInvalid;
+      PrintReport(path, JudgePickleFile(path, options), json, &status);
     }
   }
   return status;

@@ -138,6 +138,8 @@ enum class ErrorCode : uint8_t {
                            // (1 to 10, written "<n>\n"), or another format record
                            // (.format_version, .storage_alignment) holds a value torch.save
                            // never writes
+  // Folder walks.
+  kFolderTooLarge,  // a folder holds more files, or nests deeper, than the walk's bounds
 
   kNumErrorCodes  // not an error: the number of codes above
 };

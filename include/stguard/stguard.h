@@ -148,6 +148,9 @@ typedef enum stguard_code {
    * down another path), or a version record torch cannot read. */
   STGUARD_ZIP_UNEXPECTED_RECORD,
   STGUARD_ZIP_UNSUPPORTED_VERSION,
+  /* A folder walk met more files, or deeper nesting, than its bounds
+   * (stguard/folder_scan.h). */
+  STGUARD_FOLDER_TOO_LARGE,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

@@ -173,6 +173,9 @@ STGUARD_API TorchScanReport ScanTorchFile(const std::string& path,
 struct TorchConvertOptions {
   // Drop every name whose tensor aliases an earlier one (tied weights), keeping the first.
   bool drop_aliases = false;
+  // ConvertTorchFolder only: read input files (index, shards) that are symbolic links
+  // resolving out of the input folder. Off: such a file is kUnsafeShardName.
+  bool allow_external_symlinks = false;
 };
 
 // TorchDroppedAlias is a name conversion dropped and the name it kept.
@@ -211,8 +214,20 @@ struct TorchFolderReport {
 // the weight map and metadata.total_size. A folder with a single pytorch_model.bin and no
 // index gives model.safetensors. Every shard is opened and checked (its tensors must be
 // exactly those the index assigns to it: kShardMismatch) before anything is written;
-// shard names must be plain file names (kUnsafeShardName). Each file is written
-// crash-safely; if a later write fails, the files this call wrote are removed.
+// shard names must be plain file names, and the index and shards must not be symbolic
+// links resolving out of `in_dir` unless allow_external_symlinks (kUnsafeShardName).
+// OUTPUT FOLDER. `out_dir` is the user's path and is followed if it is a link; the names
+// written in it are stguard's and are reached through the folder's descriptor, never
+// through a link: each file is staged as a temporary file created there with O_EXCL and
+// O_NOFOLLOW, and all are renamed into place (renameat, within the folder) only once
+// every one is complete, the index last. A name already present as a symbolic link or
+// any other non-file is refused (kNotARegularFile) before anything is written; a regular
+// file of that name is replaced only by the final rename. On any failure before the
+// renames (a refusal, a CRC-32 mismatch while streaming, a full disk) the temporary files
+// are removed and nothing the user had is touched. If a rename itself fails (an I/O
+// error), the names this call had created are removed again and the files it had
+// already renamed over the user's stay, complete. Only files this call created are ever
+// removed.
 [[nodiscard]] STGUARD_API Error ConvertTorchFolder(const std::string& in_dir,
                                                    const std::string& out_dir,
                                                    const TorchConvertOptions& convert_options,

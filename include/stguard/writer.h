@@ -65,6 +65,10 @@
 //   standard output is appended to. Stream to a descriptor with WriteTo and a ByteSink.
 // - A destination that is a directory, device, FIFO or socket is refused
 //   (kNotARegularFile).
+// - These rules are for a path the user names. Names that stguard itself chooses inside
+//   a folder the user names (`convert DIR OUTDIR`: ConvertTorchFolder) follow no link:
+//   they are created and renamed through the folder's descriptor, and a link at such a
+//   name is refused (see stguard/torch_checkpoint.h).
 #ifndef STGUARD_WRITER_H_
 #define STGUARD_WRITER_H_
 

@@ -81,6 +81,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "PickleMemoKey",
         "ZipUnexpectedRecord",
         "ZipUnsupportedVersion",
+        "FolderTooLarge",
 };
 
 }  // namespace

@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // ConvertTorchFolder: a sharded pytorch_model.bin checkpoint to sharded safetensors.
+//
+// Reading: the index and every shard are checked to stay inside the input folder, then
+// opened and checked before anything is written. Writing: every output file is staged as
+// a temporary file in the output folder, reached through the folder's descriptor (no link
+// followed), and renamed into place only once all are complete, the index last.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,6 +31,8 @@ namespace {
 
 constexpr char kTorchIndexName[] = "pytorch_model.bin.index.json";
 constexpr char kTorchSingleName[] = "pytorch_model.bin";
+constexpr char kOutIndexName[] = "model.safetensors.index.json";
+constexpr char kOutSingleName[] = "model.safetensors";
 
 bool IsPlainFileName(std::string_view name) {
   if (name.empty() || name == "." || name == "..") return false;
@@ -43,43 +53,173 @@ std::string ShardName(size_t index, size_t count) {
   return name;
 }
 
-Error WriteText(const std::string& path, const std::string& text) {
-  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
-  if (!file.ok()) return file.error();
-  if (Error error = (*file)->Write(std::as_bytes(std::span(text.data(), text.size())));
+// InputFolder checks that the files read from the input folder stay in it.
+class InputFolder {
+ public:
+  InputFolder(std::string dir, bool allow_external) : dir_(std::move(dir)), allow_external_(allow_external) {}
+
+  // Contain returns an error when `name` in the folder is a symbolic link leading out of
+  // it (unless allowed), a link loop or a name too long: the folder's author made those,
+  // so they are verdicts (kUnsafeShardName). A missing name is left to the caller.
+  Error Contain(const std::string& name) {
+    if (allow_external_) return {};
+    if (real_dir_.empty() && !folder::RealPath(dir_, &real_dir_)) {
+      return folder::FolderIoError("cannot resolve folder", dir_, errno);
+    }
+    switch (folder::PlaceInFolder(real_dir_, JoinPath(dir_, name))) {
+      case folder::Placement::kInside:
+      case folder::Placement::kDangling:
+        return {};
+      case folder::Placement::kOutside:
+        return Error{ErrorCode::kUnsafeShardName, 0,
+                     "a symbolic link out of the input folder (--allow-external-symlinks "
+                     "reads it)",
+                     "file '" + name + "'"};
+      case folder::Placement::kLoop:
+        return Error{ErrorCode::kUnsafeShardName, 0, "a symbolic link loop",
+                     "file '" + name + "'"};
+      case folder::Placement::kNameTooLong:
+        return Error{ErrorCode::kUnsafeShardName, 0, "a name too long for the file system",
+                     "file '" + name + "'"};
+      case folder::Placement::kUnreachable:
+        break;
+    }
+    return folder::FolderIoError("cannot resolve", JoinPath(dir_, name), errno);
+  }
+
+ private:
+  std::string dir_;
+  bool allow_external_;
+  std::string real_dir_;
+};
+
+// OutputFolder stages files in the output folder and publishes them together.
+class OutputFolder {
+ public:
+  ~OutputFolder() {
+    staged_.clear();  // aborts (removes) every temporary file not published
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  // Open opens the user's folder (a link to a folder is followed: the user named it).
+  Error Open(const std::string& path) {
+    path_ = path;
+    fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) return folder::FolderIoError("cannot open output folder", path, errno);
+    return {};
+  }
+
+  // Stage writes `writer`'s file, complete and synced, under a temporary name.
+  Error Stage(const std::string& name, const Writer& writer) {
+    return StageWith(name, [&writer](AtomicFile& file) { return writer.WriteTo(file); });
+  }
+  Error StageText(const std::string& name, const std::string& text) {
+    return StageWith(name, [&text](AtomicFile& file) {
+      return file.Write(std::as_bytes(std::span(text.data(), text.size())));
+    });
+  }
+
+  // Publish renames every staged file into place, in staging order. If one rename fails,
+  // the names published before it that did not exist before this run are removed again.
+  Error Publish() {
+    std::vector<std::string> created;
+    for (Staged& staged : staged_) {
+      if (Error error = staged.file->Publish(); !error.ok()) {
+        for (const std::string& name : created) ::unlinkat(fd_, name.c_str(), 0);
+        staged_.clear();
+        return error;
+      }
+      if (!staged.existed) created.push_back(staged.name);
+    }
+    staged_.clear();
+    return {};
+  }
+
+ private:
+  struct Staged {
+    std::string name;
+    bool existed;  // a file of that name was there before this run
+    std::unique_ptr<AtomicFile> file;
+  };
+
+  template <typename WriteBody>
+  Error StageWith(const std::string& name, WriteBody&& write_body) {
+    struct stat info;
+    const bool existed = ::fstatat(fd_, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0;
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::CreateInFolder(fd_, path_, name);
+    if (!file.ok()) return file.error();
+    if (Error error = write_body(**file); !error.ok()) return error;
+    if (Error error = (*file)->Finish(); !error.ok()) return error;
+    staged_.push_back({name, existed, std::move(file).value()});
+    return {};
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  std::vector<Staged> staged_;
+};
+
+// ShardError names the shard in an error from opening or checking it.
+Error ShardError(Error error, const std::string& name) {
+  error.context = "shard '" + name + "'" + (error.context.empty() ? "" : "; " + error.context);
+  if (error.code == ErrorCode::kIoError) error.code = ErrorCode::kMissingShard;
+  return error;
+}
+
+Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
+                        const TorchConvertOptions& convert_options, TorchFolderReport* report) {
+  Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(JoinPath(in_dir, kTorchSingleName));
+  if (!checkpoint.ok()) return checkpoint.error();
+  Writer writer;
+  std::vector<TorchDroppedAlias> dropped;
+  if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
       !error.ok()) {
     return error;
   }
-  return (*file)->Commit();
+  OutputFolder out;
+  if (Error error = out.Open(out_dir); !error.ok()) return error;
+  if (Error error = out.Stage(kOutSingleName, writer); !error.ok()) return error;
+  if (Error error = out.Publish(); !error.ok()) return error;
+  report->written.push_back(kOutSingleName);
+  report->num_tensors = writer.num_tensors();
+  for (const TorchTensor& tensor : checkpoint->tensors()) {
+    bool was_dropped = false;
+    for (const TorchDroppedAlias& alias : dropped) was_dropped |= alias.dropped == tensor.name;
+    if (!was_dropped) report->total_size += tensor.byte_len;
+  }
+  report->dropped = std::move(dropped);
+  return {};
+}
+
+std::string IndexJson(const std::map<std::string, std::string>& weight_map,
+                      uint64_t total_size) {
+  std::string json = "{\"metadata\":{\"total_size\":" + std::to_string(total_size) +
+                     "},\"weight_map\":{";
+  bool first = true;
+  for (const auto& [tensor, shard] : weight_map) {
+    if (!first) json += ',';
+    first = false;
+    AppendJsonString(tensor, &json);
+    json += ':';
+    AppendJsonString(shard, &json);
+  }
+  return json + "}}\n";
 }
 
 }  // namespace
 
 Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
                          const TorchConvertOptions& convert_options, TorchFolderReport* report) {
+  InputFolder input(in_dir, convert_options.allow_external_symlinks);
   const std::string index_path = JoinPath(in_dir, kTorchIndexName);
-  std::vector<std::string> shard_names;                 // input shards, first-use order
-  std::map<std::string, std::set<std::string>> assigned;  // shard -> tensor names
+  if (Error error = input.Contain(kTorchIndexName); !error.ok()) return error;
   if (!IsRegularFile(index_path)) {
-    const std::string single = JoinPath(in_dir, kTorchSingleName);
-    if (!IsRegularFile(single)) {
+    if (Error error = input.Contain(kTorchSingleName); !error.ok()) return error;
+    if (!IsRegularFile(JoinPath(in_dir, kTorchSingleName))) {
       return Error{ErrorCode::kMissingShard, 0, "no pytorch_model.bin.index.json or pytorch_model.bin",
                    in_dir};
     }
-    std::vector<TorchDroppedAlias> dropped;
-    const std::string out = JoinPath(out_dir, "model.safetensors");
-    Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(single);
-    if (!checkpoint.ok()) return checkpoint.error();
-    Writer writer;
-    if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
-        !error.ok()) {
-      return error;
-    }
-    if (Error error = writer.WriteToFile(out); !error.ok()) return error;
-    report->written.push_back("model.safetensors");
-    report->num_tensors = writer.num_tensors();
-    report->dropped = std::move(dropped);
-    return {};
+    return ConvertSingleFile(in_dir, out_dir, convert_options, report);
   }
 
   Result<std::unique_ptr<MappedFile>> index_file = MappedFile::Open(index_path);
@@ -93,6 +233,8 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
                     (error.context.empty() ? "" : "; " + error.context);
     return error;
   }
+  std::vector<std::string> shard_names;                 // input shards, first-use order
+  std::map<std::string, std::set<std::string>> assigned;  // shard -> tensor names
   for (const IndexEntry& entry : index.weight_map) {
     const std::string shard(entry.shard);
     if (!IsPlainFileName(shard)) {
@@ -106,13 +248,9 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
   // Open and check every shard before writing anything.
   std::vector<TorchCheckpoint> shards;
   for (const std::string& name : shard_names) {
+    if (Error error = input.Contain(name); !error.ok()) return error;
     Result<TorchCheckpoint> shard = TorchCheckpoint::Open(JoinPath(in_dir, name));
-    if (!shard.ok()) {
-      Error error = shard.error();
-      error.context = "shard '" + name + "'" + (error.context.empty() ? "" : "; " + error.context);
-      if (error.code == ErrorCode::kIoError) error.code = ErrorCode::kMissingShard;
-      return error;
-    }
+    if (!shard.ok()) return ShardError(shard.error(), name);
     std::set<std::string> present;
     for (const TorchTensor& tensor : shard->tensors()) present.insert(tensor.name);
     if (present != assigned[name]) {
@@ -122,11 +260,9 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
     shards.push_back(std::move(shard).value());
   }
 
+  OutputFolder out;
+  if (Error error = out.Open(out_dir); !error.ok()) return error;
   std::vector<std::string> written;
-  auto undo = [&](Error error) {
-    for (const std::string& name : written) ::unlink(JoinPath(out_dir, name).c_str());
-    return error;
-  };
   std::map<std::string, std::string> weight_map;
   uint64_t total_size = 0;
   for (size_t k = 0; k < shards.size(); ++k) {
@@ -135,10 +271,11 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
     std::vector<TorchDroppedAlias> dropped;
     if (Error error = AddTorchTensors(shards[k], convert_options, &writer, &dropped);
         !error.ok()) {
-      return undo(error);
+      return error;
     }
-    if (Error error = writer.WriteToFile(JoinPath(out_dir, out_name)); !error.ok()) {
-      return undo(error);
+    // A storage failing its CRC-32 surfaces here, while streaming: name the shard.
+    if (Error error = out.Stage(out_name, writer); !error.ok()) {
+      return error.code == ErrorCode::kZipChecksum ? ShardError(error, shard_names[k]) : error;
     }
     written.push_back(out_name);
     for (const TorchTensor& tensor : shards[k].tensors()) {
@@ -151,22 +288,12 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
     }
     report->dropped.insert(report->dropped.end(), dropped.begin(), dropped.end());
   }
-  std::string json = "{\"metadata\":{\"total_size\":" + std::to_string(total_size) +
-                     "},\"weight_map\":{";
-  bool first = true;
-  for (const auto& [tensor, shard] : weight_map) {
-    if (!first) json += ',';
-    first = false;
-    AppendJsonString(tensor, &json);
-    json += ':';
-    AppendJsonString(shard, &json);
-  }
-  json += "}}\n";
-  if (Error error = WriteText(JoinPath(out_dir, "model.safetensors.index.json"), json);
+  if (Error error = out.StageText(kOutIndexName, IndexJson(weight_map, total_size));
       !error.ok()) {
-    return undo(error);
+    return error;
   }
-  written.push_back("model.safetensors.index.json");
+  if (Error error = out.Publish(); !error.ok()) return error;
+  written.push_back(kOutIndexName);
   report->written = std::move(written);
   report->total_size = total_size;
   return {};

@@ -247,18 +247,79 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
       unlink(temp_path.c_str());
       throw;
     }
-    if (dest_exists) {
-      file->final_mode_ = dest_status.st_mode & 07777;
-      file->keep_owner_ = true;
-      file->owner_ = dest_status.st_uid;
-      file->group_ = dest_status.st_gid;
-    } else {
-      file->final_mode_ = 0666 & ~CurrentUmask();  // as open(0666) would have made it
-    }
+    file->SetFinalMode(dest_exists ? &dest_status : nullptr);
     TrackTempFile(file->temp_path_.c_str());
     return file;
   }
   return IoError("could not find an unused temporary file name", path, EEXIST, 0);
+}
+
+void AtomicFile::SetFinalMode(const struct stat* dest) {
+  if (dest != nullptr) {
+    final_mode_ = dest->st_mode & 07777;
+    keep_owner_ = true;
+    owner_ = dest->st_uid;
+    group_ = dest->st_gid;
+  } else {
+    final_mode_ = 0666 & ~CurrentUmask();  // as open(0666) would have made it
+  }
+}
+
+Result<std::unique_ptr<AtomicFile>> AtomicFile::CreateInFolder(int dir_fd,
+                                                               const std::string& dir_path,
+                                                               const std::string& name) {
+  const std::string dest_path = dir_path + "/" + name;
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return IoError("not a plain file name in the output folder", dest_path, 0, 0);
+  }
+  struct stat dest_status;
+  const bool dest_exists = fstatat(dir_fd, name.c_str(), &dest_status, AT_SYMLINK_NOFOLLOW) == 0;
+  if (dest_exists && !S_ISREG(dest_status.st_mode)) {
+    Error error = IoError(S_ISLNK(dest_status.st_mode)
+                              ? "the output folder already holds a symbolic link of this name"
+                              : "the output folder already holds a non-file of this name",
+                          dest_path, 0, 0);
+    error.code = ErrorCode::kNotARegularFile;
+    return error;
+  }
+  for (int attempt = 0; attempt < kMaxCreateAttempts; ++attempt) {
+    std::string temp_name = TempName("", name);
+    int fd = -1;
+    int err = InjectedErrno(FileOp::kCreate);
+    if (err == 0) {
+      fd = openat(dir_fd, temp_name.c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0) err = errno;
+    }
+    if (fd < 0) {
+      if (err == EEXIST || err == EINTR) continue;
+      return IoError("could not create a temporary file in the output folder",
+                     dir_path + "/" + temp_name, err, 0);
+    }
+    std::unique_ptr<AtomicFile> file;
+    try {
+      file.reset(new AtomicFile(fd, dest_path, dir_path + "/" + temp_name, dir_path));
+      file->dir_fd_ = dir_fd;
+      file->dest_name_ = name;
+      file->temp_name_ = std::move(temp_name);
+    } catch (...) {
+      close(fd);
+      unlinkat(dir_fd, temp_name.c_str(), 0);
+      throw;
+    }
+    file->SetFinalMode(dest_exists ? &dest_status : nullptr);
+    TrackTempFile(file->temp_path_.c_str());
+    return file;
+  }
+  return IoError("could not find an unused temporary file name", dest_path, EEXIST, 0);
+}
+
+void AtomicFile::RemoveTemporary() {
+  if (dir_fd_ >= 0) {
+    unlinkat(dir_fd_, temp_name_.c_str(), 0);
+  } else {
+    unlink(temp_path_.c_str());
+  }
 }
 
 Error AtomicFile::Fail(Error error) {
@@ -274,7 +335,7 @@ void AtomicFile::Abort() {
     close(fd_);
     fd_ = -1;
   }
-  unlink(temp_path_.c_str());
+  RemoveTemporary();
   UntrackTempFile(temp_path_.c_str());  // after the unlink: a signal in between is harmless
   std::vector<std::byte>().swap(buffer_);
 }
@@ -313,7 +374,7 @@ Error AtomicFile::Flush() {
 }
 
 Error AtomicFile::Write(std::span<const std::byte> bytes) {
-  if (done_) {
+  if (done_ || finished_) {
     if (!failure_.ok()) return failure_;
     return IoError("write after the file was committed", dest_path_, 0, bytes_written());
   }
@@ -330,7 +391,12 @@ Error AtomicFile::Write(std::span<const std::byte> bytes) {
 }
 
 Error AtomicFile::Commit() {
-  if (done_) {
+  if (Error error = Finish(); !error.ok()) return error;
+  return Publish();
+}
+
+Error AtomicFile::Finish() {
+  if (done_ || finished_) {
     if (!failure_.ok()) return failure_;
     return IoError("the file was already committed", dest_path_, 0, bytes_written());
   }
@@ -363,8 +429,23 @@ Error AtomicFile::Commit() {
     return Fail(IoError("could not close the temporary file", temp_path_, err,
                         bytes_written_));
   }
-  err = InjectedErrno(FileOp::kRename);
-  if (err == 0 && rename(temp_path_.c_str(), dest_path_.c_str()) != 0) err = errno;
+  finished_ = true;
+  return Error{};
+}
+
+Error AtomicFile::Publish() {
+  if (done_ || !finished_) {
+    if (!failure_.ok()) return failure_;
+    return IoError(done_ ? "the file was already committed" : "the file was not finished",
+                   dest_path_, 0, bytes_written());
+  }
+  int err = InjectedErrno(FileOp::kRename);
+  if (err == 0) {
+    const int renamed = dir_fd_ >= 0 ? renameat(dir_fd_, temp_name_.c_str(), dir_fd_,
+                                                dest_name_.c_str())
+                                     : rename(temp_path_.c_str(), dest_path_.c_str());
+    if (renamed != 0) err = errno;
+  }
   if (err != 0) {
     return Fail(IoError("could not rename the temporary file over the output", dest_path_,
                         err, bytes_written_));
@@ -376,7 +457,9 @@ Error AtomicFile::Commit() {
   // Make the rename itself durable. Some file systems cannot sync a directory (EINVAL);
   // there is nothing more to do on those.
   err = InjectedErrno(FileOp::kSyncDir);
-  if (err == 0) {
+  if (err == 0 && dir_fd_ >= 0) {
+    if (fsync(dir_fd_) != 0 && errno != EINVAL) err = errno;
+  } else if (err == 0) {
     const int dir_fd = open(dir_path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0) {
       err = errno;

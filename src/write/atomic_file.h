@@ -4,6 +4,7 @@
 #ifndef STGUARD_SRC_ATOMIC_FILE_H_
 #define STGUARD_SRC_ATOMIC_FILE_H_
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -54,6 +55,20 @@ class AtomicFile final : public ByteSink {
   // file is registered for RemoveTemporaryFilesOnSignals until Commit or Abort.
   static Result<std::unique_ptr<AtomicFile>> Create(const std::string& path);
 
+  // CreateInFolder opens a new temporary file in the folder open as `dir_fd` (a
+  // descriptor of a directory; `dir_path` is its path, for messages and the signal
+  // handler), to become the entry `name` of that folder. Nothing is resolved through a
+  // path: the temporary file is created relative to `dir_fd` with O_EXCL and O_NOFOLLOW,
+  // and Commit (or Publish) renames it with renameat(2) within the folder, which replaces
+  // the entry itself. So a symbolic link planted in the folder is never written through.
+  // Fails with kNotARegularFile when `name` exists and is not a regular file (a link, a
+  // folder, a device): the caller chose the name and must not replace what it did not
+  // expect. `name` must be a plain file name (no '/'). `dir_fd` must stay open until the
+  // file is committed or aborted.
+  static Result<std::unique_ptr<AtomicFile>> CreateInFolder(int dir_fd,
+                                                            const std::string& dir_path,
+                                                            const std::string& name);
+
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   // The destructor aborts unless Commit succeeded.
@@ -69,6 +84,13 @@ class AtomicFile final : public ByteSink {
   // rename is reported, but the destination then already holds the complete new file.
   Error Commit();
 
+  // Finish does what Commit does before the rename (flush, mode, owner, fsync, close), and
+  // Publish the rename and the folder's sync: a caller writing several files finishes all
+  // of them before publishing any, so that a failure leaves every destination untouched.
+  // Commit is Finish then Publish. After a failed Finish the temporary file is removed.
+  Error Finish();
+  Error Publish();
+
   // Abort closes and removes the temporary file; the destination is untouched.
   void Abort();
 
@@ -79,12 +101,24 @@ class AtomicFile final : public ByteSink {
  private:
   AtomicFile(int fd, std::string dest_path, std::string temp_path, std::string dir_path);
 
+  // SetFinalMode gives the file the destination's mode and owner when it exists (`dest`
+  // is its status), else 0666 minus the umask.
+  void SetFinalMode(const struct stat* dest);
+  // RemoveTemporary unlinks the temporary file (relative to dir_fd_ when there is one).
+  void RemoveTemporary();
+
   Error Flush();
   Error WriteAll(const std::byte* data, size_t len);
   // Fail records `error` as the sticky failure, aborts, and returns it.
   Error Fail(Error error);
 
   int fd_;
+  // In a folder opened by the caller (CreateInFolder): its descriptor (not owned), and the
+  // entries' names in it. -1: the paths are used.
+  int dir_fd_ = -1;
+  std::string dest_name_;
+  std::string temp_name_;
+  bool finished_ = false;  // Finish succeeded: the temporary file is closed and complete
   std::string dest_path_;
   std::string temp_path_;
   std::string dir_path_;

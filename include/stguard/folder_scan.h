@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// stguard/folder_scan.h: find every pickle-bearing file under a folder, by content, and
+// judge each (stguard/file_verdict.h). Used by `scan DIR` and `check DIR` alike.
+//
+// THE WALK. The folder and its subfolders, to FolderScanOptions::max_depth levels
+// (Meta ships original/consolidated.00.pth; trainers write checkpoint-500/...). Every
+// regular file is sniffed (stguard/sniff.h), whatever its name; the pickle-bearing ones
+// are scanned statically, nothing run. Names are visited in byte order, so reports are
+// stable.
+// - Symbolic links are never followed into folders (no loops, no walking out). A link to
+//   a file is read only when it resolves inside the folder, or with
+//   allow_external_symlinks; a link out of the folder is reported, unread, as
+//   cannot-prove-safe with kUnsafeShardName (a loader would follow it). Dangling links,
+//   FIFOs, sockets and devices are not files a loader reads as a checkpoint: skipped.
+// - Bounds: at most max_entries names over the whole walk and max_depth levels; past
+//   either, the walk stops with kFolderTooLarge, a verdict on the folder (an unbounded
+//   walk would let a folder's author hide a file past the point where it stops).
+#ifndef STGUARD_FOLDER_SCAN_H_
+#define STGUARD_FOLDER_SCAN_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "stguard/error.h"
+#include "stguard/export.h"
+#include "stguard/file_verdict.h"
+#include "stguard/torch_checkpoint.h"
+
+namespace stguard {
+
+inline constexpr size_t kDefaultFolderScanDepth = 8;
+inline constexpr size_t kDefaultFolderScanEntries = 100000;
+
+struct FolderScanOptions {
+  // max_depth: subfolder levels walked below the folder (0: the folder only).
+  size_t max_depth = kDefaultFolderScanDepth;
+  // max_entries: names (files, folders, links) listed over the whole walk.
+  size_t max_entries = kDefaultFolderScanEntries;
+  // Read files through symbolic links that resolve out of the folder.
+  bool allow_external_symlinks = false;
+  // How each file's state dict is selected (--key) and its output bounded.
+  TorchOptions torch;
+};
+
+// FolderScanEntry is one pickle-bearing file (or a link out of the folder, unread).
+struct FolderScanEntry {
+  std::string name;  // relative to the folder, '/'-separated: "original/consolidated.00.pth"
+  PickleFileReport report;
+};
+
+struct FolderScanReport {
+  std::vector<FolderScanEntry> files;  // in walk order
+  // error: kIoError when a folder cannot be listed, kFolderTooLarge past a bound; the
+  // files found until then are kept.
+  Error error;
+};
+
+// ScanFolderForPickles walks `folder` as described above.
+STGUARD_API FolderScanReport ScanFolderForPickles(const std::string& folder,
+                                                  const FolderScanOptions& options = {});
+
+// FirstFolderFailure returns the first entry whose verdict makes the folder invalid
+// (VerdictFailsFolder), or nullptr.
+STGUARD_API const FolderScanEntry* FirstFolderFailure(const FolderScanReport& report);
+
+}  // namespace stguard
+
+#endif  // STGUARD_FOLDER_SCAN_H_

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+// SniffFormat: a file's format from its bytes (see stguard/sniff.h for the rules).
+#include "stguard/sniff.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+#include "base/little_endian.h"
+#include "sniff/pickle_walk.h"
+
+namespace stguard {
+namespace {
+
+bool StartsWith(std::span<const std::byte> bytes, std::string_view prefix) {
+  return bytes.size() >= prefix.size() &&
+         std::memcmp(bytes.data(), prefix.data(), prefix.size()) == 0;
+}
+
+uint8_t ByteAt(std::span<const std::byte> bytes, size_t at) {
+  return static_cast<uint8_t>(bytes[at]);
+}
+
+// ---- ZIP ------------------------------------------------------------------------------
+
+// kMaxEocdSearch is how far from the end the end-of-central-directory record can be: its
+// 22 bytes plus a comment of at most 65,535.
+constexpr size_t kEocdLen = 22;
+constexpr size_t kMaxEocdSearch = kEocdLen + 0xFFFF;
+
+// ZipCentralDirectory finds where the central directory starts and how many entries it
+// claims, through the ZIP64 records when the classic fields are saturated. Returns false
+// when the archive's end cannot be read.
+bool ZipCentralDirectory(std::span<const std::byte> bytes, uint64_t* out_offset,
+                         uint64_t* out_count) {
+  if (bytes.size() < kEocdLen) return false;
+  const size_t lowest = bytes.size() > kMaxEocdSearch ? bytes.size() - kMaxEocdSearch : 0;
+  for (size_t at = bytes.size() - kEocdLen + 1; at-- > lowest;) {
+    if (!StartsWith(bytes.subspan(at), "PK\x05\x06")) continue;
+    const std::byte* eocd = bytes.data() + at;
+    *out_count = LoadLittleEndian<uint16_t>(eocd + 10);
+    *out_offset = LoadLittleEndian<uint32_t>(eocd + 16);
+    if (*out_count != 0xFFFF && *out_offset != 0xFFFFFFFF) return true;
+    // ZIP64: a 20-byte locator just before, pointing at the 56-byte ZIP64 record.
+    if (at < 20 || !StartsWith(bytes.subspan(at - 20), "PK\x06\x07")) return false;
+    const uint64_t record = LoadLittleEndian<uint64_t>(eocd - 20 + 8);
+    if (record > bytes.size() || bytes.size() - record < 56 ||
+        !StartsWith(bytes.subspan(record), "PK\x06\x06")) {
+      return false;
+    }
+    *out_count = LoadLittleEndian<uint64_t>(bytes.data() + record + 32);
+    *out_offset = LoadLittleEndian<uint64_t>(bytes.data() + record + 48);
+    return true;
+  }
+  return false;
+}
+
+// ZipMayHoldPickle says whether the archive's central directory names a ".pkl" record.
+// It reads leniently (no check beyond bounds), as a loader might, and says yes when it
+// cannot read the directory at all: a loader more forgiving than this walk could.
+bool ZipMayHoldPickle(std::span<const std::byte> bytes) {
+  uint64_t at = 0;
+  uint64_t count = 0;
+  if (!ZipCentralDirectory(bytes, &at, &count)) return true;
+  constexpr size_t kEntryLen = 46;
+  for (uint64_t k = 0; k < count; ++k) {
+    if (at > bytes.size() || bytes.size() - at < kEntryLen ||
+        !StartsWith(bytes.subspan(at), "PK\x01\x02")) {
+      return true;
+    }
+    const std::byte* entry = bytes.data() + at;
+    const uint64_t name_len = LoadLittleEndian<uint16_t>(entry + 28);
+    const uint64_t rest = name_len + LoadLittleEndian<uint16_t>(entry + 30) +
+                          LoadLittleEndian<uint16_t>(entry + 32);
+    if (bytes.size() - at - kEntryLen < rest) return true;
+    const std::string_view name(reinterpret_cast<const char*>(entry + kEntryLen), name_len);
+    if (name.size() >= 4 && name.substr(name.size() - 4) == ".pkl") return true;
+    at += kEntryLen + rest;
+  }
+  return false;
+}
+
+// ---- tar ------------------------------------------------------------------------------
+
+// TarChecksumField reads the header's checksum as Python's tarfile does: base-256 when
+// the first byte is 0x80 or 0xff, else octal text up to the first NUL, spaces around it
+// ignored (empty: 0). Returns false for text tarfile would refuse.
+bool TarChecksumField(const std::byte* field, int64_t* out) {
+  const uint8_t first = static_cast<uint8_t>(field[0]);
+  if (first == 0x80 || first == 0xff) {
+    int64_t value = first == 0xff ? -1 : 0;
+    for (int k = 1; k < 8; ++k) value = value * 256 + static_cast<uint8_t>(field[k]);
+    *out = value;
+    return true;
+  }
+  std::string_view text(reinterpret_cast<const char*>(field), 8);
+  text = text.substr(0, std::min(text.find('\0'), text.size()));
+  while (!text.empty() && (text.front() == ' ' || (text.front() >= '\t' && text.front() <= '\r'))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && (text.back() == ' ' || (text.back() >= '\t' && text.back() <= '\r'))) {
+    text.remove_suffix(1);
+  }
+  bool negative = false;
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  int64_t value = 0;
+  bool digit_before = false;
+  for (char c : text) {
+    if (c == '_' && digit_before) {
+      digit_before = false;
+      continue;
+    }
+    if (c < '0' || c > '7') return false;
+    value = value * 8 + (c - '0');
+    digit_before = true;
+  }
+  if (!text.empty() && !digit_before) return false;
+  *out = negative ? -value : value;
+  return true;
+}
+
+// LooksLikeTar says whether the first 512 bytes are a tar header whose checksum holds,
+// which is all Python's tarfile asks of a first member (no "ustar" magic needed).
+bool LooksLikeTar(std::span<const std::byte> bytes) {
+  constexpr size_t kBlockLen = 512;
+  constexpr size_t kChecksumAt = 148;
+  if (bytes.size() < kBlockLen) return false;
+  int64_t stored = 0;
+  if (!TarChecksumField(bytes.data() + kChecksumAt, &stored)) return false;
+  int64_t unsigned_sum = 8 * ' ';  // the checksum field counts as spaces
+  int64_t signed_sum = 8 * ' ';
+  for (size_t k = 0; k < kBlockLen; ++k) {
+    if (k >= kChecksumAt && k < kChecksumAt + 8) continue;
+    unsigned_sum += ByteAt(bytes, k);
+    signed_sum += static_cast<int8_t>(ByteAt(bytes, k));
+  }
+  return stored == unsigned_sum || stored == signed_sum;
+}
+
+// ---- safetensors ----------------------------------------------------------------------
+
+bool LooksLikeSafetensors(std::span<const std::byte> bytes) {
+  if (bytes.size() < 10) return false;
+  const uint64_t header_len = LoadLittleEndian<uint64_t>(bytes.data());
+  return header_len >= 2 && header_len <= bytes.size() - 8 && ByteAt(bytes, 8) == '{';
+}
+
+// The legacy stream's first pickle: PROTO 2, LONG1 of the magic 0x1950a86a20f9469cfc6c,
+// STOP (torch/serialization.py MAGIC_NUMBER).
+constexpr std::string_view kLegacyMagic(
+    "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e", 15);
+
+}  // namespace
+
+std::string_view FormatName(Format format) {
+  switch (format) {
+    case Format::kSafetensors: return "safetensors";
+    case Format::kPytorchZip: return "pytorch-zip";
+    case Format::kPytorchLegacy: return "pytorch-legacy";
+    case Format::kPickle: return "pickle";
+    case Format::kTar: return "tar";
+    case Format::kZip: return "zip";
+    case Format::kUnknown: case Format::kNumFormats: break;
+  }
+  return "unknown";
+}
+
+bool IsPickleBearing(Format format) {
+  return format == Format::kPytorchZip || format == Format::kPytorchLegacy ||
+         format == Format::kPickle || format == Format::kTar;
+}
+
+Format SniffFormat(std::span<const std::byte> bytes) {
+  // torch.load takes any file starting with a local file header for a ZIP.
+  if (StartsWith(bytes, "PK\x03\x04")) {
+    return ZipMayHoldPickle(bytes) ? Format::kPytorchZip : Format::kZip;
+  }
+  if (StartsWith(bytes, "PK\x05\x06")) return Format::kZip;  // an empty archive
+  if (StartsWith(bytes, kLegacyMagic)) return Format::kPytorchLegacy;
+  // torch.load tries a tar before a pickle.
+  if (LooksLikeTar(bytes)) return Format::kTar;
+  if (LooksLikeSafetensors(bytes)) {
+    // Its length prefix can spell a short pickle that stops ("N." is 11,854): the header
+    // decides then. One that calls out within the prefix and header (what the reader
+    // reads anyway) is a pickle whatever follows.
+    const uint64_t header_end = 8 + LoadLittleEndian<uint64_t>(bytes.data());
+    const PickleWalk walk = WalkPickle(bytes.first(header_end)).outcome;
+    return walk == PickleWalk::kCalls ? Format::kPickle : Format::kSafetensors;
+  }
+  // Walk a bounded prefix: a file still reading as a pickle when it ends is one.
+  const size_t window = std::min(bytes.size(), kMaxSniffWalkLen);
+  const PickleWalkResult walk = WalkPickle(bytes.first(window));
+  if (walk.outcome != PickleWalk::kRejected) return Format::kPickle;
+  return walk.ran_out && window < bytes.size() ? Format::kPickle : Format::kUnknown;
+}
+
+}  // namespace stguard
