@@ -235,6 +235,8 @@ TEST(GgufReader, TensorNamesAreShorterThan64Bytes) {
   EXPECT_EQ(Verdict(WithTensor({"", 0, {2}, {}, {}})), ErrorCode::kOk);
   EXPECT_EQ(Verdict(WithTensor({std::string(64, 'n'), 0, {2}, {}, {}})),
             ErrorCode::kGgufInvalidTensorName);
+  EXPECT_EQ(Verdict(WithTensor({std::string("a\0b", 3), 0, {2}, {}, {}})),
+            ErrorCode::kGgufInvalidTensorName);
 }
 
 TEST(GgufReader, TensorNamesAreUnique) {

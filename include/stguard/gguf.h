@@ -20,6 +20,8 @@
 // - Bool values (scalars and array elements) must be the byte 0 or 1.
 //   -> kGgufInvalidBool. (The reference reads any non-zero byte as true.)
 // - Strings (values, keys, tensor names) must be well-formed UTF-8. -> kInvalidUtf8.
+// - A tensor name must not hold a NUL byte (ggml cuts names at the first NUL, so two
+//   different names could be one to it). -> kGgufInvalidTensorName.
 // - general.alignment must be a multiple of 8 (the spec's rule; the reference accepts 1,
 //   2 and 4). -> kGgufInvalidAlignment.
 // - A tensor has 1 to 4 dims; 0 is refused. -> kGgufInvalidDims. (The reference reads
@@ -84,9 +86,10 @@ inline constexpr uint64_t kMaxKeyBytes = 65536;
 inline constexpr uint32_t kDefaultAlignment = 32;
 // The smallest encodings, used to bound counts before allocating: a key/value pair is a
 // length (8), a one-byte key, a type (4) and a one-byte value; a tensor info is a name
-// length (8), a dim count (4), one dim (8), a type (4) and an offset (8).
+// length (8), a dim count (4), a type (4) and an offset (8): ggml accepts 0 dims, and a
+// count is bounded before the dims are checked, so its bound must not assume one.
 inline constexpr uint64_t kMinKeyValueBytes = 8 + 1 + 4 + 1;
-inline constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 8 + 4 + 8;
+inline constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;
 
 // LooksLikeGguf says whether `prefix` (the first bytes of a file) starts with the magic.
 // It is the sniff by content: the extension is never consulted.

@@ -72,7 +72,7 @@ Error SizeTensor(uint32_t type_id, uint64_t type_offset, TensorInfo* info) {
 }  // namespace
 
 Error ReadTensorInfos(GgufCursor* cursor, uint64_t count, std::vector<TensorInfo>* out) {
-  out->reserve(static_cast<size_t>(count));  // bounded by ReadHeader: count * 32 <= file
+  out->reserve(static_cast<size_t>(count));  // bounded by ReadHeader: count * 24 <= file
   for (uint64_t i = 0; i < count; ++i) {
     TensorInfo info;
     info.info_offset = cursor->position();
@@ -81,6 +81,11 @@ Error ReadTensorInfos(GgufCursor* cursor, uint64_t count, std::vector<TensorInfo
       return {ErrorCode::kGgufInvalidTensorName, info.info_offset,
               "a tensor name must be shorter than 64 bytes", std::to_string(info.name.size()),
               std::string(info.name)};
+    }
+    // ggml keeps names as C strings: "a\0b" and "a\0c" would be one name to it.
+    if (info.name.find('\0') != std::string_view::npos) {
+      return {ErrorCode::kGgufInvalidTensorName, info.info_offset,
+              "a tensor name holds a NUL byte", "", std::string(info.name)};
     }
     if (Error error = ReadDims(cursor, &info); !error.ok()) return error;
     const uint64_t type_offset = cursor->position();
