@@ -108,7 +108,8 @@ std::string Encode(const GgufModel& model) {
   for (const GgufTensor& tensor : model.tensors) {
     datas.push_back(TensorData(tensor));
     out += EncodeTensorInfo(tensor, tensor.offset.value_or(next));
-    next = AlignUp(tensor.offset.value_or(next) + datas.back().size(), model.alignment);
+    // The next tensor's offset follows the true layout, so one lie stays one lie.
+    next = AlignUp(next + datas.back().size(), model.alignment);
   }
   if (!model.tensors.empty()) out.resize(AlignUp(out.size(), model.alignment), '\0');
   const uint64_t data_start = out.size();
