@@ -218,8 +218,34 @@ bool IsGgufFile(const std::string& path) {
   return gguf::LooksLikeGguf(std::span(prefix, got));
 }
 
+namespace {
+
+// CheckSplit validates the whole set when `file` is the first part of a split model;
+// other files (and later parts) are checked alone. Returns the set's error, or kOk with
+// *parts and *tensors set for a set of more than one part.
+Error CheckSplit(const std::string& path, const GgufFile& file, size_t* parts, uint64_t* tensors) {
+  const gguf::MetadataEntry* count = file.FindKey("split.count");
+  const gguf::MetadataEntry* no = file.FindKey("split.no");
+  if (count == nullptr || no == nullptr || count->value.AsUnsigned().value_or(0) <= 1 ||
+      no->value.AsUnsigned().value_or(1) != 0) {
+    return {};
+  }
+  Result<gguf::GgufSplitSet> set = gguf::CheckSplitSet(path);
+  if (!set.ok()) return set.error();
+  *parts = set->parts.size();
+  *tensors = set->num_tensors;
+  return {};
+}
+
+}  // namespace
+
 int CheckGgufFile(const std::string& path, bool quiet, bool json) {
-  const Result<GgufFile> file = GgufFile::Open(path);
+  Result<GgufFile> file = GgufFile::Open(path);
+  size_t parts = 1;
+  uint64_t set_tensors = 0;
+  if (file.ok()) {
+    if (Error error = CheckSplit(path, *file, &parts, &set_tensors); !error.ok()) file = error;
+  }
   if (quiet && file.ok()) return kExitOk;
   std::string line;
   if (json) {
@@ -236,10 +262,16 @@ int CheckGgufFile(const std::string& path, bool quiet, bool json) {
     }
   } else {
     line = PrintableText(path) + ": ";
-    line += file.ok() ? "ok (gguf v" + std::to_string(file->version()) + ", " +
-                            std::to_string(file->tensors().size()) + " tensors, " +
-                            std::to_string(file->metadata().size()) + " keys)"
-                      : "error: " + file.error().ToString();
+    if (!file.ok()) {
+      line += "error: " + file.error().ToString();
+    } else if (parts > 1) {
+      line += "ok (gguf v" + std::to_string(file->version()) + " split model, " +
+              std::to_string(parts) + " parts, " + std::to_string(set_tensors) + " tensors)";
+    } else {
+      line += "ok (gguf v" + std::to_string(file->version()) + ", " +
+              std::to_string(file->tensors().size()) + " tensors, " +
+              std::to_string(file->metadata().size()) + " keys)";
+    }
   }
   PrintLine(line);
   return file.ok() ? kExitOk : ExitStatusOf(file.error());

@@ -218,6 +218,26 @@ class STGUARD_API GgufFile {
   std::vector<uint32_t> tensors_by_name_;  // indexes into tensors_, sorted by name
 };
 
+// SplitPartPath returns the path of part `part` (1-based) of `count` for the split
+// model whose part `path` is ("name-00002-of-00005.gguf" -> "name-0000<part>-of-00005.gguf",
+// llama.cpp's naming), or an empty string when `path` is not named that way.
+STGUARD_API std::string SplitPartPath(const std::string& path, uint32_t part);
+
+// GgufSplitSet is a validated split model: every part, in order.
+struct STGUARD_API GgufSplitSet {
+  std::vector<GgufFile> parts;
+  uint64_t num_tensors = 0;
+};
+
+// CheckSplitSet validates the split model that `first_part` (a valid GGUF file with
+// split.no 0 and split.count N) begins: its N parts are found by llama.cpp's naming
+// (kMissingShard when one is absent), each is a valid GGUF file whose split.no is its
+// index and whose split.count and split.tensors.count equal the first part's
+// (kGgufSplitMismatch), no tensor name is in two parts (kTensorInTwoShards), and the
+// parts hold split.tensors.count tensors in all (kGgufSplitMismatch). A file without
+// split keys is a set of one part.
+STGUARD_API Result<GgufSplitSet> CheckSplitSet(const std::string& first_part);
+
 // ------------------------------------------------------------------------------------
 // Inline definitions.
 
