@@ -8,6 +8,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "gguf_output.h"
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
@@ -21,7 +22,7 @@ constexpr char kCheckUsage[] =
     "usage: stguard check [-q] [--json] [--canonical] [--aligned] [--allow-external-symlinks]\n"
     "                     [--] FILE|DIR...\n"
     "  FILE     a .safetensors file, validated strictly; with --canonical it must also be\n"
-    "           byte-identical to its canonical form\n"
+    "           byte-identical to its canonical form; or a GGUF file (known by its magic)\n"
     "  DIR      a checkpoint folder or a *.safetensors.index.json: the index, every\n"
     "           *.safetensors file in the folder, config.json and pickle files\n"
     "  --aligned  also require every tensor's data to be aligned to its element size\n"
@@ -55,6 +56,10 @@ int RunCheck(Args args) {
       status = std::max(status,
                         CheckCheckpointDir(path, {quiet, json, allow_external_symlinks,
                                                   options.require_aligned_data}));
+      continue;
+    }
+    if (IsGgufFile(path)) {  // recognised by its magic: gguf_output.cc
+      status = std::max(status, CheckGgufFile(path, quiet, json));
       continue;
     }
     const Result<Checkpoint> checkpoint = Checkpoint::Open(path, options);

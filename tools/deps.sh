@@ -13,7 +13,7 @@ packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-torch p
            python3-setuptools python3-pip python3-wheel)
 if [[ "${1:-}" == "--all" ]]; then
   packages+=(libclang-rt-14-dev llvm zip unzip libbenchmark-dev libsimdjson-dev
-             nlohmann-json3-dev python3)
+             nlohmann-json3-dev python3 npm)
 fi
 
 missing=()
@@ -21,14 +21,18 @@ for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$package")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
-
-if [[ $(id -u) -eq 0 ]]; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
-else
-  echo "stguard needs these Debian packages; install them with:" >&2
-  echo "  sudo apt-get install -y ${missing[*]}" >&2
-  exit 1
+if [[ ${#missing[@]} -gt 0 ]]; then
+  if [[ $(id -u) -eq 0 ]]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    echo "stguard needs these Debian packages; install them with:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+# The GGUF tests' reference (ggml itself, test-only), pinned by checksum.
+if [[ "${1:-}" == "--all" ]]; then
+  "$(dirname "$0")/fetch_ggml.sh" >/dev/null
 fi

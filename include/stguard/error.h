@@ -140,6 +140,26 @@ enum class ErrorCode : uint8_t {
                            // never writes
   // Folder walks.
   kFolderTooLarge,  // a folder holds more files, or nests deeper, than the walk's bounds
+  // GGUF files (stguard/gguf.h).
+  kGgufBadMagic,            // the input does not begin with the magic "GGUF"
+  kGgufUnsupportedVersion,  // a GGUF version other than 2 or 3 (the version is in the context)
+  kGgufByteSwapped,         // the version reads as a byte-swapped (big-endian) file's
+  kGgufTruncated,           // a count, length or value needs more bytes than the file has left
+  kGgufInvalidKey,          // a key that is empty, not dot-separated [a-z0-9_-] segments, or too long
+  kGgufDuplicateKey,        // one key twice in the key/value section
+  kGgufInvalidValueType,    // a value type outside 0..12, or an array of arrays
+  kGgufInvalidBool,         // a bool value whose byte is neither 0 nor 1
+  kGgufInvalidAlignment,    // general.alignment not a u32, not a power of two or not a multiple of 8
+  kGgufInvalidTensorName,   // a tensor name of 64 bytes or more
+  kGgufDuplicateTensor,     // one tensor name twice
+  kGgufInvalidDims,         // a tensor's dim count outside 1..4, or a negative dim
+  kGgufUnknownType,         // a tensor type id ggml does not know or has removed
+  kGgufBlockMismatch,       // a tensor's first dim is not a multiple of its type's block size
+  kGgufTensorOffset,        // a tensor does not start where the previous one ends, rounded up to the alignment
+  kGgufTensorOutOfFile,     // a tensor's bytes reach past the end of the file
+  kGgufNonZeroPadding,      // a padding byte before, between or after the tensors is not zero
+  kGgufTrailingBytes,       // bytes follow the last tensor beyond its alignment padding
+  kGgufSplitMismatch,       // the parts of a split model disagree or are incomplete
 
   kNumErrorCodes  // not an error: the number of codes above
 };

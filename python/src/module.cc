@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include "raise_error.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/dtype.h"
+#include "stguard/gguf.h"
 #include "stguard/reader.h"
 #include "storage.h"
 #include "writing.h"
@@ -105,7 +107,18 @@ bool IsFolderOrIndex(const std::string& path) {
   return S_ISREG(info.st_mode) && path.size() >= 5 && path.ends_with(".json");
 }
 
-// Check validates a file, a folder or an index without keeping it open. Returns
+// IsGgufFile says whether `path` is a file that begins with GGUF's magic.
+bool IsGgufFile(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;  // the file path reports the error
+  std::byte prefix[4];
+  const size_t got = std::fread(prefix, 1, sizeof prefix, file);
+  std::fclose(file);
+  return stguard::gguf::LooksLikeGguf(std::span(prefix, got));
+}
+
+// Check validates a file (safetensors or GGUF), a folder or an index without keeping it
+// open. Returns
 // (error or None, files, tensors, header bytes, warnings [(kind, file, tensor, message)]).
 py::tuple Check(const std::string& path, bool allow_external_symlinks) {
   stguard::Error error;
@@ -135,6 +148,15 @@ py::tuple Check(const std::string& path, bool allow_external_symlinks) {
             header_bytes += shard.checkpoint.header_len();
           }
         }
+      }
+    } else if (IsGgufFile(path)) {  // recognised by its magic, as `stguard check` does
+      const stguard::Result<stguard::gguf::GgufFile> gguf = stguard::gguf::GgufFile::Open(path);
+      if (!gguf.ok()) {
+        error = gguf.error();
+      } else {
+        num_files = 1;
+        num_tensors = gguf->tensors().size();
+        header_bytes = gguf->data_offset();
       }
     } else {
       const stguard::Result<stguard::Checkpoint> checkpoint = stguard::Checkpoint::Open(path);

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: Apache-2.0
+// Printing GGUF files for `check` and `inspect`. Keys, strings and tensor names come from
+// the file: text output passes them through PrintableText, JSON through the JSON escaper
+// (validation proved them UTF-8).
+#include "gguf_output.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "output.h"
+#include "stguard/gguf.h"
+#include "stguard/json_escape.h"
+
+namespace stguard::cli {
+
+namespace {
+
+using gguf::GgufFile;
+using gguf::MetadataEntry;
+using gguf::TensorInfo;
+using gguf::Value;
+using gguf::ValueType;
+
+// kTableArrayEntries: the text table shows this many elements of an array, then the count.
+constexpr uint64_t kTableArrayEntries = 8;
+
+// AppendNumber appends a scalar number, or a float's shortest round-trip decimal; a
+// non-finite float becomes "nan", "inf" or "-inf" (quoted in JSON, where they have no
+// number form).
+void AppendNumber(const Value& value, bool json, std::string* out) {
+  if (auto u = value.AsUnsigned()) {
+    *out += std::to_string(*u);
+  } else if (auto s = value.AsSigned()) {
+    *out += std::to_string(*s);
+  } else if (auto d = value.AsDouble()) {
+    if (!std::isfinite(*d)) {
+      const char* word = std::isnan(*d) ? "nan" : (*d > 0 ? "inf" : "-inf");
+      if (json) *out += '"';
+      *out += word;
+      if (json) *out += '"';
+      return;
+    }
+    char buffer[64];
+    // An f32 is written as the shortest decimal that reads back as the same float.
+    const auto result = value.type == ValueType::kF32
+                            ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(*d))
+                            : std::to_chars(buffer, buffer + sizeof buffer, *d);
+    out->append(buffer, result.ptr);
+  } else if (auto b = value.AsBool()) {
+    *out += *b ? "true" : "false";
+  }
+}
+
+void AppendString(std::string_view text, bool json, std::string* out) {
+  if (json) {
+    AppendJsonString(text, out);
+  } else {
+    *out += '"';
+    *out += PrintableText(text);
+    *out += '"';
+  }
+}
+
+// AppendArray appends an array's elements: all of them in JSON, the first few and the
+// count in the table. Flushes the stream between elements (a token list is megabytes).
+void AppendArray(const Value& value, bool json, JsonStreamOut* stream) {
+  std::string& out = stream->text();
+  const uint64_t shown = json ? value.count : std::min(value.count, kTableArrayEntries);
+  out += "[";
+  if (value.element_type == ValueType::kString) {
+    value.StringElements([&](uint64_t i, std::string_view text) {
+      if (i == shown) return false;
+      if (i > 0) out += json ? "," : ", ";
+      AppendString(text, json, &out);
+      if (json) stream->Flush();
+      return true;
+    });
+  } else {
+    for (uint64_t i = 0; i < shown; ++i) {
+      if (i > 0) out += json ? "," : ", ";
+      AppendNumber(value.Element(i), json, &out);
+      if (json) stream->Flush();
+    }
+  }
+  if (!json && shown < value.count) out += ", ...";
+  out += "]";
+  if (!json) out += " (" + std::to_string(value.count) + " entries)";
+}
+
+void AppendValue(const Value& value, bool json, JsonStreamOut* stream) {
+  if (value.type == ValueType::kArray) {
+    AppendArray(value, json, stream);
+  } else if (value.type == ValueType::kString) {
+    AppendString(*value.AsString(), json, &stream->text());
+  } else {
+    AppendNumber(value, json, &stream->text());
+  }
+}
+
+std::string TypeText(const Value& value) {
+  if (value.type != ValueType::kArray) return std::string(gguf::ValueTypeName(value.type));
+  return "array of " + std::string(gguf::ValueTypeName(value.element_type));
+}
+
+std::string NeText(const TensorInfo& tensor) {
+  return ShapeText(std::span(tensor.ne.data(), tensor.n_dims));
+}
+
+struct Totals {
+  uint64_t parameters = 0;
+  uint64_t bytes = 0;
+};
+
+Totals ComputeTotals(const GgufFile& file) {
+  // Every tensor's bytes are in the file and each element takes at least one bit of a
+  // block, so neither sum can overflow.
+  Totals totals;
+  for (const TensorInfo& tensor : file.tensors()) {
+    totals.parameters += tensor.num_elements();
+    totals.bytes += tensor.byte_size;
+  }
+  return totals;
+}
+
+void PrintText(const std::string& path, const GgufFile& file) {
+  PrintLine("file: " + PrintableText(path));
+  PrintLine("format: gguf version " + std::to_string(file.version()) + ", alignment " +
+            std::to_string(file.alignment()));
+  PrintLine(file.metadata().empty() ? "metadata: (none)" : "metadata:");
+  JsonStreamOut stream;  // used as a line buffer: each line is printed whole
+  for (const MetadataEntry& entry : file.metadata()) {
+    stream.text() = "  " + PrintableText(entry.key) + " (" + TypeText(entry.value) + "): ";
+    AppendValue(entry.value, /*json=*/false, &stream);
+    stream.text() += "\n";
+    stream.Flush(/*force=*/true);
+  }
+  const std::vector<std::string> headings = {"name", "type", "ne", "shape", "offset", "bytes"};
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(file.tensors().size());
+  for (const TensorInfo& tensor : file.tensors()) {
+    rows.push_back({PrintableText(tensor.name), std::string(tensor.type->name), NeText(tensor),
+                    ShapeText(tensor.shape()), std::to_string(tensor.absolute_offset),
+                    std::to_string(tensor.byte_size)});
+  }
+  PrintLine("tensors (file order):");
+  const std::vector<size_t> widths = ColumnWidths(headings, rows);
+  PrintLine(FormatRow(headings, widths));
+  for (const std::vector<std::string>& row : rows) PrintLine(FormatRow(row, widths));
+  const Totals totals = ComputeTotals(file);
+  PrintLine("totals: " + std::to_string(file.tensors().size()) + " tensors, " +
+            std::to_string(totals.parameters) + " parameters, " + std::to_string(totals.bytes) +
+            " data bytes, " + std::to_string(file.data_offset()) + " header bytes");
+}
+
+void AppendTensorJson(const TensorInfo& tensor, std::string* out) {
+  *out += "{\"name\":";
+  AppendJsonString(tensor.name, out);
+  *out += ",\"type\":\"" + std::string(tensor.type->name) + "\",\"ne\":" +
+          ShapeText(std::span(tensor.ne.data(), tensor.n_dims), ",") +
+          ",\"shape\":" + ShapeText(tensor.shape(), ",") +
+          ",\"offset\":" + std::to_string(tensor.absolute_offset) +
+          ",\"bytes\":" + std::to_string(tensor.byte_size) + "}";
+}
+
+void PrintJson(const std::string& path, const GgufFile& file) {
+  JsonStreamOut stream;
+  std::string& out = stream.text();
+  out = "{\"file\":";
+  AppendJsonText(path, &out);
+  out += ",\"format\":\"gguf\",\"verdict\":\"valid\",\"version\":" +
+         std::to_string(file.version()) + ",\"alignment\":" + std::to_string(file.alignment()) +
+         ",\"metadata\":{";
+  bool first = true;
+  for (const MetadataEntry& entry : file.metadata()) {
+    if (!first) out += ",";
+    first = false;
+    AppendJsonString(entry.key, &out);
+    out += ":{\"type\":\"" + std::string(gguf::ValueTypeName(entry.value.type)) + "\",";
+    if (entry.value.type == ValueType::kArray) {
+      out += "\"element_type\":\"" + std::string(gguf::ValueTypeName(entry.value.element_type)) +
+             "\",";
+    }
+    out += "\"value\":";
+    AppendValue(entry.value, /*json=*/true, &stream);
+    out += "}";
+    stream.Flush();
+  }
+  out += "},\"tensors\":[";
+  first = true;
+  for (const TensorInfo& tensor : file.tensors()) {
+    if (!first) out += ",";
+    first = false;
+    AppendTensorJson(tensor, &out);
+    stream.Flush();
+  }
+  const Totals totals = ComputeTotals(file);
+  out += "],\"totals\":{\"tensors\":" + std::to_string(file.tensors().size()) +
+         ",\"parameters\":" + std::to_string(totals.parameters) +
+         ",\"bytes\":" + std::to_string(totals.bytes) +
+         ",\"header_bytes\":" + std::to_string(file.data_offset()) + "}}\n";
+  stream.Flush(/*force=*/true);
+}
+
+int ExitStatusOf(const Error& error) { return IsIoError(error) ? kExitUsage : kExitInvalid; }
+
+}  // namespace
+
+bool IsGgufFile(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;
+  std::byte prefix[4];
+  const size_t got = std::fread(prefix, 1, sizeof prefix, file);
+  std::fclose(file);
+  return gguf::LooksLikeGguf(std::span(prefix, got));
+}
+
+namespace {
+
+// CheckSplit validates the whole set when `file` is the first part of a split model;
+// other files (and later parts) are checked alone. Returns the set's error, or kOk with
+// *parts and *tensors set for a set of more than one part.
+Error CheckSplit(const std::string& path, const GgufFile& file, size_t* parts, uint64_t* tensors) {
+  const gguf::MetadataEntry* count = file.FindKey("split.count");
+  const gguf::MetadataEntry* no = file.FindKey("split.no");
+  if (count == nullptr || no == nullptr || count->value.AsUnsigned().value_or(0) <= 1 ||
+      no->value.AsUnsigned().value_or(1) != 0) {
+    return {};
+  }
+  Result<gguf::GgufSplitSet> set = gguf::CheckSplitSet(path);
+  if (!set.ok()) return set.error();
+  *parts = set->parts.size();
+  *tensors = set->num_tensors;
+  return {};
+}
+
+}  // namespace
+
+int CheckGgufFile(const std::string& path, bool quiet, bool json) {
+  Result<GgufFile> file = GgufFile::Open(path);
+  size_t parts = 1;
+  uint64_t set_tensors = 0;
+  if (file.ok()) {
+    if (Error error = CheckSplit(path, *file, &parts, &set_tensors); !error.ok()) file = error;
+  }
+  if (quiet && file.ok()) return kExitOk;
+  std::string line;
+  if (json) {
+    line = "{\"file\":";
+    AppendJsonText(path, &line);
+    line += ",\"format\":\"gguf\"";
+    if (file.ok()) {
+      line += ",\"ok\":true,\"tensors\":" + std::to_string(file->tensors().size()) +
+              ",\"header_bytes\":" + std::to_string(file->data_offset()) + "}";
+    } else {
+      line += ",\"ok\":false,\"error\":";
+      AppendErrorJson(file.error(), &line);
+      line += "}";
+    }
+  } else {
+    line = PrintableText(path) + ": ";
+    if (!file.ok()) {
+      line += "error: " + file.error().ToString();
+    } else if (parts > 1) {
+      line += "ok (gguf v" + std::to_string(file->version()) + " split model, " +
+              std::to_string(parts) + " parts, " + std::to_string(set_tensors) + " tensors)";
+    } else {
+      line += "ok (gguf v" + std::to_string(file->version()) + ", " +
+              std::to_string(file->tensors().size()) + " tensors, " +
+              std::to_string(file->metadata().size()) + " keys)";
+    }
+  }
+  PrintLine(line);
+  return file.ok() ? kExitOk : ExitStatusOf(file.error());
+}
+
+int InspectGgufFile(const std::string& path, bool json) {
+  const Result<GgufFile> file = GgufFile::Open(path);
+  if (!file.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
+                 file.error().ToString().c_str());
+    return ExitStatusOf(file.error());
+  }
+  if (json) {
+    PrintJson(path, *file);
+  } else {
+    PrintText(path, *file);
+  }
+  return kExitOk;
+}
+
+}  // namespace stguard::cli

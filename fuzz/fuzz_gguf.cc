@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// fuzz_gguf: arbitrary bytes through the strict GGUF reader. A rejection has an offset
+// inside the input. An accepted file's tensors tile the data section in order at aligned
+// offsets inside the input, their sizes follow from type and ne, every metadata value can
+// be read back, lookups find every key and tensor, and decoding then re-encoding the file
+// (the mutator's model) gives a file with the same verdict and contents.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_support.h"
+#include "gguf_mutator.h"
+#include "stguard/gguf.h"
+
+namespace {
+
+using stguard::gguf::GgufFile;
+using stguard::gguf::TensorInfo;
+using stguard::gguf::Value;
+using stguard::gguf::ValueType;
+
+void CheckValue(const Value& value) {
+  if (value.type == ValueType::kArray) {
+    uint64_t seen = 0;
+    value.StringElements([&](uint64_t i, std::string_view) {
+      FUZZ_CHECK(i == seen);
+      ++seen;
+      return true;
+    });
+    if (value.element_type == ValueType::kString) {
+      FUZZ_CHECK(seen == value.count);
+    } else {
+      FUZZ_CHECK(value.bytes.size() == value.count * stguard::gguf::ValueTypeFixedSize(value.element_type));
+      if (value.count > 0) FUZZ_CHECK(!value.Element(value.count - 1).bytes.empty());
+    }
+    return;
+  }
+  const bool readable = value.AsUnsigned() || value.AsSigned() || value.AsDouble() ||
+                        value.AsBool() || value.AsString();
+  FUZZ_CHECK(readable);
+}
+
+void CheckTensors(const GgufFile& file, size_t size) {
+  FUZZ_CHECK(file.data_offset() % file.alignment() == 0 || file.tensors().empty());
+  uint64_t expected = 0;
+  for (const TensorInfo& tensor : file.tensors()) {
+    FUZZ_CHECK(tensor.type != nullptr && tensor.n_dims >= 1 && tensor.n_dims <= 4);
+    FUZZ_CHECK(tensor.offset == expected);
+    FUZZ_CHECK(tensor.absolute_offset == file.data_offset() + tensor.offset);
+    FUZZ_CHECK(tensor.absolute_offset % file.alignment() == 0);
+    FUZZ_CHECK(tensor.absolute_offset <= size && tensor.byte_size <= size - tensor.absolute_offset);
+    FUZZ_CHECK(tensor.data.size() == tensor.byte_size);
+    FUZZ_CHECK(tensor.ne[0] % tensor.type->block_size == 0);
+    FUZZ_CHECK(tensor.num_elements() / tensor.type->block_size * tensor.type->type_size ==
+               tensor.byte_size);
+    FUZZ_CHECK(tensor.shape().size() == tensor.n_dims && tensor.shape().front() == tensor.ne[tensor.n_dims - 1]);
+    FUZZ_CHECK(file.FindTensor(tensor.name) == &tensor);
+    expected = tensor.offset + (tensor.byte_size + file.alignment() - 1) / file.alignment() * file.alignment();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const stguard_fuzz::ExactCopy input(data, size);
+  stguard::Result<GgufFile> file = GgufFile::FromBytes(input.bytes());
+  stguard_fuzz::CountExecution(file.ok());
+  if (!file.ok()) {
+    FUZZ_CHECK_MSG(file.error().offset <= size, file.error().ToString());
+    return 0;
+  }
+  for (const stguard::gguf::MetadataEntry& entry : file->metadata()) {
+    FUZZ_CHECK(file->FindKey(entry.key) == &entry);
+    CheckValue(entry.value);
+  }
+  CheckTensors(*file, size);
+  // Decoded and re-encoded, the file is read the same way (a round trip of the layout).
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::optional<stguard::testing::GgufModel> model = stguard_fuzz::mutator::DecodeGguf(text);
+  FUZZ_CHECK(model.has_value());
+  const std::string again = stguard::testing::Encode(*model);
+  stguard::Result<GgufFile> reread =
+      GgufFile::FromBytes(std::as_bytes(std::span(again.data(), again.size())));
+  FUZZ_CHECK_MSG(reread.ok(), reread.error().ToString());
+  FUZZ_CHECK(reread->metadata().size() == file->metadata().size());
+  FUZZ_CHECK(reread->tensors().size() == file->tensors().size());
+  return 0;
+}
+
+// Structure-aware mutation (gguf_mutator.h): one lie at a time in an otherwise valid file.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  return stguard_fuzz::mutator::MutateGguf(data, size, max_size, seed);
+}

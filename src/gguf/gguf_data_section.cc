@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// The data section: it starts at the first multiple of the alignment after the tensor
+// infos; tensor i starts where tensor i-1 ends rounded up to the alignment (the offsets
+// are stored, and must say exactly that); every padding byte is zero, and nothing follows
+// the last tensor but (part of) its padding. Only padding bytes are read, never data.
+#include <string>
+
+#include "base/checked_math.h"
+#include "gguf/gguf_internal.h"
+
+namespace stguard::gguf {
+
+namespace {
+
+// AlignUp rounds `offset` up to a multiple of `alignment` (a power of two), or fails on
+// overflow.
+bool AlignUp(uint64_t offset, uint32_t alignment, uint64_t* out) {
+  if (!CheckedAdd(offset, alignment - 1, out)) return false;
+  *out &= ~static_cast<uint64_t>(alignment - 1);
+  return true;
+}
+
+// CheckZeros refuses a non-zero byte in file[begin, end), which lies inside the file.
+Error CheckZeros(std::span<const std::byte> file, uint64_t begin, uint64_t end,
+                 std::string_view after) {
+  for (uint64_t i = begin; i < end; ++i) {
+    if (file[static_cast<size_t>(i)] != std::byte{0}) {
+      return {ErrorCode::kGgufNonZeroPadding, i, "a padding byte is not zero", "",
+              std::string(after)};
+    }
+  }
+  return {};
+}
+
+Error CheckTensor(std::span<const std::byte> file, uint64_t data_offset, uint64_t expected,
+                  TensorInfo* tensor) {
+  if (tensor->offset != expected) {
+    return {ErrorCode::kGgufTensorOffset, tensor->info_offset,
+            "a tensor's offset is not where the previous tensor ends, rounded up to the "
+            "alignment",
+            std::to_string(tensor->offset) + " != " + std::to_string(expected),
+            std::string(tensor->name)};
+  }
+  uint64_t end = 0;
+  if (!CheckedAdd(data_offset, tensor->offset, &tensor->absolute_offset) ||
+      !CheckedAdd(tensor->absolute_offset, tensor->byte_size, &end) || end > file.size()) {
+    return {ErrorCode::kGgufTensorOutOfFile, tensor->info_offset,
+            "a tensor's bytes reach past the end of the file",
+            std::to_string(tensor->byte_size) + " bytes", std::string(tensor->name)};
+  }
+  tensor->data = file.subspan(static_cast<size_t>(tensor->absolute_offset),
+                              static_cast<size_t>(tensor->byte_size));
+  return {};
+}
+
+}  // namespace
+
+Error CheckDataSection(std::span<const std::byte> file, uint64_t infos_end,
+                       uint32_t alignment, std::vector<TensorInfo>* tensors,
+                       uint64_t* data_offset) {
+  AlignUp(infos_end, alignment, data_offset);  // infos_end <= file size: cannot overflow
+  uint64_t expected = 0;   // relative offset where the next tensor must start
+  uint64_t content_end = infos_end;  // absolute end of the last real bytes
+  std::string_view previous = "";
+  for (TensorInfo& tensor : *tensors) {
+    if (Error error = CheckTensor(file, *data_offset, expected, &tensor); !error.ok()) {
+      return error;
+    }
+    // The padding before this tensor: from the previous content's end to its start.
+    const uint64_t gap_begin = std::min(content_end, tensor.absolute_offset);
+    if (Error error = CheckZeros(file, gap_begin, tensor.absolute_offset, previous);
+        !error.ok()) {
+      return error;
+    }
+    content_end = tensor.absolute_offset + tensor.byte_size;
+    uint64_t padded = 0;
+    AlignUp(tensor.byte_size, alignment, &padded);  // byte_size < file size: no overflow
+    expected = tensor.offset + padded;
+    previous = tensor.name;
+  }
+  // After the last real byte: at most the padding to the next aligned offset, all zeros.
+  uint64_t padded_end = 0;
+  AlignUp(content_end, alignment, &padded_end);
+  if (file.size() > padded_end) {
+    return {ErrorCode::kGgufTrailingBytes, padded_end,
+            "bytes follow the last tensor's alignment padding",
+            std::to_string(file.size() - padded_end) + " bytes"};
+  }
+  return CheckZeros(file, content_end, file.size(), previous);
+}
+
+}  // namespace stguard::gguf
