@@ -7,75 +7,16 @@
 namespace stguard::capi {
 namespace {
 
-// stguard_code must mirror ErrorCode value for value: the C API converts by casting.
-// A code added to stguard/error.h without its STGUARD_ twin stops the build here.
-#define STGUARD_SAME_CODE(c_name, cpp_name) \
-  static_assert(static_cast<int>(c_name) == static_cast<int>(ErrorCode::cpp_name), #c_name)
-STGUARD_SAME_CODE(STGUARD_OK, kOk);
-STGUARD_SAME_CODE(STGUARD_IO_ERROR, kIoError);
-STGUARD_SAME_CODE(STGUARD_NOT_A_REGULAR_FILE, kNotARegularFile);
-STGUARD_SAME_CODE(STGUARD_HEADER_TOO_SMALL, kHeaderTooSmall);
-STGUARD_SAME_CODE(STGUARD_HEADER_TOO_LARGE, kHeaderTooLarge);
-STGUARD_SAME_CODE(STGUARD_INVALID_HEADER_LENGTH, kInvalidHeaderLength);
-STGUARD_SAME_CODE(STGUARD_INVALID_UTF8, kInvalidUtf8);
-STGUARD_SAME_CODE(STGUARD_CONTROL_CHARACTER, kControlCharacter);
-STGUARD_SAME_CODE(STGUARD_INVALID_ESCAPE, kInvalidEscape);
-STGUARD_SAME_CODE(STGUARD_INVALID_UNICODE_ESCAPE, kInvalidUnicodeEscape);
-STGUARD_SAME_CODE(STGUARD_LONE_SURROGATE, kLoneSurrogate);
-STGUARD_SAME_CODE(STGUARD_INVALID_NUMBER, kInvalidNumber);
-STGUARD_SAME_CODE(STGUARD_INVALID_LITERAL, kInvalidLiteral);
-STGUARD_SAME_CODE(STGUARD_UNEXPECTED_TOKEN, kUnexpectedToken);
-STGUARD_SAME_CODE(STGUARD_UNEXPECTED_END, kUnexpectedEnd);
-STGUARD_SAME_CODE(STGUARD_TRAILING_CONTENT, kTrailingContent);
-STGUARD_SAME_CODE(STGUARD_DEPTH_EXCEEDED, kDepthExceeded);
-STGUARD_SAME_CODE(STGUARD_HEADER_NOT_OBJECT, kHeaderNotObject);
-STGUARD_SAME_CODE(STGUARD_DUPLICATE_KEY, kDuplicateKey);
-STGUARD_SAME_CODE(STGUARD_METADATA_NOT_OBJECT, kMetadataNotObject);
-STGUARD_SAME_CODE(STGUARD_METADATA_VALUE_NOT_STRING, kMetadataValueNotString);
-STGUARD_SAME_CODE(STGUARD_TENSOR_NOT_OBJECT, kTensorNotObject);
-STGUARD_SAME_CODE(STGUARD_UNKNOWN_FIELD, kUnknownField);
-STGUARD_SAME_CODE(STGUARD_MISSING_FIELD, kMissingField);
-STGUARD_SAME_CODE(STGUARD_INVALID_DTYPE, kInvalidDtype);
-STGUARD_SAME_CODE(STGUARD_INVALID_SHAPE, kInvalidShape);
-STGUARD_SAME_CODE(STGUARD_INVALID_DATA_OFFSETS, kInvalidDataOffsets);
-STGUARD_SAME_CODE(STGUARD_VALIDATION_OVERFLOW, kValidationOverflow);
-STGUARD_SAME_CODE(STGUARD_MISALIGNED_SLICE, kMisalignedSlice);
-STGUARD_SAME_CODE(STGUARD_TENSOR_INVALID_INFO, kTensorInvalidInfo);
-STGUARD_SAME_CODE(STGUARD_INVALID_OFFSET, kInvalidOffset);
-STGUARD_SAME_CODE(STGUARD_METADATA_INCOMPLETE_BUFFER, kMetadataIncompleteBuffer);
-STGUARD_SAME_CODE(STGUARD_INVALID_TENSOR_NAME, kInvalidTensorName);
-STGUARD_SAME_CODE(STGUARD_DUPLICATE_NAME, kDuplicateName);
-STGUARD_SAME_CODE(STGUARD_INVALID_ARGUMENT, kInvalidArgument);
-STGUARD_SAME_CODE(STGUARD_INVALID_INDEX, kInvalidIndex);
-STGUARD_SAME_CODE(STGUARD_UNSAFE_SHARD_NAME, kUnsafeShardName);
-STGUARD_SAME_CODE(STGUARD_MISSING_SHARD, kMissingShard);
-STGUARD_SAME_CODE(STGUARD_SHARD_MISMATCH, kShardMismatch);
-STGUARD_SAME_CODE(STGUARD_TENSOR_IN_TWO_SHARDS, kTensorInTwoShards);
-STGUARD_SAME_CODE(STGUARD_INVALID_CONFIG, kInvalidConfig);
-STGUARD_SAME_CODE(STGUARD_ZIP_FORMAT, kZipFormat);
-STGUARD_SAME_CODE(STGUARD_ZIP_UNSUPPORTED, kZipUnsupported);
-STGUARD_SAME_CODE(STGUARD_ZIP_HEADER_MISMATCH, kZipHeaderMismatch);
-STGUARD_SAME_CODE(STGUARD_ZIP_DUPLICATE_NAME, kZipDuplicateName);
-STGUARD_SAME_CODE(STGUARD_ZIP_LAYOUT, kZipLayout);
-STGUARD_SAME_CODE(STGUARD_ZIP_BAD_NAME, kZipBadName);
-STGUARD_SAME_CODE(STGUARD_ZIP_MISSING_RECORD, kZipMissingRecord);
-STGUARD_SAME_CODE(STGUARD_ZIP_CHECKSUM, kZipChecksum);
-STGUARD_SAME_CODE(STGUARD_PICKLE_CORRUPT, kPickleCorrupt);
-STGUARD_SAME_CODE(STGUARD_PICKLE_OPCODE_REFUSED, kPickleOpcodeRefused);
-STGUARD_SAME_CODE(STGUARD_PICKLE_GLOBAL_REFUSED, kPickleGlobalRefused);
-STGUARD_SAME_CODE(STGUARD_PICKLE_BAD_ARGUMENTS, kPickleBadArguments);
-STGUARD_SAME_CODE(STGUARD_PICKLE_MEMO_CONFLICT, kPickleMemoConflict);
-STGUARD_SAME_CODE(STGUARD_NOT_A_TORCH_CHECKPOINT, kNotATorchCheckpoint);
-STGUARD_SAME_CODE(STGUARD_RAW_PICKLE, kRawPickle);
-STGUARD_SAME_CODE(STGUARD_LEGACY_HEADER, kLegacyHeader);
-STGUARD_SAME_CODE(STGUARD_STORAGE_MISMATCH, kStorageMismatch);
-STGUARD_SAME_CODE(STGUARD_TENSOR_OUT_OF_BOUNDS, kTensorOutOfBounds);
-STGUARD_SAME_CODE(STGUARD_NOT_A_STATE_DICT, kNotAStateDict);
-STGUARD_SAME_CODE(STGUARD_OUT_OF_MEMORY, kOutOfMemory);
-STGUARD_SAME_CODE(STGUARD_MISALIGNED_DATA, kMisalignedData);
-STGUARD_SAME_CODE(STGUARD_OUTPUT_TOO_LARGE, kOutputTooLarge);
-STGUARD_SAME_CODE(STGUARD_NUM_CODES, kNumErrorCodes);
-#undef STGUARD_SAME_CODE
+// stguard_code must mirror ErrorCode value for value: the C API converts by casting. Each
+// row of stguard/error_codes.def names its C twin, so a code missing from the C enum, or
+// placed at another position there, stops the build here.
+#define STGUARD_ERROR_CODE(name, c_name)                                               \
+  static_assert(static_cast<int>(c_name) == static_cast<int>(ErrorCode::k##name), \
+                #c_name " is not at " #name "'s position in stguard/error_codes.def");
+#include "stguard/error_codes.def"
+#undef STGUARD_ERROR_CODE
+static_assert(static_cast<int>(STGUARD_NUM_CODES) == static_cast<int>(ErrorCode::kNumErrorCodes),
+              "the C enum has a code that stguard/error_codes.def does not list");
 
 // IsUtf8Continuation says whether `byte` continues a multi-byte UTF-8 sequence, where a
 // cut must not fall.
