@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Crash-safe file replacement: write a temporary file beside the destination, fsync it,
 // rename it over the destination, fsync the directory.
-#ifndef STGUARD_SRC_ATOMIC_FILE_H_
-#define STGUARD_SRC_ATOMIC_FILE_H_
+#ifndef STGUARD_SRC_WRITE_ATOMIC_FILE_H_
+#define STGUARD_SRC_WRITE_ATOMIC_FILE_H_
 
 #include <sys/types.h>
 
@@ -103,4 +103,4 @@ class AtomicFile final : public ByteSink {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_ATOMIC_FILE_H_
+#endif  // STGUARD_SRC_WRITE_ATOMIC_FILE_H_
