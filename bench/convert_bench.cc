@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench/convert_bench.cc: dtype conversion throughput, bytes of output per second, on one
-// core. Issue 6's target: at least 1 GB/s of F32 output for BF16 -> F32 and F16 -> F32.
+// core. The target: at least 1 GB/s of F32 output for BF16 -> F32 and F16 -> F32.
 //
 //   convert/<from>_to_<to>/<elements>
 #include <benchmark/benchmark.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # hostile_rss.sh BUILD_DIR [TMPDIR]: peak memory of every stguard command on the three
-# hostile header shapes of issue 12 (item 11), in units of N (the header length) beyond
+# hostile header shapes, in units of N (the header length) beyond
 # the header's own bytes: (peak RSS - N) / N, peak from /usr/bin/time -f %M. The bound is 2.
 # The files (about 99 MB of header each, no data) are made by `rss_probe --write-hostile`
 # in TMPDIR (default /tmp) and kept for the next run.

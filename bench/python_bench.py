@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Benchmark of the Python package (issue 10), in one run:
+"""Benchmark of the Python package, in one run:
 
 - safe_open + get_tensor of every tensor (lazy): time and RSS, on 1 GB and 16 GB sparse
   checkpoints (the data is a hole: nothing on disk, so the files cost no disk space);

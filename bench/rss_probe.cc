@@ -8,7 +8,7 @@
 //                                   (ShrinkData), so valgrind can map the file
 //   rss_probe --write-hostile SHAPE PATH
 //                                   write a header near the cap made of one hostile
-//                                   shape (issue 12): meta_8m (8.3M metadata entries),
+//                                   shape: meta_8m (8.3M metadata entries),
 //                                   dims_49m (one shape of 49M dims), zero_1_7m (1.7M
 //                                   zero-size tensors)
 //   rss_probe PATH                  Checkpoint::Open(PATH) once and print one JSON line

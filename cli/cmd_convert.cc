@@ -122,15 +122,27 @@ bool LooksLikeTorch(const std::string& path) {
 
 }  // namespace
 
-int RunConvert(Args args) {
-  std::string dtype_name;
-  std::string max_output_ratio;
+namespace {
+
+// ConvertArguments is what `convert` was asked to do, its options read and checked.
+struct ConvertArguments {
+  std::string in;
+  std::string out;
+  std::string dtype_name;  // empty: IN is a torch checkpoint or folder
+  bool has_max_output_ratio = false;
   TorchOptions torch_options;
   TorchConvertOptions convert_options;
-  const Flag flags[] = {{"--drop-aliases", &convert_options.drop_aliases},
-                        {"--allow-external-symlinks", &convert_options.allow_external_symlinks}};
-  const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name},
-                                {.name = "--key", .values = &torch_options.key_path},
+};
+
+// ParseConvertArguments reads the options and operands; a usage error is printed and its
+// exit status returned.
+std::optional<int> ParseConvertArguments(Args args, ConvertArguments* out) {
+  std::string max_output_ratio;
+  const Flag flags[] = {
+      {"--drop-aliases", &out->convert_options.drop_aliases},
+      {"--allow-external-symlinks", &out->convert_options.allow_external_symlinks}};
+  const ValueOption values[] = {{.name = "--dtype", .value = &out->dtype_name},
+                                {.name = "--key", .values = &out->torch_options.key_path},
                                 {.name = "--max-output-ratio", .value = &max_output_ratio}};
   std::vector<std::string_view> files;
   if (auto stop = ParseArguments(args, {"convert", kConvertUsage, flags, values}, &files)) {
@@ -140,58 +152,54 @@ int RunConvert(Args args) {
     std::fputs(kConvertUsage, stderr);
     return kExitUsage;
   }
-  if (!max_output_ratio.empty()) {
+  out->in = std::string(files[0]);
+  out->out = std::string(files[1]);
+  out->has_max_output_ratio = !max_output_ratio.empty();
+  if (out->has_max_output_ratio) {
     const std::optional<uint64_t> ratio = ParseCount(max_output_ratio);
     if (!ratio) {
       std::fprintf(stderr, "stguard convert: --max-output-ratio takes a count, not '%s'\n%s",
                    PrintableText(max_output_ratio).c_str(), kConvertUsage);
       return kExitUsage;
     }
-    torch_options.max_output_ratio = *ratio;
+    out->torch_options.max_output_ratio = *ratio;
   }
-  if (dtype_name.empty()) {
-    const std::string in(files[0]);
-    if (!LooksLikeTorch(in)) {
-      Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
-      if (!file.ok()) {
-        PrintFileError("convert", in, file.error());
-        return kExitUsage;
-      }
-      // A valid safetensors IN without --dtype is a usage error (the option is missing);
-      // any other bytes are not a checkpoint stguard can convert.
-      if (Checkpoint::Open(in).ok()) {
-        std::fprintf(stderr, "stguard convert: a safetensors IN needs --dtype\n%s",
-                     kConvertUsage);
-        return kExitUsage;
-      }
-      PrintFileError("convert", in,
-                     Error{ErrorCode::kNotATorchCheckpoint, 0,
-                           "neither a torch checkpoint nor a safetensors file"});
-      return kExitInvalid;
-    }
-    if (IsDirectory(in) && !max_output_ratio.empty()) {
-      // A folder's shards are converted with the default bound (ConvertTorchFolder).
-      std::fputs("stguard convert: --max-output-ratio applies to one checkpoint, not a "
-                 "folder\n", stderr);
+  return std::nullopt;
+}
+
+// ConvertWithoutDtype converts a torch checkpoint or folder; IN that is neither is a usage
+// error (a safetensors file, which needs --dtype) or invalid.
+int ConvertWithoutDtype(const ConvertArguments& arguments) {
+  const std::string& in = arguments.in;
+  if (!LooksLikeTorch(in)) {
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
+    if (!file.ok()) {
+      PrintFileError("convert", in, file.error());
       return kExitUsage;
     }
-    return ConvertTorch(in, std::string(files[1]), torch_options, convert_options);
+    // A valid safetensors IN without --dtype is a usage error (the option is missing);
+    // any other bytes are not a checkpoint stguard can convert.
+    if (Checkpoint::Open(in).ok()) {
+      std::fprintf(stderr, "stguard convert: a safetensors IN needs --dtype\n%s",
+                   kConvertUsage);
+      return kExitUsage;
+    }
+    PrintFileError("convert", in,
+                   Error{ErrorCode::kNotATorchCheckpoint, 0,
+                         "neither a torch checkpoint nor a safetensors file"});
+    return kExitInvalid;
   }
-  if (!torch_options.key_path.empty() || convert_options.drop_aliases ||
-      convert_options.allow_external_symlinks || !max_output_ratio.empty()) {
-    std::fputs("stguard convert: --key, --drop-aliases, --allow-external-symlinks and "
-               "--max-output-ratio are for torch checkpoints, not with --dtype\n", stderr);
+  if (IsDirectory(in) && arguments.has_max_output_ratio) {
+    // A folder's shards are converted with the default bound (ConvertTorchFolder).
+    std::fputs("stguard convert: --max-output-ratio applies to one checkpoint, not a "
+               "folder\n", stderr);
     return kExitUsage;
   }
-  const std::optional<Dtype> target = ParseDtype(dtype_name);
-  if (!target || (*target != Dtype::kBF16 && *target != Dtype::kF16 && *target != Dtype::kF32)) {
-    std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
-                 PrintableText(dtype_name).c_str());
-    return kExitUsage;
-  }
-  const std::string in(files[0]);
-  const std::string out(files[1]);
+  return ConvertTorch(in, arguments.out, arguments.torch_options, arguments.convert_options);
+}
 
+// ConvertSafetensors rewrites IN's floating tensors to `target` into OUT (or "-").
+int ConvertSafetensors(const std::string& in, const std::string& out, Dtype target) {
   const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
   if (!checkpoint.ok()) {
     PrintFileError("convert", in, checkpoint.error());
@@ -207,13 +215,13 @@ int RunConvert(Args args) {
       return kExitUsage;
     }
     StdoutSink sink;
-    if (Error error = WriteConverted(*checkpoint, *target, sink, &num_converted); !error.ok()) {
+    if (Error error = WriteConverted(*checkpoint, target, sink, &num_converted); !error.ok()) {
       PrintFileError("convert", "-", error);
       return kExitUsage;
     }
   } else {
     PrintLeftoverNotes("convert", out);
-    if (Error error = WriteConvertedFile(*checkpoint, *target, out, &num_converted);
+    if (Error error = WriteConvertedFile(*checkpoint, target, out, &num_converted);
         !error.ok()) {
       // A valid checkpoint always converts, so any failure here is about reading IN or
       // writing OUT: the output is untouched either way.
@@ -222,10 +230,32 @@ int RunConvert(Args args) {
     }
   }
   // The summary goes to stderr when the file itself goes to standard output.
-  (to_stdout ? PrintErrorLine : PrintLine)(PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
-            std::to_string(checkpoint->num_tensors()) + " tensors converted to " +
-            std::string(DtypeName(*target)));
+  (to_stdout ? PrintErrorLine : PrintLine)(
+      PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
+      std::to_string(checkpoint->num_tensors()) + " tensors converted to " +
+      std::string(DtypeName(target)));
   return kExitOk;
+}
+
+}  // namespace
+
+int RunConvert(Args args) {
+  ConvertArguments arguments;
+  if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;
+  if (arguments.dtype_name.empty()) return ConvertWithoutDtype(arguments);
+  if (!arguments.torch_options.key_path.empty() || arguments.convert_options.drop_aliases ||
+      arguments.convert_options.allow_external_symlinks || arguments.has_max_output_ratio) {
+    std::fputs("stguard convert: --key, --drop-aliases, --allow-external-symlinks and "
+               "--max-output-ratio are for torch checkpoints, not with --dtype\n", stderr);
+    return kExitUsage;
+  }
+  const std::optional<Dtype> target = ParseDtype(arguments.dtype_name);
+  if (!target || !IsConversionTarget(*target)) {
+    std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
+                 PrintableText(arguments.dtype_name).c_str());
+    return kExitUsage;
+  }
+  return ConvertSafetensors(arguments.in, arguments.out, *target);
 }
 
 }  // namespace stguard::cli

@@ -23,6 +23,7 @@ int RunCanon(Args args);  // cmd_canon.cc
 int RunConvert(Args args);  // cmd_convert.cc
 int RunLint(Args args);     // cmd_lint.cc
 int RunScan(Args args);     // cmd_scan.cc
+int RunVersion(Args args);  // main.cc: the linked library's version
 
 // cmd_check_dir.cc: `check` on a checkpoint folder or a sharded index.
 struct CheckDirFlags {

@@ -51,14 +51,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
 // Structure-aware mutation (fuzz/safetensors_mutator.h): decode, change the tensor set and
 // its text, re-encode; byte-level mutation for what does not decode.
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
-                                          unsigned int seed) {
-  return stguard_fuzz::mutator::MutateSafetensors(data, size, max_size, seed);
-}
-
-extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
-                                            const uint8_t* data2, size_t size2, uint8_t* out,
-                                            size_t max_out_size, unsigned int seed) {
-  return stguard_fuzz::mutator::CrossOverSafetensors(data1, size1, data2, size2, out,
-                                                     max_out_size, seed);
-}
+STGUARD_FUZZ_CUSTOM_MUTATORS(stguard_fuzz::mutator::MutateSafetensors,
+                             stguard_fuzz::mutator::CrossOverSafetensors)

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/utf8.h"
+
 namespace stguard_fuzz {
 
 // CheckFailed prints "fuzz check failed at FILE:LINE: CONDITION [DETAIL]" and aborts.
@@ -61,9 +63,10 @@ bool Ignored(std::string_view name);
 // The counters are not atomic: libFuzzer runs one input at a time per process.
 void CountExecution(bool reached_oracle);
 
-// AppendUtf8 appends code point `cp` (at most 0x10FFFF, not a surrogate) encoded as UTF-8:
-// the one encoder the generators, the mutators and the reference checker share.
-void AppendUtf8(uint32_t cp, std::string* out);
+// AppendUtf8 (base/utf8.h) appends a code point (at most 0x10FFFF, not a surrogate)
+// encoded as UTF-8: the library's one encoder, which the generators, the mutators and the
+// reference checker share.
+using stguard::AppendUtf8;
 
 // BytesOf views a span of bytes as text.
 inline std::string_view BytesOf(std::span<const std::byte> bytes) {
@@ -84,5 +87,20 @@ inline std::string_view BytesOf(std::span<const std::byte> bytes) {
   do {                                                                                   \
     if (!(condition)) ::stguard_fuzz::CheckFailed(__FILE__, __LINE__, #condition, (detail)); \
   } while (0)
+
+// STGUARD_FUZZ_CUSTOM_MUTATORS(mutate, cross_over) defines libFuzzer's two custom hooks,
+// LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver, as calls to a structure-aware
+// mutator's pair (fuzz/*_mutator.h), the same way in every target that has one.
+#define STGUARD_FUZZ_CUSTOM_MUTATORS(mutate, cross_over)                                  \
+  extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,  \
+                                            unsigned int seed) {                          \
+    return mutate(data, size, max_size, seed);                                            \
+  }                                                                                       \
+  extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,         \
+                                              const uint8_t* data2, size_t size2,         \
+                                              uint8_t* out, size_t max_out_size,          \
+                                              unsigned int seed) {                        \
+    return cross_over(data1, size1, data2, size2, out, max_out_size, seed);               \
+  }
 
 #endif  // STGUARD_FUZZ_FUZZ_SUPPORT_H_

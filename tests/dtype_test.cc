@@ -35,5 +35,23 @@ TEST(DtypeTest, NearMissesAreUnknown) {
   EXPECT_FALSE(ParseDtype(std::string_view("U8\0\0\0\0\0\0\0", 9)).has_value());
 }
 
+// The facts read from the dtype table, dtype by dtype.
+TEST(DtypeTest, KindsAndConversionFactsComeFromTheTable) {
+  for (const Dtype dtype : kAllDtypes) {
+    const std::string_view name = DtypeName(dtype);
+    const bool floating = name[0] == 'F' || dtype == Dtype::kBF16;  // F4, F6_*, F8_*...
+    EXPECT_EQ(IsFloatingDtype(dtype), floating) << name;
+    const bool sub_byte = DtypeBits(dtype) % 8 != 0;
+    EXPECT_EQ(ElementSize(dtype), sub_byte ? 0u : DtypeBits(dtype) / 8) << name;
+    EXPECT_EQ(CanConvertToF32(dtype), !sub_byte && dtype != Dtype::kC64) << name;
+    const bool wide_float = dtype == Dtype::kF64 || dtype == Dtype::kF32 ||
+                            dtype == Dtype::kF16 || dtype == Dtype::kBF16;
+    EXPECT_EQ(IsConvertibleFloat(dtype), wide_float) << name;
+    EXPECT_EQ(IsConversionTarget(dtype), wide_float && dtype != Dtype::kF64) << name;
+    // Whatever decodes has a whole-byte element: ConvertToF32 divides by it.
+    if (CanConvertToF32(dtype)) EXPECT_GT(ElementSize(dtype), 0u) << name;
+  }
+}
+
 }  // namespace
 }  // namespace stguard

@@ -41,7 +41,7 @@ const char kCompact[] =
     R"("":{"dtype":"U8","shape":[0,18446744073709551615],"data_offsets":[28,28]},)"
     R"("d":{"dtype":"I64","shape":[10],"data_offsets":[28,108]}})";
 
-TEST(HeaderFastPathTest, CompactHeaderTakesTheFastPathWithTheSameResult) {
+TEST(HeaderFastPathTest, CompactHeaderGivesTheSameResultWithAndWithoutTheFastPath) {
   ExpectSameBothWays(kCompact);
   EXPECT_EQ(Describe(kCompact, true).substr(0, 2), "ok");
 }

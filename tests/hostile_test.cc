@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hostile environments (issue 12): odd destinations, signals, files truncated while being
-// read, memory limits, terminals and machine-readable output. Most tests run the real
-// stguard command as a child process: killed by a signal, given an rlimit, or paused at a
-// known point (STGUARD_TEST_PAUSE_AT, src/base/test_pause.h) while the test truncates its
-// input.
+// Hostile environments: odd destinations, signals, files truncated while being read,
+// memory limits, terminals and machine-readable output. Most tests run the real stguard
+// command as a child process: killed by a signal or given an rlimit. Those that must act at
+// a known moment run the tests' pausing CLI, the same command over the tests' build of the
+// library, whose pause points are live (STGUARD_TEST_PAUSE_AT, src/base/test_pause.h),
+// while the test truncates its input or signals it.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -48,10 +49,9 @@ using testing::ReadFileBytes;
 using testing::TempDir;
 using testing::WriteFileBytes;
 
-#ifdef STGUARD_CLI_PATH
-
 // ChildOptions says how to start the stguard child.
 struct ChildOptions {
+  std::string program = STGUARD_CLI_PATH;
   std::vector<std::string> env;    // "NAME=value" added to the environment
   rlim_t max_file_size = RLIM_INFINITY;
   rlim_t max_address_space = RLIM_INFINITY;
@@ -87,7 +87,7 @@ class Cli {
       const rlimit as{options.max_address_space, options.max_address_space};
       if (options.max_address_space != RLIM_INFINITY) setrlimit(RLIMIT_AS, &as);
       std::vector<char*> argv;
-      std::string program = STGUARD_CLI_PATH;
+      std::string program = options.program;
       argv.push_back(program.data());
       std::vector<std::string> copies = args;
       for (std::string& arg : copies) argv.push_back(arg.data());
@@ -145,7 +145,14 @@ std::string SampleFile(const TempDir& dir, const std::string& name, uint64_t cou
   return path;
 }
 
-std::string PauseEnv(const std::string& point) { return "STGUARD_TEST_PAUSE_AT=" + point; }
+// PausedAt starts the pausing CLI, which creates `marker` when it reaches `point` and waits
+// until the test removes it.
+ChildOptions PausedAt(const std::string& point, const std::string& marker) {
+  ChildOptions options;
+  options.program = STGUARD_PAUSING_CLI_PATH;
+  options.env = {"STGUARD_TEST_PAUSE_AT=" + point, "STGUARD_TEST_PAUSE_FILE=" + marker};
+  return options;
+}
 
 // ---- 1. Descriptor-named outputs and "-" ----
 
@@ -238,8 +245,7 @@ TEST(HostileSignalTest, InterruptedWritesRemoveTheirTemporaryFile) {
     ASSERT_TRUE(WriteFileBytes(out, "old"));
     const std::string marker = dir.File("paused");
     Cli cli(dir);
-    ChildOptions options;
-    options.env = {PauseEnv("written"), "STGUARD_TEST_PAUSE_FILE=" + marker};
+    const ChildOptions options = PausedAt("written", marker);
     const pid_t pid = cli.Start({"canon", in, out}, options);
     ASSERT_TRUE(WaitForFile(marker));
     EXPECT_EQ(TempFilesIn(dir).size(), 1u);  // the write is under way
@@ -448,6 +454,19 @@ TEST(HostileCanonicalTest, NoCanonicalFormIsNotCanonical) {
 
 // ---- 9. Truncation while reading ----
 
+// The command users get ignores the pause variables: its pause points compile to nothing.
+TEST(HostileTruncationTest, TheShippedCommandHasNoPausePoints) {
+  TempDir dir;
+  const std::string in = SampleFile(dir, "in.safetensors");
+  const std::string marker = dir.File("paused");
+  Cli cli(dir);
+  ChildOptions options = PausedAt("header", marker);
+  options.program = STGUARD_CLI_PATH;
+  const ChildResult result = cli.Run({"check", in}, options);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(access(marker.c_str(), F_OK), 0);
+}
+
 TEST(HostileTruncationTest, HeaderReadFromATruncatedFileIsAnIoError) {
   TempDir dir;
   // A header of several pages, so that reading it through a mapping would fault.
@@ -457,8 +476,7 @@ TEST(HostileTruncationTest, HeaderReadFromATruncatedFileIsAnIoError) {
   ASSERT_TRUE(WriteFileBytes(in, FileWithHeader(header, std::string(16, '\0'))));
   const std::string marker = dir.File("paused");
   Cli cli(dir);
-  ChildOptions options;
-  options.env = {PauseEnv("header"), "STGUARD_TEST_PAUSE_FILE=" + marker};
+  const ChildOptions options = PausedAt("header", marker);
   const pid_t pid = cli.Start({"check", dir.File("ok.safetensors"), in}, options);
   ASSERT_TRUE(WaitForFile(marker));
   ASSERT_EQ(truncate(in.c_str(), 100), 0);
@@ -483,8 +501,7 @@ TEST(HostileTruncationTest, DataReadersReportATruncatedFile) {
     if (command[0] != "inspect") args.push_back(dir.File("out.safetensors"));
     if (command[0] == "convert") args.insert(args.end(), {"--dtype", "F16"});
     Cli cli(dir);
-    ChildOptions options;
-    options.env = {PauseEnv("data"), "STGUARD_TEST_PAUSE_FILE=" + marker};
+    const ChildOptions options = PausedAt("data", marker);
     const pid_t pid = cli.Start(args, options);
     ASSERT_TRUE(WaitForFile(marker)) << command[0];
     ASSERT_EQ(truncate(in.c_str(), static_cast<off_t>(header_end)), 0);
@@ -666,7 +683,6 @@ TEST(HostileCliTest, FilesThatReportSizeZeroAreReadToTheEnd) {
   EXPECT_NE(result.out.find("InvalidLiteral"), std::string::npos) << result.out;
 }
 
-#endif  // STGUARD_CLI_PATH
 
 TEST(HostileStatsTest, HugeF64ValuesHaveAFiniteMean) {
   std::string bytes(16, '\0');

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "stguard/error.h"
-#include "json/utf8.h"
+#include "base/utf8.h"
 
 namespace stguard {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Memory bound for hostile header shapes (issue 12, item 11): the lists that grow with the
+// Memory bound for hostile header shapes: the lists that grow with the
 // header never hold, nor reserve, more than ReservationBoundsFor allows, so no large list is
 // copied while it grows; metadata is sorted in place with the right pairs and offsets.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds and runs every stguard benchmark, then prints the table of ratios (issue 5).
+# Builds and runs every stguard benchmark, then prints the table of ratios.
 #   tools/bench.sh [BUILD_DIR]     default: build-bench beside this script's checkout
 # Environment:
 #   STGUARD_BENCH_TMPDIR  where the sparse checkpoints go (default /tmp; needs sparse files)
@@ -25,7 +25,7 @@ trap 'rm -rf "$scratch"' EXIT
 "$build/bench/rss_probe" --write near_cap "$scratch/near_cap.safetensors"
 "$build/bench/rss_probe" "$scratch/near_cap.safetensors" | tee "$build/rss.json" >&2
 rm -f "$scratch/near_cap.safetensors"
-echo "=== peak RSS: hostile header shapes (issue 12; bound 2 N beyond the header)" >&2
+echo "=== peak RSS: hostile header shapes (bound 2 N beyond the header)" >&2
 : > "$build/rss_hostile.json"
 for shape in meta_8m dims_49m zero_1_7m; do
   "$build/bench/rss_probe" --write-hostile "$shape" "$scratch/$shape.safetensors"

@@ -47,9 +47,13 @@
 #include <span>
 #include <string>
 
-#include "stguard/dtype.h"
+#include "stguard/dtype.h"  // CanConvertToF32, ElementSize and the other dtype facts
 #include "stguard/error.h"
 #include "stguard/export.h"
+// AddConvertedCheckpoint, WriteConvertedFile and WriteConverted are declared with the
+// writer, which defines them; included here so that code written against earlier
+// versions, which found them in this header, still compiles.
+#include "stguard/writer.h"
 
 namespace stguard {
 
@@ -69,18 +73,6 @@ STGUARD_API uint16_t F32ToF16(float value);
 // rounding to a narrower format still overflows to inf as it should.
 STGUARD_API float F64ToF32RoundToOdd(double value);
 
-// CanConvertToF32 says whether ConvertToF32 and ConvertElements accept `dtype` as a
-// source: every dtype except F4, F6_E2M3, F6_E3M2 and C64.
-STGUARD_API bool CanConvertToF32(Dtype dtype);
-
-// IsFloatingDtype says whether `dtype` is a real floating-point type: F64, F32, F16, BF16,
-// the F8 variants, F6_*, F4. (C64 is complex; BOOL and integers are not floating.)
-STGUARD_API bool IsFloatingDtype(Dtype dtype);
-
-// ElementSize returns the byte size of one element of a whole-byte dtype, or 0 for F4
-// and F6_*.
-STGUARD_API size_t ElementSize(Dtype dtype);
-
 // ConvertToF32 decodes src.size() / ElementSize(src_dtype) elements into `dst`. Returns
 // kInvalidArgument, writing nothing, when the dtype cannot be converted or when src is not
 // exactly dst.size() elements.
@@ -93,41 +85,6 @@ STGUARD_API size_t ElementSize(Dtype dtype);
 // writing nothing, for an unsupported pair or when src and dst hold different counts.
 [[nodiscard]] STGUARD_API Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src,
                                                 Dtype dst_dtype, std::span<std::byte> dst);
-
-class ByteSink;
-class Checkpoint;
-class Writer;
-
-// IsConvertibleFloat says whether AddConvertedCheckpoint rewrites tensors of `dtype`:
-// F64, F32, F16 and BF16. The 8-bit and smaller float types are kept as they are: they
-// are quantised formats that usually come with scale tensors, and widening them alone
-// would not give the model's values.
-STGUARD_API bool IsConvertibleFloat(Dtype dtype);
-
-// AddConvertedCheckpoint adds every tensor and metadata entry of `checkpoint` to
-// `writer`, with each tensor whose dtype IsConvertibleFloat converted to `target` (F32,
-// F16 or BF16; see ENCODING). Conversion happens as the writer streams the file, in
-// fixed-size chunks, so memory does not depend on the data size; `checkpoint` must
-// outlive the writer's last write. The data is read with Checkpoint::ReadData (pread for
-// a file, never the mapped spans), so a source truncated meanwhile is kIoError naming it. Other tensors are copied unchanged. On success,
-// *out_num_converted (if not null) is the number of tensors whose dtype changed.
-// Returns kInvalidArgument for another target, or the writer's error.
-[[nodiscard]] STGUARD_API Error AddConvertedCheckpoint(const Checkpoint& checkpoint,
-                                                       Dtype target, Writer* writer,
-                                                       size_t* out_num_converted = nullptr);
-
-// WriteConvertedFile writes, crash-safely to `path`, the file that AddConvertedCheckpoint
-// and Writer::WriteToFile would write, byte for byte, without a Writer: the header is
-// streamed in pieces and the data converted tensor by tensor, so memory is a few bytes a
-// tensor and fixed buffers however large the header (a Writer keeps each name, metadata
-// entry and producer). WriteConverted streams the same bytes to `sink`. Errors are as for
-// AddConvertedCheckpoint and the write; nothing is written when the header cannot be made.
-[[nodiscard]] STGUARD_API Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target,
-                                                   const std::string& path,
-                                                   size_t* out_num_converted = nullptr);
-[[nodiscard]] STGUARD_API Error WriteConverted(const Checkpoint& checkpoint, Dtype target,
-                                               ByteSink& sink,
-                                               size_t* out_num_converted = nullptr);
 
 }  // namespace stguard
 

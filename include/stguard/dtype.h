@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard/dtype.h: the 22 element types of the safetensors format.
+// stguard/dtype.h: the 22 element types of the safetensors format and their facts.
 #ifndef STGUARD_DTYPE_H_
 #define STGUARD_DTYPE_H_
 
@@ -56,6 +56,27 @@ STGUARD_API uint32_t DtypeBits(Dtype dtype);
 // read as an array of its element type: the element size (8 for F64, I64, U64 and C64,
 // 4 for F32, 2 for BF16...), and 1 for the byte-sized and sub-byte dtypes (F4, F6_*).
 STGUARD_API size_t DtypeAlignment(Dtype dtype);
+
+// ElementSize returns the byte size of one element of a whole-byte dtype, or 0 for F4
+// and F6_*.
+STGUARD_API size_t ElementSize(Dtype dtype);
+
+// IsFloatingDtype says whether `dtype` is a real floating-point type: F64, F32, F16, BF16,
+// the F8 variants, F6_*, F4. (C64 is complex; BOOL and integers are not floating.)
+STGUARD_API bool IsFloatingDtype(Dtype dtype);
+
+// CanConvertToF32 says whether ConvertToF32 and ConvertElements (stguard/convert.h)
+// accept `dtype` as a source: every dtype except F4, F6_E2M3, F6_E3M2 and C64.
+STGUARD_API bool CanConvertToF32(Dtype dtype);
+
+// IsConvertibleFloat says whether conversion to F32, F16 or BF16 (AddConvertedCheckpoint,
+// `stguard convert`) rewrites tensors of `dtype`: F64, F32, F16 and BF16. The 8-bit and
+// smaller float types are kept as they are: they are quantised formats that usually come
+// with scale tensors, and widening them alone would not give the model's values.
+STGUARD_API bool IsConvertibleFloat(Dtype dtype);
+
+// IsConversionTarget says whether `dtype` is one that conversion writes: F32, F16, BF16.
+STGUARD_API bool IsConversionTarget(Dtype dtype);
 
 // ParseDtype maps a header name to its dtype; names are case-sensitive. Returns nullopt
 // for unknown names.

@@ -18,151 +18,16 @@
 
 namespace stguard {
 
-// ErrorCode lists every way a file can be rejected. Names follow the reference
-// implementation's error kinds where the meaning is the same. Keep ErrorCodeName() and the
-// table in src/error.cc in sync (tests/error_test.cc checks this).
+// ErrorCode lists every way a file can be rejected, in the order and with the meaning
+// given by stguard/error_codes.def, the one list of codes (a new code is a row there).
+// Names follow the reference implementation's error kinds where the meaning is the same.
 enum class ErrorCode : uint8_t {
-  kOk = 0,
-
-  // Stage 1: the length prefix and the file itself.
-  kIoError,              // the file could not be opened, read, mapped or written
-  kNotARegularFile,      // the path names a directory, device or other non-file
-  kHeaderTooSmall,       // fewer than 8 bytes: no room for the length prefix
-  kHeaderTooLarge,       // N exceeds Options::max_header_len (100,000,000 at most)
-  kInvalidHeaderLength,  // 8 + N is larger than the file
-
-  // Stage 2: JSON text (RFC 8259, strict).
-  kInvalidUtf8,             // overlong, surrogate, > U+10FFFF, truncated or stray byte
-  kControlCharacter,        // raw U+0000..U+001F inside a string
-  kInvalidEscape,           // a backslash followed by anything but "\/bfnrtu
-  kInvalidUnicodeEscape,    // \u not followed by four hex digits
-  kLoneSurrogate,           // \uD800..\uDFFF not forming a high-low pair
-  kInvalidNumber,           // number outside the grammar: leading zero, '+', '.5', NaN...
-  kInvalidLiteral,          // a misspelled true/false/null, or any other stray word
-  kUnexpectedToken,         // a token that the grammar does not allow here
-  kUnexpectedEnd,           // the text ended inside a value
-  kTrailingContent,         // something other than whitespace after the top-level value
-  kDepthExceeded,           // nesting deeper than Options::max_depth
-
-  // Stage 3: header schema.
-  kHeaderNotObject,         // the top-level value is not an object
-  kDuplicateKey,            // a key appears twice in one object (after unescaping)
-  kMetadataNotObject,       // __metadata__ is not an object (null included)
-  kMetadataValueNotString,  // a __metadata__ value is not a string
-  kTensorNotObject,         // a tensor entry is not an object
-  kUnknownField,            // a tensor entry has a field other than dtype/shape/data_offsets
-  kMissingField,            // a tensor entry lacks dtype, shape or data_offsets
-  kInvalidDtype,            // dtype is not a string naming a known dtype
-  kInvalidShape,            // shape is not an array of non-negative 64-bit integers
-  kInvalidDataOffsets,      // data_offsets is not an array of two non-negative 64-bit integers
-
-  // Stage 4: sizes.
-  kValidationOverflow,  // the element count or bit count does not fit in 64 bits
-  kMisalignedSlice,     // a sub-byte dtype whose bits do not fill whole bytes
-  kTensorInvalidInfo,   // end - begin differs from the size that dtype and shape imply
-
-  // Stage 5: tiling.
-  kInvalidOffset,             // a tensor does not start where the previous one ended
-  kMetadataIncompleteBuffer,  // the tensors do not end exactly at the end of the file
-
-  // Writing.
-  kInvalidTensorName,   // the writer was given the reserved name __metadata__
-  kDuplicateName,       // the writer was given two tensors or metadata keys of one name
-  kInvalidArgument,     // the writer was given data that does not match dtype and shape
-
-  // Checkpoint directories and sharded indexes (stguard/checkpoint_dir.h).
-  kInvalidIndex,        // the index JSON is not {"metadata": {...}, "weight_map": {...}}
-  kUnsafeShardName,     // a shard name that is not a plain file name in the index's folder,
-                        // or a shard or index that is a symbolic link out of the folder
-  kMissingShard,        // a shard named by the index (or the folder's checkpoint) is absent
-  kShardMismatch,       // the index and the shards disagree about which tensor is where
-  kTensorInTwoShards,   // one tensor name in two shard files
-  kInvalidConfig,       // the folder's config.json is not one JSON object
-
-  // PyTorch checkpoints: the ZIP container (src/zip/).
-  kZipFormat,            // the archive's structure is broken: truncated, bad signature,
-                         // counts or lengths that do not fit, a malformed extra field
-  kZipUnsupported,       // a compressed, encrypted or multi-disk entry (torch stores only)
-  kZipHeaderMismatch,    // a local header disagrees with the central directory (name,
-                         // sizes, method, flags, CRC) or with its data descriptor
-  kZipDuplicateName,     // two records of one name, also ignoring ASCII case (torch's
-                         // lookup does)
-  kZipLayout,            // records overlap, leave gaps, or bytes precede the first record
-                         // or follow the end of the central directory
-  kZipBadName,           // a name that is not "<folder>/<path>" under one top-level folder
-  kZipMissingRecord,     // data.pkl, or a storage record a tensor names, is absent
-  kZipChecksum,          // a record's bytes do not match its CRC-32
-
-  // PyTorch checkpoints: the pickle (src/pickle/).
-  kPickleCorrupt,        // structural: truncated argument, stack underflow, missing MARK,
-                         // unknown memo key, no STOP, more than one value left
-  kPickleOpcodeRefused,  // an opcode outside the set torch.save writes for tensors
-  kPickleGlobalRefused,  // GLOBAL/STACK_GLOBAL naming anything outside the allowlist
-  kPickleBadArguments,   // an allowlisted callable REDUCEd (or BUILD applied) with
-                         // arguments of the wrong shape
-  kPickleMemoConflict,   // PUT/BINPUT/LONG_BINPUT/MEMOIZE redefining an existing memo key
-
-  // PyTorch checkpoints: tensors and storages (src/torch/).
-  kNotATorchCheckpoint,  // neither a torch ZIP archive, a legacy stream nor a pickle
-  kRawPickle,            // a bare pickle: it can name no tensor data, so nothing converts
-  kLegacyHeader,         // the legacy format's magic number, protocol version or system
-                         // information (byte order, type sizes) is not what torch writes
-  kStorageMismatch,      // a storage's declared element count or dtype differs from its
-                         // record, or two references to one storage disagree
-  kTensorOutOfBounds,    // a tensor's offset, sizes and strides reach outside its storage,
-                         // are negative, or overflow
-  kNotAStateDict,        // the object is not a mapping of names to tensors (or --key
-                         // names no such mapping)
-
-  // Resources.
-  kOutOfMemory,  // an allocation failed (the process's memory limit is below O(header))
-
-  // Optional checks (new codes are added at the end, so existing values never change).
-  kMisalignedData,  // with Options::require_aligned_data: a tensor's data does not begin
-                    // at a file offset that is a multiple of its element size
-  kOutputTooLarge,  // a torch checkpoint's views ask for more output bytes than
-                    // TorchOptions::max_output_ratio times its size (overlapping views)
-
-  // PyTorch checkpoints that torch.load would read differently from stguard, or not at all.
-  kTarAmbiguous,         // the file's first 512 bytes pass Python tarfile's header test:
-                         // torch.load would read it as a tar archive, with plain pickle
-  kPickleFrameAmbiguous, // a FRAME reaching past its pickle's STOP (or nested in another
-                         // frame, or cutting an opcode): where torch reads next depends on
-                         // its unpickler
-  kPickleMemoKey,        // PUT/BINPUT/LONG_BINPUT with a key other than the next one
-                         // (len(memo)): CPython's unpickler sizes its memo by the key
-  // PyTorch checkpoints: which records a torch ZIP archive holds (src/torch/zip_records.cc).
-  kZipUnexpectedRecord,  // a record torch.save never writes (constants.pkl, code/...): its
-                         // presence can send torch.load down another path (torch.jit.load)
-  kZipUnsupportedVersion,  // version or .data/version is not a format version torch reads
-                           // (1 to 10, written "<n>\n"), or another format record
-                           // (.format_version, .storage_alignment) holds a value torch.save
-                           // never writes
-  // Folder walks.
-  kFolderTooLarge,  // a folder holds more files, or nests deeper, than the walk's bounds
-  // GGUF files (stguard/gguf.h).
-  kGgufBadMagic,            // the input does not begin with the magic "GGUF"
-  kGgufUnsupportedVersion,  // a GGUF version other than 2 or 3 (the version is in the context)
-  kGgufByteSwapped,         // the version reads as a byte-swapped (big-endian) file's
-  kGgufTruncated,           // a count, length or value needs more bytes than the file has left
-  kGgufInvalidKey,          // a key that is empty, not dot-separated [a-z0-9_-] segments, or too long
-  kGgufDuplicateKey,        // one key twice in the key/value section
-  kGgufInvalidValueType,    // a value type outside 0..12, or an array of arrays
-  kGgufInvalidBool,         // a bool value whose byte is neither 0 nor 1
-  kGgufInvalidAlignment,    // general.alignment not a u32, not a power of two or not a multiple of 8
-  kGgufInvalidTensorName,   // a tensor name of 64 bytes or more
-  kGgufDuplicateTensor,     // one tensor name twice
-  kGgufInvalidDims,         // a tensor's dim count outside 1..4, or a negative dim
-  kGgufUnknownType,         // a tensor type id ggml does not know or has removed
-  kGgufBlockMismatch,       // a tensor's first dim is not a multiple of its type's block size
-  kGgufTensorOffset,        // a tensor does not start where the previous one ends, rounded up to the alignment
-  kGgufTensorOutOfFile,     // a tensor's bytes reach past the end of the file
-  kGgufNonZeroPadding,      // a padding byte before, between or after the tensors is not zero
-  kGgufTrailingBytes,       // bytes follow the last tensor beyond its alignment padding
-  kGgufSplitMismatch,       // the parts of a split model disagree or are incomplete
-
+#define STGUARD_ERROR_CODE(name, c_name) k##name,
+#include "stguard/error_codes.def"
+#undef STGUARD_ERROR_CODE
   kNumErrorCodes  // not an error: the number of codes above
 };
+static_assert(static_cast<int>(ErrorCode::kOk) == 0, "kOk is the first row and zero");
 
 // ErrorCodeName returns the code's name without the leading 'k' ("DuplicateKey").
 STGUARD_API std::string_view ErrorCodeName(ErrorCode code);

@@ -59,7 +59,8 @@ extern "C" {
 /* ------------------------------------------------------------------------------------ */
 
 /* stguard_code mirrors stguard::ErrorCode value for value (src/capi checks this at
- * compile time); stguard/error.h says what each one means. */
+ * compile time); stguard/error_codes.def, the one list of codes, says what each one means
+ * and names its STGUARD_ twin here. A new code is appended just before STGUARD_NUM_CODES. */
 typedef enum stguard_code {
   STGUARD_OK = 0,
   /* The length prefix and the file itself. */

@@ -264,6 +264,34 @@ struct STGUARD_API CanonicalDiff {
 // "not canonical: first difference at byte 0 (whitespace at byte 57)".
 STGUARD_API std::string DescribeCanonicalDiff(const CanonicalDiff& diff);
 
+// Converted files: each tensor whose dtype IsConvertibleFloat (stguard/dtype.h) converted
+// to F32, F16 or BF16 with stguard/convert.h's element conversion (see its ENCODING).
+
+// AddConvertedCheckpoint adds every tensor and metadata entry of `checkpoint` to
+// `writer`, with each tensor whose dtype IsConvertibleFloat converted to `target` (F32,
+// F16 or BF16; see ENCODING). Conversion happens as the writer streams the file, in
+// fixed-size chunks, so memory does not depend on the data size; `checkpoint` must
+// outlive the writer's last write. The data is read with Checkpoint::ReadData (pread for
+// a file, never the mapped spans), so a source truncated meanwhile is kIoError naming it. Other tensors are copied unchanged. On success,
+// *out_num_converted (if not null) is the number of tensors whose dtype changed.
+// Returns kInvalidArgument for another target, or the writer's error.
+[[nodiscard]] STGUARD_API Error AddConvertedCheckpoint(const Checkpoint& checkpoint,
+                                                       Dtype target, Writer* writer,
+                                                       size_t* out_num_converted = nullptr);
+
+// WriteConvertedFile writes, crash-safely to `path`, the file that AddConvertedCheckpoint
+// and Writer::WriteToFile would write, byte for byte, without a Writer: the header is
+// streamed in pieces and the data converted tensor by tensor, so memory is a few bytes a
+// tensor and fixed buffers however large the header (a Writer keeps each name, metadata
+// entry and producer). WriteConverted streams the same bytes to `sink`. Errors are as for
+// AddConvertedCheckpoint and the write; nothing is written when the header cannot be made.
+[[nodiscard]] STGUARD_API Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target,
+                                                   const std::string& path,
+                                                   size_t* out_num_converted = nullptr);
+[[nodiscard]] STGUARD_API Error WriteConverted(const Checkpoint& checkpoint, Dtype target,
+                                               ByteSink& sink,
+                                               size_t* out_num_converted = nullptr);
+
 }  // namespace stguard
 
 #endif  // STGUARD_WRITER_H_

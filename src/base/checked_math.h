@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Overflow-checked unsigned arithmetic. Every size read from a file goes through these
 // before it is used, so no product or sum can wrap.
-#ifndef STGUARD_SRC_CHECKED_MATH_H_
-#define STGUARD_SRC_CHECKED_MATH_H_
+#ifndef STGUARD_SRC_BASE_CHECKED_MATH_H_
+#define STGUARD_SRC_BASE_CHECKED_MATH_H_
 
 #include <cstdint>
 #include <string_view>
@@ -38,4 +38,4 @@ inline bool ParseUint64(std::string_view digits, uint64_t* out) {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_CHECKED_MATH_H_
+#endif  // STGUARD_SRC_BASE_CHECKED_MATH_H_

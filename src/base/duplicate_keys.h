@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Duplicate-key detection by sorting: O(n log n) whatever the keys, with no hash table
 // that colliding keys could flood and no pairwise comparison.
-#ifndef STGUARD_SRC_DUPLICATE_KEYS_H_
-#define STGUARD_SRC_DUPLICATE_KEYS_H_
+#ifndef STGUARD_SRC_BASE_DUPLICATE_KEYS_H_
+#define STGUARD_SRC_BASE_DUPLICATE_KEYS_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -56,4 +56,4 @@ size_t SortKeysFindDuplicate(size_t num_keys, const KeyFn& key,
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_DUPLICATE_KEYS_H_
+#endif  // STGUARD_SRC_BASE_DUPLICATE_KEYS_H_

@@ -6,101 +6,17 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/utf8.h"
+
 namespace stguard {
 namespace {
 
-// kErrorCodeNames is indexed by ErrorCode; tests/error_test.cc checks that every code has
-// a distinct, non-empty name, so adding a code without a name fails the build's tests.
+// kErrorCodeNames is indexed by ErrorCode, expanded from the same list as the enum.
 constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorCodes)>
     kErrorCodeNames = {
-        "Ok",
-        "IoError",
-        "NotARegularFile",
-        "HeaderTooSmall",
-        "HeaderTooLarge",
-        "InvalidHeaderLength",
-        "InvalidUtf8",
-        "ControlCharacter",
-        "InvalidEscape",
-        "InvalidUnicodeEscape",
-        "LoneSurrogate",
-        "InvalidNumber",
-        "InvalidLiteral",
-        "UnexpectedToken",
-        "UnexpectedEnd",
-        "TrailingContent",
-        "DepthExceeded",
-        "HeaderNotObject",
-        "DuplicateKey",
-        "MetadataNotObject",
-        "MetadataValueNotString",
-        "TensorNotObject",
-        "UnknownField",
-        "MissingField",
-        "InvalidDtype",
-        "InvalidShape",
-        "InvalidDataOffsets",
-        "ValidationOverflow",
-        "MisalignedSlice",
-        "TensorInvalidInfo",
-        "InvalidOffset",
-        "MetadataIncompleteBuffer",
-        "InvalidTensorName",
-        "DuplicateName",
-        "InvalidArgument",
-        "InvalidIndex",
-        "UnsafeShardName",
-        "MissingShard",
-        "ShardMismatch",
-        "TensorInTwoShards",
-        "InvalidConfig",
-        "ZipFormat",
-        "ZipUnsupported",
-        "ZipHeaderMismatch",
-        "ZipDuplicateName",
-        "ZipLayout",
-        "ZipBadName",
-        "ZipMissingRecord",
-        "ZipChecksum",
-        "PickleCorrupt",
-        "PickleOpcodeRefused",
-        "PickleGlobalRefused",
-        "PickleBadArguments",
-        "PickleMemoConflict",
-        "NotATorchCheckpoint",
-        "RawPickle",
-        "LegacyHeader",
-        "StorageMismatch",
-        "TensorOutOfBounds",
-        "NotAStateDict",
-        "OutOfMemory",
-        "MisalignedData",
-        "OutputTooLarge",
-        "TarAmbiguous",
-        "PickleFrameAmbiguous",
-        "PickleMemoKey",
-        "ZipUnexpectedRecord",
-        "ZipUnsupportedVersion",
-        "FolderTooLarge",
-        "GgufBadMagic",
-        "GgufUnsupportedVersion",
-        "GgufByteSwapped",
-        "GgufTruncated",
-        "GgufInvalidKey",
-        "GgufDuplicateKey",
-        "GgufInvalidValueType",
-        "GgufInvalidBool",
-        "GgufInvalidAlignment",
-        "GgufInvalidTensorName",
-        "GgufDuplicateTensor",
-        "GgufInvalidDims",
-        "GgufUnknownType",
-        "GgufBlockMismatch",
-        "GgufTensorOffset",
-        "GgufTensorOutOfFile",
-        "GgufNonZeroPadding",
-        "GgufTrailingBytes",
-        "GgufSplitMismatch",
+#define STGUARD_ERROR_CODE(name, c_name) #name,
+#include "stguard/error_codes.def"
+#undef STGUARD_ERROR_CODE
 };
 
 }  // namespace
@@ -112,40 +28,6 @@ std::string_view ErrorCodeName(ErrorCode code) {
 }
 
 namespace {
-
-// DecodeUtf8 decodes one well-formed UTF-8 sequence at text[i] (shortest form, no
-// surrogates, at most U+10FFFF) into *out_code_point and returns its length, or returns 0
-// for a byte that does not start one.
-size_t DecodeUtf8(std::string_view text, size_t i, uint32_t* out_code_point) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  const unsigned char lead = byte(0);
-  size_t len = 0;
-  uint32_t code_point = 0;
-  uint32_t min = 0;
-  if (lead < 0x80) {
-    *out_code_point = lead;
-    return 1;
-  } else if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2, code_point = lead & 0x1F, min = 0x80;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3, code_point = lead & 0x0F, min = 0x800;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4, code_point = lead & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (text.size() - i < len) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-    code_point = (code_point << 6) | (byte(k) & 0x3F);
-  }
-  if (code_point < min || code_point > 0x10FFFF ||
-      (code_point >= 0xD800 && code_point <= 0xDFFF)) {
-    return 0;
-  }
-  *out_code_point = code_point;
-  return len;
-}
 
 // IsTerminalHazard says whether a code point beyond ASCII can drive or mislead a terminal:
 // the C1 controls U+0080..U+009F (CSI U+009B, OSC U+009D and ST U+009C start escape

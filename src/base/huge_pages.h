@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Asking the kernel for transparent huge pages on a large, fresh allocation.
-#ifndef STGUARD_SRC_HUGE_PAGES_H_
-#define STGUARD_SRC_HUGE_PAGES_H_
+#ifndef STGUARD_SRC_BASE_HUGE_PAGES_H_
+#define STGUARD_SRC_BASE_HUGE_PAGES_H_
 
 #include <sys/mman.h>
 
@@ -29,4 +29,4 @@ inline void AdviseHugePages(void* start, size_t len) {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_HUGE_PAGES_H_
+#endif  // STGUARD_SRC_BASE_HUGE_PAGES_H_

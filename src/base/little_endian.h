@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading and writing little-endian values at any alignment.
-#ifndef STGUARD_SRC_LITTLE_ENDIAN_H_
-#define STGUARD_SRC_LITTLE_ENDIAN_H_
+#ifndef STGUARD_SRC_BASE_LITTLE_ENDIAN_H_
+#define STGUARD_SRC_BASE_LITTLE_ENDIAN_H_
 
 #include <bit>
 #include <cstddef>
@@ -39,4 +39,4 @@ inline void StoreLittleEndian(std::byte* p, T value) {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_LITTLE_ENDIAN_H_
+#endif  // STGUARD_SRC_BASE_LITTLE_ENDIAN_H_

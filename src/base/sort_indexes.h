@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sorting index arrays quickly when the input is already (mostly) in order.
-#ifndef STGUARD_SRC_SORT_INDEXES_H_
-#define STGUARD_SRC_SORT_INDEXES_H_
+#ifndef STGUARD_SRC_BASE_SORT_INDEXES_H_
+#define STGUARD_SRC_BASE_SORT_INDEXES_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -50,4 +50,4 @@ void SortIndexesStable(size_t count, const Less& less, std::vector<uint32_t>* ou
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_SORT_INDEXES_H_
+#endif  // STGUARD_SRC_BASE_SORT_INDEXES_H_

@@ -4,8 +4,8 @@
 // check of dtype values that come from C.
 //
 // src/capi/ is the top layer: it includes only the public headers in include/stguard/.
-#ifndef STGUARD_CAPI_CAPI_COMMON_H_
-#define STGUARD_CAPI_CAPI_COMMON_H_
+#ifndef STGUARD_SRC_CAPI_CAPI_COMMON_H_
+#define STGUARD_SRC_CAPI_CAPI_COMMON_H_
 
 #include <exception>
 #include <new>
@@ -51,4 +51,4 @@ stguard_code Guarded(stguard_error* err, Body&& body) noexcept {
 
 }  // namespace stguard::capi
 
-#endif  // STGUARD_CAPI_CAPI_COMMON_H_
+#endif  // STGUARD_SRC_CAPI_CAPI_COMMON_H_

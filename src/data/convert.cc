@@ -18,8 +18,7 @@
 
 #include "base/out_of_memory.h"
 #include "base/little_endian.h"
-#include "stguard/reader.h"
-#include "stguard/writer.h"
+#include "data/conversion_target.h"
 
 
 namespace stguard {
@@ -352,18 +351,34 @@ void EncodeFromF32(const std::byte* src, Dtype dtype, std::byte* dst, size_t n) 
     case Dtype::kF16:
       EncodeLoop16<kFromNative>(src, dst, n, [](uint32_t x) { return F32BitsToF16Bits(x); });
       return;
-    default:  // F32
+    case Dtype::kF32:
       for (size_t i = 0; i < n; ++i) {
         uint32_t bits;
         std::memcpy(&bits, src + i * 4, 4);
         StoreLittleEndian<uint32_t>(dst + i * 4, kFromNative ? bits : LoadLittleEndian<uint32_t>(src + i * 4));
       }
       return;
+    case Dtype::kBOOL:
+    case Dtype::kF4:
+    case Dtype::kF6_E2M3:
+    case Dtype::kF6_E3M2:
+    case Dtype::kU8:
+    case Dtype::kI8:
+    case Dtype::kF8_E5M2:
+    case Dtype::kF8_E4M3:
+    case Dtype::kF8_E8M0:
+    case Dtype::kF8_E4M3FNUZ:
+    case Dtype::kF8_E5M2FNUZ:
+    case Dtype::kI16:
+    case Dtype::kU16:
+    case Dtype::kI32:
+    case Dtype::kU32:
+    case Dtype::kC64:
+    case Dtype::kF64:
+    case Dtype::kI64:
+    case Dtype::kU64:
+      return;  // not conversion targets: refused by CheckConversionTarget before we get here
   }
-}
-
-bool IsEncodeTarget(Dtype dtype) {
-  return dtype == Dtype::kF32 || dtype == Dtype::kF16 || dtype == Dtype::kBF16;
 }
 
 }  // namespace
@@ -391,43 +406,6 @@ float F64ToF32RoundToOdd(double value) {
   return std::bit_cast<float>(std::bit_cast<uint32_t>(truncated) | 1u);
 }
 
-bool CanConvertToF32(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kF4:
-    case Dtype::kF6_E2M3:
-    case Dtype::kF6_E3M2:
-    case Dtype::kC64:
-      return false;
-    default:
-      return true;
-  }
-}
-
-bool IsFloatingDtype(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kF4:
-    case Dtype::kF6_E2M3:
-    case Dtype::kF6_E3M2:
-    case Dtype::kF8_E5M2:
-    case Dtype::kF8_E4M3:
-    case Dtype::kF8_E8M0:
-    case Dtype::kF8_E4M3FNUZ:
-    case Dtype::kF8_E5M2FNUZ:
-    case Dtype::kF16:
-    case Dtype::kBF16:
-    case Dtype::kF32:
-    case Dtype::kF64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-size_t ElementSize(Dtype dtype) {
-  const uint32_t bits = DtypeBits(dtype);
-  return bits % 8 == 0 ? bits / 8 : 0;
-}
-
 Error ConvertToF32(Dtype src_dtype, std::span<const std::byte> src, std::span<float> dst) {
   return CatchOutOfMemory("out of memory while converting", [&]() -> Error {
     if (!CanConvertToF32(src_dtype)) {
@@ -449,10 +427,7 @@ Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src, Dtype dst
     if (!CanConvertToF32(src_dtype)) {
       return InvalidArgument("no conversion from this dtype", std::string(DtypeName(src_dtype)));
     }
-    if (!IsEncodeTarget(dst_dtype)) {
-      return InvalidArgument("conversion target must be F32, F16 or BF16",
-                             std::string(DtypeName(dst_dtype)));
-    }
+    if (Error error = CheckConversionTarget(dst_dtype); !error.ok()) return error;
     const size_t src_size = ElementSize(src_dtype);
     const size_t dst_size = ElementSize(dst_dtype);
     const size_t n = src.size() / src_size;
@@ -488,79 +463,10 @@ Error ConvertElements(Dtype src_dtype, std::span<const std::byte> src, Dtype dst
   });
 }
 
-bool IsConvertibleFloat(Dtype dtype) {
-  return dtype == Dtype::kF64 || dtype == Dtype::kF32 || dtype == Dtype::kF16 ||
-         dtype == Dtype::kBF16;
-}
-
-Error AddConvertedCheckpoint(const Checkpoint& checkpoint, Dtype target, Writer* writer,
-                             size_t* out_num_converted) {
-  return CatchOutOfMemory("out of memory while adding tensors to the writer", [&]() -> Error {
-    if (!IsEncodeTarget(target)) {
-      return InvalidArgument("conversion target must be F32, F16 or BF16",
-                             std::string(DtypeName(target)));
-    }
-    size_t num_converted = 0;
-    const Checkpoint* source = &checkpoint;
-    const uint64_t data_start = 8 + checkpoint.header_len();
-    for (const TensorView& tensor : checkpoint.tensors()) {
-      const bool convert = IsConvertibleFloat(tensor.dtype) && tensor.dtype != target;
-      const Dtype src_dtype = tensor.dtype;
-      const Dtype dst_dtype = convert ? target : tensor.dtype;
-      // Whole elements per step (F4 packs 2 per byte, F6 4 per 3 bytes): step by bytes
-      // that are a multiple of 3 and of every element size.
-      const size_t src_size = convert ? ElementSize(src_dtype) : 3;
-      const size_t dst_size = convert ? ElementSize(dst_dtype) : 3;
-      const uint64_t count = tensor.byte_size() / src_size;
-      const uint64_t begin = data_start + tensor.begin;
-      const uint64_t tail = tensor.byte_size() - count * src_size;  // copies: 0..2 bytes
-      // The producer runs when the writer reaches this tensor. It reads the source with
-      // Checkpoint::ReadData (pread for a file, never the mapping: a file truncated meanwhile
-      // is kIoError, not SIGBUS), kChunk * 4 elements at a time into one reused buffer.
-      TensorProducer producer = [source, begin, src_dtype, dst_dtype, convert, src_size,
-                                 dst_size, count, tail](ByteSink& sink) -> Error {
-        constexpr uint64_t kStep = kChunk * 4;
-        const auto step = static_cast<size_t>(std::min<uint64_t>(kStep, count));
-        std::vector<std::byte> in(std::max<size_t>(step * src_size, 3));
-        std::vector<std::byte> out(convert ? step * dst_size : 0);
-        for (uint64_t done = 0; done < count;) {
-          const auto n = static_cast<size_t>(std::min<uint64_t>(kStep, count - done));
-          const std::span<std::byte> src(in.data(), n * src_size);
-          if (Error error = source->ReadData(begin + done * src_size, src); !error.ok()) {
-            return error;
-          }
-          if (convert) {
-            const std::span<std::byte> dst(out.data(), n * dst_size);
-            if (Error error = ConvertElements(src_dtype, src, dst_dtype, dst); !error.ok()) {
-              return error;
-            }
-            if (Error error = sink.Write(dst); !error.ok()) return error;
-          } else if (Error error = sink.Write(src); !error.ok()) {
-            return error;
-          }
-          done += n;
-        }
-        if (tail > 0) {
-          const std::span<std::byte> rest(in.data(), static_cast<size_t>(tail));
-          if (Error error = source->ReadData(begin + count * src_size, rest); !error.ok()) {
-            return error;
-          }
-          if (Error error = sink.Write(rest); !error.ok()) return error;
-        }
-        return Error{};
-      };
-      const uint64_t out_len = convert ? count * dst_size : tensor.byte_size();
-      Error added = writer->AddTensor(tensor.name, dst_dtype, tensor.shape, out_len,
-                                      std::move(producer));
-      if (convert) ++num_converted;
-      if (!added.ok()) return added;
-    }
-    for (const MetadataEntry& entry : checkpoint.metadata()) {
-      if (Error error = writer->AddMetadata(entry.key, entry.value); !error.ok()) return error;
-    }
-    if (out_num_converted != nullptr) *out_num_converted = num_converted;
-    return Error{};
-  });
+Error CheckConversionTarget(Dtype target) {
+  if (IsConversionTarget(target)) return Error{};
+  return InvalidArgument("conversion target must be F32, F16 or BF16",
+                         std::string(DtypeName(target)));
 }
 
 }  // namespace stguard

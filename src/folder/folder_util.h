@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small POSIX helpers for checkpoint folders: joining and splitting paths, listing a
 // folder, resolving symbolic links. Shared by checkpoint_dir.cc and model_folder.cc.
-#ifndef STGUARD_SRC_FOLDER_UTIL_H_
-#define STGUARD_SRC_FOLDER_UTIL_H_
+#ifndef STGUARD_SRC_FOLDER_FOLDER_UTIL_H_
+#define STGUARD_SRC_FOLDER_FOLDER_UTIL_H_
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -102,4 +102,4 @@ inline Placement PlaceInFolder(const std::string& real_folder, const std::string
 
 }  // namespace stguard::folder
 
-#endif  // STGUARD_SRC_FOLDER_UTIL_H_
+#endif  // STGUARD_SRC_FOLDER_FOLDER_UTIL_H_

@@ -19,8 +19,8 @@
 //
 // Time is O(n log n) in the index size (duplicates are found by sorting each object's
 // keys); memory is O(n). Nothing recurses.
-#ifndef STGUARD_SRC_INDEX_FILE_H_
-#define STGUARD_SRC_INDEX_FILE_H_
+#ifndef STGUARD_SRC_FOLDER_INDEX_FILE_H_
+#define STGUARD_SRC_FOLDER_INDEX_FILE_H_
 
 #include <cstdint>
 #include <deque>
@@ -64,4 +64,4 @@ Error ParseIndexFile(std::string_view text, const Options& options, IndexFile* o
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_INDEX_FILE_H_
+#endif  // STGUARD_SRC_FOLDER_INDEX_FILE_H_

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage 3: the header schema, read straight from the token stream (no DOM).
-#ifndef STGUARD_SRC_HEADER_PARSER_H_
-#define STGUARD_SRC_HEADER_PARSER_H_
+#ifndef STGUARD_SRC_FORMAT_HEADER_PARSER_H_
+#define STGUARD_SRC_FORMAT_HEADER_PARSER_H_
 
 #include <cstdint>
 #include <forward_list>
@@ -49,4 +49,4 @@ Error ParseHeader(std::string_view header, uint64_t base_offset, const Options& 
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_HEADER_PARSER_H_
+#endif  // STGUARD_SRC_FORMAT_HEADER_PARSER_H_

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage 1: the 8-byte length prefix.
-#ifndef STGUARD_SRC_LENGTH_PREFIX_H_
-#define STGUARD_SRC_LENGTH_PREFIX_H_
+#ifndef STGUARD_SRC_FORMAT_LENGTH_PREFIX_H_
+#define STGUARD_SRC_FORMAT_LENGTH_PREFIX_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -24,4 +24,4 @@ Error ReadLengthPrefix(std::span<const std::byte> prefix, uint64_t file_size,
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_LENGTH_PREFIX_H_
+#endif  // STGUARD_SRC_FORMAT_LENGTH_PREFIX_H_

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Building a MetadataList (stguard/reader.h) while the header is parsed.
-#ifndef STGUARD_SRC_METADATA_LIST_H_
-#define STGUARD_SRC_METADATA_LIST_H_
+#ifndef STGUARD_SRC_FORMAT_METADATA_LIST_H_
+#define STGUARD_SRC_FORMAT_METADATA_LIST_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -36,4 +36,4 @@ class MetadataListBuilder {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_METADATA_LIST_H_
+#endif  // STGUARD_SRC_FORMAT_METADATA_LIST_H_

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage 4: the byte size that a dtype and a shape imply.
-#ifndef STGUARD_SRC_TENSOR_SIZE_H_
-#define STGUARD_SRC_TENSOR_SIZE_H_
+#ifndef STGUARD_SRC_FORMAT_TENSOR_SIZE_H_
+#define STGUARD_SRC_FORMAT_TENSOR_SIZE_H_
 
 #include <cstdint>
 #include <span>
@@ -34,4 +34,4 @@ ErrorCode ByteSizeFromCount(Dtype dtype, const ElementCount& count, uint64_t* ou
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_TENSOR_SIZE_H_
+#endif  // STGUARD_SRC_FORMAT_TENSOR_SIZE_H_

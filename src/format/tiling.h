@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage 5: the tensors' byte ranges must tile the data buffer exactly.
-#ifndef STGUARD_SRC_TILING_H_
-#define STGUARD_SRC_TILING_H_
+#ifndef STGUARD_SRC_FORMAT_TILING_H_
+#define STGUARD_SRC_FORMAT_TILING_H_
 
 #include <cstdint>
 #include <span>
@@ -22,4 +22,4 @@ Error CheckTiling(std::span<const TensorView> tensors, uint64_t data_start, uint
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_TILING_H_
+#endif  // STGUARD_SRC_FORMAT_TILING_H_

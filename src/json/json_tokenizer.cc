@@ -26,7 +26,7 @@
 
 #include "base/out_of_memory.h"
 #include "json/string_scan.h"
-#include "json/utf8.h"
+#include "base/utf8.h"
 
 namespace stguard {
 namespace {

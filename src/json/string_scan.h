@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Finding the end of the plain part of a JSON string, 16 bytes at a time.
-#ifndef STGUARD_SRC_STRING_SCAN_H_
-#define STGUARD_SRC_STRING_SCAN_H_
+#ifndef STGUARD_SRC_JSON_STRING_SCAN_H_
+#define STGUARD_SRC_JSON_STRING_SCAN_H_
 
 #include <bit>
 #include <cstdint>
@@ -65,4 +65,4 @@ inline const char* FindStringSpecialByte(const char* p, const char* end) {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_STRING_SCAN_H_
+#endif  // STGUARD_SRC_JSON_STRING_SCAN_H_

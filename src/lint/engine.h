@@ -95,7 +95,7 @@ void CheckInt4(std::span<const ShardRef> shards, std::span<const TensorRef> tens
 void CheckContracts(std::span<const ShardRef> shards, const ModelSpec& spec,
                     TokenizerFile tokenizer, Findings* findings);
 
-// Int4Module splits "<m>.qweight" / "<m>.scales" into the module name; part is 1 for
+// Int4Part splits "<m>.qweight" / "<m>.scales" into the module name; part is 1 for
 // qweight, 2 for scales, 0 for anything else (then the module is empty).
 int Int4Part(std::string_view name, std::string_view* out_module);
 

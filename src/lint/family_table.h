@@ -3,8 +3,8 @@
 //
 // A family lists the config.json fields it reads (with their types and defaults) and one
 // row per tensor: a name pattern, a shape formula over the fields, and when the tensor is
-// expected. One engine (lint_engine.cc) reads every table; adding a family is adding a
-// table to families.cc and its tests, never code.
+// expected. One engine (tensor_match.cc, run by lint_engine.cc) reads every table; adding
+// a family is adding a table to families.cc and its tests, never code.
 //
 // PATTERNS: a tensor name, with "{i}" standing for the layer index (decimal, no leading
 // zeros), for example "model.layers.{i}.self_attn.q_proj.weight". A family may accept

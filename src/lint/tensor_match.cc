@@ -67,11 +67,6 @@ struct Hit {
   uint8_t prefix;  // index into the family's prefixes
 };
 
-bool IsFloating(Dtype dtype) {
-  return dtype == Dtype::kF16 || dtype == Dtype::kBF16 || dtype == Dtype::kF32 ||
-         dtype == Dtype::kF64;
-}
-
 // NamePattern replaces each all-digit dot-separated component with {i}, so that the
 // unknown names of 400 layers collapse to one line.
 std::string NamePattern(std::string_view name) {
@@ -250,7 +245,7 @@ void CheckTensorsAgainstFamily(std::span<const TensorRef> tensors, const ModelSp
         findings->Error("wrong-dtype", std::string(view.name), std::string(DtypeName(*row.dtype)),
                         std::string(DtypeName(view.dtype)),
                         "the format page requires this dtype for this tensor");
-      } else if (!row.dtype && spec.torch_dtype && IsFloating(view.dtype) &&
+      } else if (!row.dtype && spec.torch_dtype && IsConvertibleFloat(view.dtype) &&
                  view.dtype != *spec.torch_dtype) {
         auto& entry = off_dtype[view.dtype];
         if (entry.first++ == 0 || view.name < entry.second) entry.second = view.name;

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "base/little_endian.h"
-#include "json/utf8.h"
+#include "base/utf8.h"
 #include "pickle/allowlist.h"
 #include "pickle/opcodes.h"
 

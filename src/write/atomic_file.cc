@@ -32,6 +32,7 @@ constexpr int kMaxCreateAttempts = 100;
 // kMaxBaseInTempName keeps the temporary name within NAME_MAX (255) for any destination.
 constexpr size_t kMaxBaseInTempName = 64;
 
+#ifdef STGUARD_TESTING_SEAMS
 FileFaultHook& GlobalFaultHook() {
   static FileFaultHook hook;
   return hook;
@@ -42,6 +43,10 @@ int InjectedErrno(FileOp op) {
   const FileFaultHook& hook = GlobalFaultHook();
   return hook ? hook(op) : 0;
 }
+#else
+// Without test seams no call is ever failed on purpose.
+constexpr int InjectedErrno(FileOp /*op*/) { return 0; }
+#endif
 
 Error IoError(const char* message, const std::string& path, int err, uint64_t offset) {
   Error error;
@@ -167,7 +172,9 @@ extern "C" void RemoveTempFilesAndReraise(int signal_number) {
 
 }  // namespace
 
+#ifdef STGUARD_TESTING_SEAMS
 void SetFileFaultHookForTesting(FileFaultHook hook) { GlobalFaultHook() = std::move(hook); }
+#endif
 
 void RemoveTemporaryFilesOnSignals() {
   for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {

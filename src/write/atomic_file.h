@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Crash-safe file replacement: write a temporary file beside the destination, fsync it,
 // rename it over the destination, fsync the directory.
-#ifndef STGUARD_SRC_ATOMIC_FILE_H_
-#define STGUARD_SRC_ATOMIC_FILE_H_
+#ifndef STGUARD_SRC_WRITE_ATOMIC_FILE_H_
+#define STGUARD_SRC_WRITE_ATOMIC_FILE_H_
 
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -31,12 +31,15 @@ enum class FileOp : uint8_t {
   kSyncDir,  // fsync of the directory
 };
 
+#ifdef STGUARD_TESTING_SEAMS
 // FileFaultHook runs before each FileOp. Returning a nonzero errno value makes that call
 // fail with it, without making the call. The hook may also kill the process, to test what
-// a crash at that point leaves behind. For tests only: one hook for the whole process,
-// not thread-safe. An empty hook (the default) injects nothing.
+// a crash at that point leaves behind. One hook for the whole process, not thread-safe.
+// An empty hook (the default) injects nothing. It exists only in the tests' build of the
+// library (stguard_internal), never in what is installed.
 using FileFaultHook = std::function<int(FileOp op)>;
 void SetFileFaultHookForTesting(FileFaultHook hook);
+#endif
 
 // kAtomicFileBufferLen is the size of the write buffer. Writes this long or longer skip
 // the buffer.
@@ -134,4 +137,4 @@ class AtomicFile final : public ByteSink {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_ATOMIC_FILE_H_
+#endif  // STGUARD_SRC_WRITE_ATOMIC_FILE_H_

@@ -11,7 +11,7 @@
 #include "stguard/json_escape.h"
 #include "stguard/options.h"
 #include "format/tensor_size.h"
-#include "json/utf8.h"
+#include "base/utf8.h"
 
 namespace stguard {
 namespace {

@@ -2,8 +2,8 @@
 // The canonical layout of a safetensors file: tensor order, data offsets and header text.
 // One plan serves the writer (which then streams the data) and the canonical check (which
 // only compares the header).
-#ifndef STGUARD_SRC_CANONICAL_HEADER_H_
-#define STGUARD_SRC_CANONICAL_HEADER_H_
+#ifndef STGUARD_SRC_WRITE_CANONICAL_HEADER_H_
+#define STGUARD_SRC_WRITE_CANONICAL_HEADER_H_
 
 #include <cstdint>
 #include <span>
@@ -58,4 +58,4 @@ std::string EncodeLengthPrefix(uint64_t header_len);
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_CANONICAL_HEADER_H_
+#endif  // STGUARD_SRC_WRITE_CANONICAL_HEADER_H_

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "stguard/convert.h"
+#include "stguard/dtype.h"
 #include "stguard/json_escape.h"
 #include "stguard/options.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The canonical header text of a validated checkpoint, produced a piece at a time.
-#ifndef STGUARD_SRC_CANONICAL_TEXT_H_
-#define STGUARD_SRC_CANONICAL_TEXT_H_
+#ifndef STGUARD_SRC_WRITE_CANONICAL_TEXT_H_
+#define STGUARD_SRC_WRITE_CANONICAL_TEXT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -72,4 +72,4 @@ class CanonicalText {
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_CANONICAL_TEXT_H_
+#endif  // STGUARD_SRC_WRITE_CANONICAL_TEXT_H_

@@ -7,11 +7,12 @@
 #include <new>
 
 #include "base/out_of_memory.h"
+#include "data/conversion_target.h"
+#include "stguard/convert.h"
+#include "stguard/reader.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "write/canonical_text.h"
-#include "stguard/convert.h"
-#include "stguard/reader.h"
 
 namespace stguard {
 namespace {
@@ -466,16 +467,6 @@ Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
     return (*file)->Commit();
   });
 }
-
-namespace {
-
-Error CheckConversionTarget(Dtype target) {
-  if (target == Dtype::kF32 || target == Dtype::kF16 || target == Dtype::kBF16) return Error{};
-  return Error{ErrorCode::kInvalidArgument, 0, "conversion target must be F32, F16 or BF16",
-               std::string(DtypeName(target))};
-}
-
-}  // namespace
 
 Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target, const std::string& path,
                          size_t* out_num_converted) {

@@ -70,7 +70,7 @@ for kind in static shared; do
   libdir=$(cd "$prefix" && ls -d lib*/cmake/stguard | head -n 1)
   libdir=$prefix/${libdir%/cmake/stguard}
   for file in include/stguard/reader.h include/stguard/export.h include/stguard/version.h \
-              include/stguard/stguard.h \
+              include/stguard/stguard.h include/stguard/error_codes.def \
               bin/stguard; do
     [[ -f "$prefix/$file" ]] || fail "$file is not installed"
   done

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 12, item 11: whatever a header holds, every command's peak memory beyond the
+"""Whatever a header holds, every command's peak memory beyond the
 header's own N bytes stays below 2N.
 
 Three hostile header shapes (each about 40 MB of header and no data): 2.4 million metadata

@@ -18,7 +18,7 @@
 #include "stguard/dtype.h"
 #include "support/tensor_set.h"
 #include "format/tensor_size.h"
-#include "json/utf8.h"
+#include "base/utf8.h"
 
 namespace stguard::testing {
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// utf8.h: UTF-8 validation and encoding, exactly per Unicode Table 3-7.
+// base/utf8.h: UTF-8 validation, decoding and encoding, exactly per Unicode Table 3-7:
+// the one implementation the tokenizer, the error printer, the writer, the pickle reader
+// and the fuzz support code share.
 //
 // Well-formed UTF-8 byte sequences (Unicode 15, Table 3-7):
 //
@@ -20,8 +22,8 @@
 //
 // Only the second byte has a range that depends on the lead byte; every later byte is
 // 80..BF. The functions below encode the table that way.
-#ifndef STGUARD_UTF8_H_
-#define STGUARD_UTF8_H_
+#ifndef STGUARD_SRC_BASE_UTF8_H_
+#define STGUARD_SRC_BASE_UTF8_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -100,6 +102,26 @@ inline bool IsValidUtf8(std::string_view text, size_t* bad_index = nullptr) {
   return true;
 }
 
+// DecodeUtf8 decodes the well-formed sequence that starts at text[i] (i < text.size())
+// into *out_code_point and returns its length, or returns 0 when no well-formed sequence
+// starts there.
+inline size_t DecodeUtf8(std::string_view text, size_t i, uint32_t* out_code_point) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(text.data()) + i;
+  const auto* end = reinterpret_cast<const unsigned char*>(text.data()) + text.size();
+  if (begin[0] < 0x80) {
+    *out_code_point = begin[0];
+    return 1;
+  }
+  const unsigned char* p = begin;
+  if (CheckUtf8Sequence(&p, end) != Utf8Status::kOk) return 0;
+  const auto len = static_cast<size_t>(p - begin);
+  // The lead byte keeps 5, 4 or 3 payload bits for a sequence of 2, 3 or 4 bytes.
+  uint32_t code_point = begin[0] & (0x7Fu >> len);
+  for (size_t k = 1; k < len; ++k) code_point = (code_point << 6) | (begin[k] & 0x3Fu);
+  *out_code_point = code_point;
+  return len;
+}
+
 // AppendUtf8 appends the UTF-8 encoding of `code_point` to *out. The caller guarantees a
 // scalar value (<= U+10FFFF and not a surrogate); anything else is replaced by U+FFFD so the
 // output stays well-formed.
@@ -126,4 +148,4 @@ inline void AppendUtf8(uint32_t code_point, std::string* out) {
 
 }  // namespace stguard
 
-#endif  // STGUARD_UTF8_H_
+#endif  // STGUARD_SRC_BASE_UTF8_H_

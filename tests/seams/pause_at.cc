@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The pause point for process-level tests (see test_pause.h).
+// The pause points of the tests' pausing CLI (src/base/test_pause.h). Linked only into
+// the tests' build of the library (stguard_internal), never into what users install.
+//
+// PauseForTestingAt does nothing unless the environment variable STGUARD_TEST_PAUSE_AT
+// equals `point` and STGUARD_TEST_PAUSE_FILE names a file to create. Then, the first time
+// the process reaches `point`, it creates that file and waits, polling every millisecond,
+// until the test removes it (or 60 seconds pass).
 #include "base/test_pause.h"
 
 #include <fcntl.h>
