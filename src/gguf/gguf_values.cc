@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "gguf/gguf_internal.h"
-#include "json/utf8.h"
+#include "base/utf8.h"
 
 namespace stguard::gguf {
 
