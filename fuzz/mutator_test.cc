@@ -24,6 +24,8 @@
 #include "lint/engine.h"
 #include "index_mutator.h"
 #include "mutator_json.h"
+#include "pickle/allowlist.h"
+#include "pickle/opcodes.h"
 #include "pickle/pickle_reader.h"
 #include "torch/tar_probe.h"
 #include "pickle_mutator.h"
@@ -447,6 +449,33 @@ TEST(PickleMutator, MostChainedMutationsStillParseAndAllFit) {
   // A torch pickle is a tight program: one change in ten keeps it acceptable from a fresh
   // state dict (the mutator restarts from one now and then), more from grown ones.
   EXPECT_GT(fraction, 0.08);
+}
+
+// The mutator's globals come from the allowlist itself: every row (a row added there is
+// fuzzed without touching the mutator), and the refused names beside them.
+TEST(PickleMutator, NamesEveryAllowedGlobalAndRefusedOnes) {
+  std::set<std::string> named;
+  Rng rng(5);
+  for (int step = 0; step < 20000; ++step) {
+    std::vector<PickleOp> ops = StateDictPickle();
+    MutatePickleOps(&ops, rng);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].code == stguard::op::kGlobal) named.insert(ops[k].arg);
+      // STACK_GLOBAL fed from two memoised strings.
+      if (ops[k].code == stguard::op::kStackGlobal && k >= 4 &&
+          ops[k - 4].code == stguard::op::kShortBinUnicode &&
+          ops[k - 2].code == stguard::op::kShortBinUnicode) {
+        named.insert(ops[k - 4].arg + "\n" + ops[k - 2].arg);
+      }
+    }
+  }
+  for (const stguard::AllowedGlobal& row : stguard::AllowedGlobals()) {
+    EXPECT_TRUE(named.contains(std::string(row.module) + "\n" + std::string(row.name)))
+        << row.module << "." << row.name;
+  }
+  for (const char* refused : {"os\nsystem", "builtins\neval", "torch\nQInt8Storage"}) {
+    EXPECT_TRUE(named.contains(refused)) << refused;
+  }
 }
 
 // ReadCode returns the reader's verdict on a pickle as data.pkl (zip persistent ids).

@@ -6,7 +6,9 @@
 #include <array>
 #include <cstring>
 #include <utility>
+#include <vector>
 
+#include "pickle/allowlist.h"
 #include "pickle/opcodes.h"
 #include "safetensors_mutator.h"  // ByteLevelMutate, ByteLevelOnly, CopyOut
 
@@ -15,6 +17,12 @@ namespace {
 
 using stguard::ArgKind;
 namespace op = stguard::op;
+
+// GlobalName is a module and name for a GLOBAL or STACK_GLOBAL.
+struct GlobalName {
+  std::string_view module;
+  std::string_view name;
+};
 
 // FixedWidth returns the argument width of a fixed-size kind, 0 for the others.
 size_t FixedWidth(ArgKind kind) {
@@ -83,27 +91,49 @@ PickleOp Global(std::string_view module, std::string_view name) {
   return Op(op::kGlobal, std::string(module) + "\n" + std::string(name));
 }
 
-// The globals the allowlist is about, accepted and refused (torch 2.x names included).
-// Rows 3 to 11 are storage types (TensorSnippet picks among them).
-constexpr std::pair<std::string_view, std::string_view> kGlobals[] = {
-    {"collections", "OrderedDict"},       {"torch._utils", "_rebuild_tensor_v2"},
-    {"torch._utils", "_rebuild_parameter"}, {"torch", "FloatStorage"},
-    {"torch", "HalfStorage"},             {"torch", "BFloat16Storage"},
-    {"torch", "DoubleStorage"},           {"torch", "LongStorage"},
-    {"torch", "IntStorage"},              {"torch", "BoolStorage"},
-    {"torch", "ByteStorage"},             {"torch", "ComplexFloatStorage"},
-    {"torch", "QInt8Storage"},            {"torch.storage", "UntypedStorage"},
-    {"torch._utils", "_rebuild_tensor_v3"}, {"torch", "float8_e4m3fn"},
-    {"torch", "float8_e5m2"},             {"torch", "uint16"},
-    {"torch", "complex32"},               {"torch", "UntypedStorage"},
-    {"torch", "Size"},                    {"torch._utils", "_rebuild_qtensor"},
-    {"os", "system"},                     {"posix", "system"},
-    {"builtins", "eval"},                 {"builtins", "getattr"},
-    {"__builtin__", "exec"},              {"importlib", "import_module"},
-    {"marshal", "loads"},                 {"pickle", "loads"},
-    {"subprocess", "call"},               {"torch.nn.modules.linear", "Linear"},
-    {"collections", "OrderedDict.__setitem__"}, {"", ""},
+// Globals the reader refuses, tried beside the allowlist's own rows: code execution,
+// objects torch.save never writes, names one step off an allowed one, and torch dtypes
+// and storages with no safetensors dtype.
+constexpr GlobalName kRefusedGlobals[] = {
+    {"torch", "QInt8Storage"},            {"torch", "complex32"},
+    {"torch", "UntypedStorage"},          {"torch", "Size"},
+    {"torch._utils", "_rebuild_qtensor"}, {"os", "system"},
+    {"posix", "system"},                  {"builtins", "eval"},
+    {"builtins", "getattr"},              {"__builtin__", "exec"},
+    {"importlib", "import_module"},       {"marshal", "loads"},
+    {"pickle", "loads"},                  {"subprocess", "call"},
+    {"torch.nn.modules.linear", "Linear"}, {"collections", "OrderedDict.__setitem__"},
+    {"", ""},
 };
+
+// Globals lists the globals the mutator names: every row of the allowlist, then
+// kRefusedGlobals. Built from AllowedGlobals() so that a row added there is fuzzed too.
+const std::vector<GlobalName>& Globals() {
+  static const std::vector<GlobalName> globals = [] {
+    std::vector<GlobalName> out;
+    for (const stguard::AllowedGlobal& row : stguard::AllowedGlobals()) {
+      out.push_back({row.module, row.name});
+    }
+    out.insert(out.end(), std::begin(kRefusedGlobals), std::end(kRefusedGlobals));
+    return out;
+  }();
+  return globals;
+}
+
+// StorageTypes lists the allowlist's typed storages (torch.<X>Storage), the tags a
+// _rebuild_tensor_v2 persistent id names.
+const std::vector<GlobalName>& StorageTypes() {
+  static const std::vector<GlobalName> storages = [] {
+    std::vector<GlobalName> out;
+    for (const stguard::AllowedGlobal& row : stguard::AllowedGlobals()) {
+      if (row.kind == stguard::GlobalKind::kStorageType) out.push_back({row.module, row.name});
+    }
+    return out;
+  }();
+  return storages;
+}
+
+const GlobalName& AnyGlobal(Rng& rng) { return Globals()[rng.Below(Globals().size())]; }
 
 constexpr std::string_view kStrings[] = {
     "storage", "cpu", "cuda:0", "0", "1", "2", "_metadata", "state_dict", "model",
@@ -137,8 +167,8 @@ uint64_t BoundaryValue(Rng& rng) {
 std::string RandomArg(uint8_t code, Rng& rng) {
   const ArgKind kind = KindOf(code);
   if (code == op::kGlobal) {
-    const auto& global = kGlobals[rng.Below(std::size(kGlobals))];
-    return std::string(global.first) + "\n" + std::string(global.second);
+    const GlobalName& global = AnyGlobal(rng);
+    return std::string(global.module) + "\n" + std::string(global.name);
   }
   if (code == op::kProto) return std::string(1, static_cast<char>(rng.Below(7)));
   if (code == op::kLong1) return LittleEndian(BoundaryValue(rng), 1 + rng.Below(8));
@@ -164,11 +194,11 @@ std::vector<uint64_t> MemoIndices(const std::vector<PickleOp>& ops) {
 
 // A snippet torch.save writes: a persistent-id tuple, or a whole tensor rebuild.
 std::vector<PickleOp> TensorSnippet(Rng& rng) {
-  const auto& storage = kGlobals[3 + rng.Below(9)];  // the storage types
+  const GlobalName& storage = StorageTypes()[rng.Below(StorageTypes().size())];
   const uint64_t numel = rng.OneIn(4) ? BoundaryValue(rng) : rng.Below(5);
   std::vector<PickleOp> ops = {Global("torch._utils", "_rebuild_tensor_v2"), Op(op::kMark),
                                Op(op::kMark), Text("storage"),
-                               Global(storage.first, storage.second),
+                               Global(storage.module, storage.name),
                                Text(std::to_string(rng.Below(3))), Text("cpu"), Int(numel),
                                Op(op::kTuple), Op(op::kBinPersId), Int(rng.Below(3))};
   const size_t rank = rng.Below(4);
@@ -191,9 +221,9 @@ std::vector<PickleOp> Snippet(const std::vector<PickleOp>& ops, Rng& rng) {
   switch (rng.Below(10)) {
     case 0: return TensorSnippet(rng);
     case 1: {  // STACK_GLOBAL fed from (memoised) strings
-      const auto& global = kGlobals[rng.Below(std::size(kGlobals))];
-      return {Op(op::kShortBinUnicode, std::string(global.first)), Op(op::kMemoize),
-              Op(op::kShortBinUnicode, std::string(global.second)), Op(op::kMemoize),
+      const GlobalName& global = AnyGlobal(rng);
+      return {Op(op::kShortBinUnicode, std::string(global.module)), Op(op::kMemoize),
+              Op(op::kShortBinUnicode, std::string(global.name)), Op(op::kMemoize),
               Op(op::kStackGlobal)};
     }
     case 2: {  // memo confusion: a PUT or GET of an index already in use

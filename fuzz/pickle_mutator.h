@@ -11,9 +11,10 @@
 //   same family (TUPLE1/2/3, EMPTY_LIST/DICT/TUPLE, BINPUT/LONG_BINPUT/MEMOIZE, ...);
 // - memo indices move by one, jump to an index already used, or repeat a PUT (memo
 //   confusion); integers take boundary values;
-// - strings become the names the allowlist is about (torch storage types, rebuild
-//   functions, collections.OrderedDict) or the ones it refuses (os.system, builtins.eval,
-//   importlib, marshal, torch 2.x names), including as STACK_GLOBAL operands;
+// - strings become the names the allowlist is about (every row of AllowedGlobals(): torch
+//   storage types, rebuild functions, collections.OrderedDict, torch 2.x dtypes) or ones it
+//   refuses (os.system, builtins.eval, importlib, marshal, QInt8Storage), including as
+//   STACK_GLOBAL operands;
 // - whole snippets torch.save writes are inserted (a persistent-id tuple, a rebuild call,
 //   an OrderedDict with _metadata), and rarely an opcode the reader refuses;
 // - FRAMEs are inserted, some longer than their contents (reaching past STOP into a copy

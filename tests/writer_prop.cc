@@ -20,6 +20,7 @@
 #include "stguard/writer.h"
 #include "support/tensor_set.h"
 #include "support/tensor_set_gen.h"
+#include "write/string_sink.h"
 
 namespace stguard {
 namespace {
@@ -156,15 +157,10 @@ RC_GTEST_PROP(WriterProp, StreamedCanonicalFormIsTheWritersBytes, ()) {
     Result<std::string> expected = CanonicalBytes(*checkpoint);
     RC_ASSERT(expected.ok());
     RC_ASSERT(*expected == written);
-    struct StringSink final : ByteSink {
-      std::string out;
-      Error Write(std::span<const std::byte> bytes) override {
-        out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        return Error{};
-      }
-    } sink;
+    std::string streamed;
+    StringSink sink(&streamed);
     RC_ASSERT(WriteCanonical(*checkpoint, sink).ok());
-    RC_ASSERT(sink.out == written);
+    RC_ASSERT(streamed == written);
   }
 }
 
@@ -181,16 +177,11 @@ RC_GTEST_PROP(WriterProp, StreamedConversionIsTheWritersBytes, ()) {
   RC_ASSERT(AddConvertedCheckpoint(*checkpoint, target, &writer, &expected_converted).ok());
   Result<std::string> expected = writer.WriteToString();
   RC_ASSERT(expected.ok());
-  struct StringSink final : ByteSink {
-    std::string out;
-    Error Write(std::span<const std::byte> bytes) override {
-      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-      return Error{};
-    }
-  } sink;
+  std::string streamed;
+  StringSink sink(&streamed);
   size_t converted = 0;
   RC_ASSERT(WriteConverted(*checkpoint, target, sink, &converted).ok());
-  RC_ASSERT(sink.out == *expected);
+  RC_ASSERT(streamed == *expected);
   RC_ASSERT(converted == expected_converted);
   RC_ASSERT(WriteConverted(*checkpoint, Dtype::kI8, sink).code == ErrorCode::kInvalidArgument);
 }

@@ -49,11 +49,8 @@ class Machine {
     result_.values.push_back(std::move(value));
     return static_cast<ValueId>(result_.values.size() - 1);
   }
-  ValueId AddKind(ValueKind kind) {
-    PickleValue value;
-    value.kind = kind;
-    return Add(std::move(value));
-  }
+  // Push adds a value (its kind and the one field that kind uses) and pushes it.
+  void Push(PickleValue value) { stack_.push_back(Add(std::move(value))); }
   PickleValue& V(ValueId id) { return result_.values[id]; }
   Error Pop(ValueId* out) {
     if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) {
@@ -95,10 +92,14 @@ class Machine {
     result_.copied_items += items;
     return {};
   }
+  Error Stop(bool* stopped);
+  Error TakeOperands(uint8_t code, std::vector<ValueId>* items);
+  Error Collect(uint8_t code);
   Error Memoize(uint64_t key);
   Error StartFrame(uint64_t len);
   Error CheckInsideFrame() const;
   Error Global(std::string_view module, std::string_view name);
+  Error StackGlobal();
   Error Reduce();
   Error Build();
   Error PersistentId();
@@ -269,11 +270,9 @@ Error Machine::Global(std::string_view module, std::string_view name) {
                       : "global not in the allowlist",
                   std::string(module) + "." + std::string(name));
   }
-  PickleValue value;
-  value.kind = ValueKind::kGlobal;
-  value.integer = row - AllowedGlobals().data();
-  value.text = std::string(module) + "." + std::string(name);
-  stack_.push_back(Add(std::move(value)));
+  Push({.kind = ValueKind::kGlobal,
+        .integer = row - AllowedGlobals().data(),
+        .text = std::string(module) + "." + std::string(name)});
   return {};
 }
 
@@ -308,10 +307,7 @@ Error Machine::Reduce() {
   switch (row.kind) {
     case GlobalKind::kOrderedDict: {
       if (!a.empty()) return bad("OrderedDict called with arguments");
-      PickleValue dict;
-      dict.kind = ValueKind::kDict;
-      dict.flag = true;
-      stack_.push_back(Add(std::move(dict)));
+      Push({.kind = ValueKind::kDict, .flag = true});
       return {};
     }
     case GlobalKind::kRebuildParameter: {
@@ -384,10 +380,8 @@ Error Machine::Reduce() {
       for (ValueId item : V(a[3]).items) tensor.strides.push_back(V(item).integer);
       tensor.offset = Abs(op_at_);
       result_.tensors.push_back(std::move(tensor));
-      PickleValue value;
-      value.kind = ValueKind::kTensor;
-      value.integer = static_cast<int64_t>(result_.tensors.size() - 1);
-      stack_.push_back(Add(std::move(value)));
+      Push({.kind = ValueKind::kTensor,
+            .integer = static_cast<int64_t>(result_.tensors.size() - 1)});
       return {};
     }
     case GlobalKind::kUntypedStorage:
@@ -494,10 +488,7 @@ Error Machine::PersistentId() {
                     "one storage named twice with another type or element count", key);
     }
   }
-  PickleValue value;
-  value.kind = ValueKind::kStorage;
-  value.integer = static_cast<int64_t>(index);
-  stack_.push_back(Add(std::move(value)));
+  Push({.kind = ValueKind::kStorage, .integer = static_cast<int64_t>(index)});
   return {};
 }
 
@@ -515,10 +506,94 @@ Error Machine::SetItems(ValueId dict, const std::vector<ValueId>& pairs) {
   return {};
 }
 
-Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
+// DecodeLong1 makes the value of LONG1's argument: little-endian two's complement,
+// sign-extended from its top byte. Longer than 8 bytes, it stays bytes (kBigInt).
+PickleValue DecodeLong1(std::string_view bytes) {
+  if (bytes.size() > 8) return {.kind = ValueKind::kBigInt, .text = std::string(bytes)};
+  uint64_t bits = 0;
+  for (size_t k = bytes.size(); k-- > 0;) bits = (bits << 8) | static_cast<uint8_t>(bytes[k]);
+  const size_t n = bytes.size();
+  if (n > 0 && n < 8 && (static_cast<uint8_t>(bytes[n - 1]) & 0x80) != 0) {
+    bits |= ~uint64_t{0} << (8 * n);
+  }
+  return {.kind = ValueKind::kInt, .integer = static_cast<int64_t>(bits)};
+}
+
+Error Machine::Stop(bool* stopped) {
+  if (!marks_.empty()) return Corrupt("STOP with an open MARK");
+  if (frame_end_ > pos_) {
+    return Error{ErrorCode::kPickleFrameAmbiguous, Abs(frame_at_),
+                 "FRAME reaches past the pickle's STOP: torch's unpickler may read the "
+                 "next pickle from the frame's end, not from after STOP",
+                 std::to_string(frame_end_ - pos_) + " bytes past STOP"};
+  }
+  if (stack_.size() != 1) {
+    return Corrupt("STOP with other than exactly one value on the stack",
+                   std::to_string(stack_.size()));
+  }
+  result_.root = stack_[0];
+  *stopped = true;
+  return {};
+}
+
+// TakeOperands pops the values a TUPLE/APPEND/SETITEM-family opcode works on, in stack
+// order: everything above the last MARK for TUPLE, APPENDS and SETITEMS, else a fixed count
+// (never across a MARK).
+Error Machine::TakeOperands(uint8_t code, std::vector<ValueId>* items) {
+  namespace o = op;
+  size_t count = 0;
+  switch (code) {
+    case o::kTuple: case o::kAppends: case o::kSetItems:
+      return PopMark(items);
+    case o::kTuple1: case o::kAppend: count = 1; break;
+    case o::kTuple2: case o::kSetItem: count = 2; break;
+    case o::kTuple3: count = 3; break;
+    default: return Corrupt("opcode without a handler");
+  }
+  items->resize(count);
+  for (size_t k = count; k-- > 0;) {
+    if (Error error = Pop(&(*items)[k]); !error.ok()) return error;
+  }
+  return {};
+}
+
+// Collect runs the opcodes that gather values into a container: TUPLE* make a new tuple,
+// APPEND(S) extend the list below the values, SETITEM(S) the dict below them.
+Error Machine::Collect(uint8_t code) {
   namespace o = op;
   std::vector<ValueId> items;
-  ValueId a, b;
+  if (Error error = TakeOperands(code, &items); !error.ok()) return error;
+  if (code == o::kTuple || code == o::kTuple1 || code == o::kTuple2 || code == o::kTuple3) {
+    Push({.kind = ValueKind::kTuple, .items = std::move(items)});
+    return {};
+  }
+  ValueId target;
+  if (Error error = Top(&target); !error.ok()) return error;
+  if (code == o::kSetItem || code == o::kSetItems) return SetItems(target, items);
+  if (V(target).kind != ValueKind::kList) {
+    return Corrupt(code == o::kAppend ? "APPEND to a value that is not a list"
+                                      : "APPENDS to a value that is not a list");
+  }
+  V(target).items.insert(V(target).items.end(), items.begin(), items.end());
+  return {};
+}
+
+// StackGlobal is STACK_GLOBAL: GLOBAL with the module and name popped off the stack.
+Error Machine::StackGlobal() {
+  ValueId module_id, name_id;
+  if (Error error = Pop(&name_id); !error.ok()) return error;
+  if (Error error = Pop(&module_id); !error.ok()) return error;
+  if (V(module_id).kind != ValueKind::kString || V(name_id).kind != ValueKind::kString) {
+    return Corrupt("STACK_GLOBAL operands are not two strings");
+  }
+  const std::string module = V(module_id).text, name = V(name_id).text;
+  return Global(module, name);
+}
+
+// Step runs one opcode whose argument has been read. A switch, as in any interpreter: each
+// case is the opcode's whole effect, or names the member function that has it.
+Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
+  namespace o = op;
   switch (code) {
     case o::kProto:
       if (op_at_ != 0) return Corrupt("PROTO after the first opcode");
@@ -533,143 +608,60 @@ Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
       marks_.push_back(stack_.size());
       return {};
     case o::kStop:
-      if (!marks_.empty()) return Corrupt("STOP with an open MARK");
-      if (frame_end_ > pos_) {
-        return Error{ErrorCode::kPickleFrameAmbiguous, Abs(frame_at_),
-                     "FRAME reaches past the pickle's STOP: torch's unpickler may read the "
-                     "next pickle from the frame's end, not from after STOP",
-                     std::to_string(frame_end_ - pos_) + " bytes past STOP"};
-      }
-      if (stack_.size() != 1) {
-        return Corrupt("STOP with other than exactly one value on the stack",
-                       std::to_string(stack_.size()));
-      }
-      result_.root = stack_[0];
-      *stopped = true;
-      return {};
+      return Stop(stopped);
     case o::kBinInt:
     case o::kBinInt1:
-    case o::kBinInt2: {
-      PickleValue value;
-      value.kind = ValueKind::kInt;
-      value.integer = code == o::kBinInt ? arg.i : static_cast<int64_t>(arg.u);
-      stack_.push_back(Add(std::move(value)));
+    case o::kBinInt2:
+      Push({.kind = ValueKind::kInt,
+            .integer = code == o::kBinInt ? arg.i : static_cast<int64_t>(arg.u)});
       return {};
-    }
-    case o::kLong1: {
-      PickleValue value;
-      if (arg.bytes.size() <= 8) {
-        // Little-endian two's complement, sign-extended from its top byte.
-        uint64_t bits = 0;
-        for (size_t k = arg.bytes.size(); k-- > 0;) {
-          bits = (bits << 8) | static_cast<uint8_t>(arg.bytes[k]);
-        }
-        const size_t n = arg.bytes.size();
-        if (n > 0 && n < 8 && (static_cast<uint8_t>(arg.bytes[n - 1]) & 0x80) != 0) {
-          bits |= ~uint64_t{0} << (8 * n);
-        }
-        value.kind = ValueKind::kInt;
-        value.integer = static_cast<int64_t>(bits);
-      } else {
-        value.kind = ValueKind::kBigInt;
-        value.text = std::string(arg.bytes);
-      }
-      stack_.push_back(Add(std::move(value)));
+    case o::kLong1:
+      Push(DecodeLong1(arg.bytes));
       return {};
-    }
     case o::kNone:
-      stack_.push_back(AddKind(ValueKind::kNone));
+      Push({.kind = ValueKind::kNone});
       return {};
     case o::kNewTrue:
-    case o::kNewFalse: {
-      PickleValue value;
-      value.kind = ValueKind::kBool;
-      value.flag = code == o::kNewTrue;
-      stack_.push_back(Add(std::move(value)));
+    case o::kNewFalse:
+      Push({.kind = ValueKind::kBool, .flag = code == o::kNewTrue});
       return {};
-    }
-    case o::kBinFloat: {
-      PickleValue value;
-      value.kind = ValueKind::kFloat;
-      value.real = arg.f;
-      stack_.push_back(Add(std::move(value)));
+    case o::kBinFloat:
+      Push({.kind = ValueKind::kFloat, .real = arg.f});
       return {};
-    }
     case o::kBinUnicode:
     case o::kShortBinUnicode:
-    case o::kBinUnicode8: {
+    case o::kBinUnicode8:
       if (!IsValidUtf8(arg.bytes)) return Corrupt("string that is not valid UTF-8");
-      PickleValue value;
-      value.kind = ValueKind::kString;
-      value.text = std::string(arg.bytes);
-      stack_.push_back(Add(std::move(value)));
+      Push({.kind = ValueKind::kString, .text = std::string(arg.bytes)});
       return {};
-    }
     case o::kBinBytes:
     case o::kShortBinBytes:
-    case o::kBinBytes8: {
-      PickleValue value;
-      value.kind = ValueKind::kBytes;
-      value.text = std::string(arg.bytes);
-      stack_.push_back(Add(std::move(value)));
+    case o::kBinBytes8:
+      Push({.kind = ValueKind::kBytes, .text = std::string(arg.bytes)});
       return {};
-    }
     case o::kEmptyList:
-      stack_.push_back(AddKind(ValueKind::kList));
+      Push({.kind = ValueKind::kList});
       return {};
     case o::kEmptyDict:
-      stack_.push_back(AddKind(ValueKind::kDict));
+      Push({.kind = ValueKind::kDict});
       return {};
     case o::kEmptyTuple:
-      stack_.push_back(AddKind(ValueKind::kTuple));
+      Push({.kind = ValueKind::kTuple});
       return {};
     case o::kTuple:
     case o::kTuple1:
     case o::kTuple2:
-    case o::kTuple3: {
-      if (code == o::kTuple) {
-        if (Error error = PopMark(&items); !error.ok()) return error;
-      } else {
-        const size_t n = code == o::kTuple1 ? 1 : code == o::kTuple2 ? 2 : 3;
-        items.resize(n);
-        for (size_t k = n; k-- > 0;) {
-          if (Error error = Pop(&items[k]); !error.ok()) return error;
-        }
-      }
-      PickleValue value;
-      value.kind = ValueKind::kTuple;
-      value.items = std::move(items);
-      stack_.push_back(Add(std::move(value)));
-      return {};
-    }
+    case o::kTuple3:
     case o::kAppend:
-      if (Error error = Pop(&a); !error.ok()) return error;
-      if (Error error = Top(&b); !error.ok()) return error;
-      if (V(b).kind != ValueKind::kList) return Corrupt("APPEND to a value that is not a list");
-      V(b).items.push_back(a);
-      return {};
     case o::kAppends:
-      if (Error error = PopMark(&items); !error.ok()) return error;
-      if (Error error = Top(&b); !error.ok()) return error;
-      if (V(b).kind != ValueKind::kList) return Corrupt("APPENDS to a value that is not a list");
-      V(b).items.insert(V(b).items.end(), items.begin(), items.end());
-      return {};
     case o::kSetItem:
-      items.resize(2);
-      if (Error error = Pop(&items[1]); !error.ok()) return error;
-      if (Error error = Pop(&items[0]); !error.ok()) return error;
-      if (Error error = Top(&b); !error.ok()) return error;
-      return SetItems(b, items);
     case o::kSetItems:
-      if (Error error = PopMark(&items); !error.ok()) return error;
-      if (Error error = Top(&b); !error.ok()) return error;
-      return SetItems(b, items);
+      return Collect(code);
     case o::kBinGet:
-    case o::kLongBinGet: {
+    case o::kLongBinGet:
       if (arg.u >= memo_.size()) return Corrupt("memo key not defined", std::to_string(arg.u));
       stack_.push_back(memo_[arg.u]);
       return {};
-    }
     case o::kBinPut:
     case o::kLongBinPut:
       return Memoize(arg.u);
@@ -681,15 +673,8 @@ Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
         return Corrupt("GLOBAL name that is not valid UTF-8");
       }
       return Global(arg.bytes, arg.line2);
-    case o::kStackGlobal: {
-      if (Error error = Pop(&b); !error.ok()) return error;
-      if (Error error = Pop(&a); !error.ok()) return error;
-      if (V(a).kind != ValueKind::kString || V(b).kind != ValueKind::kString) {
-        return Corrupt("STACK_GLOBAL operands are not two strings");
-      }
-      const std::string module = V(a).text, name = V(b).text;
-      return Global(module, name);
-    }
+    case o::kStackGlobal:
+      return StackGlobal();
     case o::kReduce:
       return Reduce();
     case o::kBuild:

@@ -10,6 +10,7 @@
 #include "torch/containers.h"
 #include "torch/strided_gather.h"
 #include "torch/tensor_views.h"
+#include "write/string_sink.h"
 #include "zip/zip_archive.h"
 
 namespace stguard {
@@ -38,16 +39,6 @@ std::vector<TorchStorage> ToTorchStorages(const LoadedPickle& loaded) {
   }
   return out;
 }
-
-// StringSink collects bytes in memory.
-class StringSink : public ByteSink {
- public:
-  Error Write(std::span<const std::byte> bytes) override {
-    text.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    return {};
-  }
-  std::string text;
-};
 
 Error ChecksumError(const StoragePlacement& place, const std::string& key) {
   return Error{ErrorCode::kZipChecksum, place.data_offset, "record bytes fail their CRC-32",
@@ -257,9 +248,10 @@ Error TorchCheckpoint::StreamTensor(size_t index, ByteSink& sink) const {
 }
 
 Result<std::string> TorchCheckpoint::TensorBytes(size_t index) const {
-  StringSink sink;
+  std::string bytes;
+  StringSink sink(&bytes);
   if (Error error = StreamTensor(index, sink); !error.ok()) return error;
-  return std::move(sink.text);
+  return bytes;
 }
 
 namespace {

@@ -13,22 +13,10 @@
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "write/canonical_text.h"
+#include "write/string_sink.h"
 
 namespace stguard {
 namespace {
-
-// StringSink appends to a string.
-class StringSink final : public ByteSink {
- public:
-  explicit StringSink(std::string* out) : out_(out) {}
-  Error Write(std::span<const std::byte> bytes) override {
-    out_->append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    return Error{};
-  }
-
- private:
-  std::string* out_;
-};
 
 // BoundedSink passes a producer's bytes on and refuses any beyond the declared count.
 class BoundedSink final : public ByteSink {
