@@ -8,6 +8,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "npy_output.h"
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
@@ -55,6 +56,10 @@ int RunCheck(Args args) {
       status = std::max(status,
                         CheckCheckpointDir(path, {quiet, json, allow_external_symlinks,
                                                   options.require_aligned_data}));
+      continue;
+    }
+    if (IsNpyFile(path)) {  // told by its magic: npy_output.cc
+      status = std::max(status, CheckNpy(path, quiet, json));
       continue;
     }
     const Result<Checkpoint> checkpoint = Checkpoint::Open(path, options);

@@ -20,6 +20,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "npy_output.h"
 #include "output.h"
 #include "stguard/convert.h"
 #include "stguard/mapped_file.h"
@@ -117,6 +118,10 @@ bool LooksLikeTorch(const std::string& path) {
 }  // namespace
 
 int RunConvert(Args args) {
+  // A .npy IN (told by its magic) has its own options: npy_output.cc.
+  if (!args.empty() && !IsOption(args[0]) && IsNpyFile(std::string(args[0]))) {
+    return ConvertNpy(args);
+  }
   std::string dtype_name;
   std::string max_output_ratio;
   TorchOptions torch_options;

@@ -8,6 +8,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "npy_output.h"
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
@@ -142,6 +143,7 @@ int RunInspect(Args args) {
     return kExitUsage;
   }
   const std::string path(files[0]);
+  if (IsNpyFile(path)) return InspectNpy(path, json);  // told by its magic: npy_output.cc
   const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
   if (!checkpoint.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),

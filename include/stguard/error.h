@@ -122,6 +122,18 @@ enum class ErrorCode : uint8_t {
   kOutputTooLarge,  // a torch checkpoint's views ask for more output bytes than
                     // TorchOptions::max_output_ratio times its size (overlapping views)
 
+  // npy: NumPy .npy files (src/npy/).
+  kNpyPreamble,  // a .npy file's magic, version, header length (over 10,000 bytes, past the
+                    // end of the file) or 16-byte alignment is not what numpy writes
+  kNpyHeaderSyntax,  // the .npy header is not a plain dict literal of strings, True/False and a
+                        // tuple of integers, padded with spaces and ending in a newline
+  kNpyHeaderKeys,  // the .npy header's keys are not exactly descr, fortran_order and shape,
+                      // each once, or a value has the wrong type
+  kNpyDescr,  // the .npy descr is not a simple type string stguard knows (structured,
+                 // no explicit byte order, a dtype name such as 'float32')
+  kNpyObjectArray,  // a .npy object array: its data is a pickle that would run code
+  kNpyDataLength,  // a .npy file's data is shorter or longer than its shape and descr imply
+
   kNumErrorCodes  // not an error: the number of codes above
 };
 

@@ -138,6 +138,13 @@ typedef enum stguard_code {
   /* A torch checkpoint whose (overlapping) views ask for more output than its size allows
    * (stguard/torch_checkpoint.h, TorchOptions::max_output_ratio). */
   STGUARD_OUTPUT_TOO_LARGE,
+  /* npy: NumPy .npy files that break the strict .npy rules (see SECURITY.md). */
+  STGUARD_NPY_PREAMBLE,
+  STGUARD_NPY_HEADER_SYNTAX,
+  STGUARD_NPY_HEADER_KEYS,
+  STGUARD_NPY_DESCR,
+  STGUARD_NPY_OBJECT_ARRAY,
+  STGUARD_NPY_DATA_LENGTH,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

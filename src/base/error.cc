@@ -76,6 +76,12 @@ constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorC
         "OutOfMemory",
         "MisalignedData",
         "OutputTooLarge",
+        "NpyPreamble",
+        "NpyHeaderSyntax",
+        "NpyHeaderKeys",
+        "NpyDescr",
+        "NpyObjectArray",
+        "NpyDataLength",
 };
 
 }  // namespace
