@@ -132,10 +132,67 @@ def hostile(folder):
     return len(cases)
 
 
+SAFETENSORS_DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "I8": "i1", "I16": "<i2",
+                      "I32": "<i4", "I64": "<i8", "U8": "u1", "U16": "<u2", "U32": "<u4",
+                      "U64": "<u8", "BOOL": "?", "C64": "<c8"}
+
+
+def read_safetensors(path):
+    """The one tensor of a safetensors file, read by hand: (name, array)."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    (name, entry), = [(k, v) for k, v in header.items() if k != "__metadata__"]
+    begin, end = entry["data_offsets"]
+    data = blob[8 + n + begin:8 + n + end]
+    array = np.frombuffer(data, dtype=SAFETENSORS_DTYPES[entry["dtype"]])
+    return name, array.reshape(entry["shape"])
+
+
+def convert(folder):
+    """Every convertible dtype, both byte orders and both memory orders, converted and
+    compared with np.load; the other types refused with exit 1 and no output."""
+    n = 0
+    for dtype in DTYPES:
+        for shape in [(), (0,), (4,), (2, 3), (2, 3, 4)]:
+            for fortran in (False, True):
+                array = sample(dtype, shape)
+                if fortran:
+                    array = np.asfortranarray(array)
+                path = os.path.join(folder, "weights.npy")
+                out = os.path.join(folder, "out%d.safetensors" % n)
+                np.save(path, array)
+                n += 1
+                result = run("convert", path, out)
+                if np.dtype(dtype).kind in "USMm" or dtype == "<c16":
+                    if result.returncode != 1 or os.path.exists(out):
+                        failures.append("convert %s: exit %d, output %s" %
+                                        (dtype, result.returncode, os.path.exists(out)))
+                    continue
+                if result.returncode != 0:
+                    failures.append("convert %s %s: %s" % (dtype, shape, result.stderr))
+                    continue
+                name, got = read_safetensors(out)
+                expected = np.load(path)
+                if (name != "weights" or got.shape != expected.shape or
+                        not np.array_equal(got, expected)):
+                    failures.append("convert %s %s fortran=%s: %r != %r" %
+                                    (dtype, shape, fortran, got, expected))
+    named = os.path.join(folder, "named.safetensors")
+    np.save(path, np.arange(3, dtype="<f4"))
+    result = run("convert", path, named, "--name", "emb")
+    if result.returncode != 0 or read_safetensors(named)[0] != "emb":
+        failures.append("convert --name: %s" % result.stderr)
+    return n
+
+
 with tempfile.TemporaryDirectory() as folder:
     accepted = write_accepted(folder)
     refused = hostile(folder)
-print("%d arrays x 4 writers checked, %d hostile files" % (accepted, refused))
+    converted = convert(folder)
+print("%d arrays x 4 writers checked, %d hostile files, %d conversions" %
+      (accepted, refused, converted))
 for failure in failures[:30]:
     print("FAIL:", failure)
 sys.exit(1 if failures else 0)
