@@ -205,3 +205,46 @@ TEST(NpyReader, ValidationReadsOnlyTheHeader) {
 
 }  // namespace
 }  // namespace stguard
+
+namespace stguard {
+namespace {
+
+// Errors point at the offending byte of the file, not of the header.
+TEST(NpyReader, ErrorOffsetsAreFileOffsets) {
+  const std::string call = "{'descr': __import__('os'), 'fortran_order': False, 'shape': (6,)}";
+  Result<NpyArrayInfo> info = Parse(MakeNpy(call, 24));
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().offset, 10 + call.find("__import__"));
+  EXPECT_NE(std::string(info.error().message).find("True or False"), std::string::npos);
+
+  const std::string twice = "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), 'shape': (6,)}";
+  info = Parse(MakeNpy(twice, 24, 2));
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().offset, 12 + twice.rfind("'shape'"));
+
+  const std::string object = "{'descr': '|O', 'fortran_order': False, 'shape': (6,)}";
+  info = Parse(MakeNpy(object, 48));
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().offset, 10 + object.find("'|O'"));
+  EXPECT_NE(std::string(info.error().message).find("would run code"), std::string::npos);
+
+  const std::string file = MakeNpy(kF4, 30);
+  info = Parse(file);
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().offset, file.size() - 6);  // where the data should have ended
+}
+
+// A header full of dimensions stays linear: 3,000 dims of 1 parse at once.
+TEST(NpyReader, ManyDimensionsStayLinear) {
+  std::string shape = "(";
+  for (int i = 0; i < 3000; ++i) shape += "1, ";
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ")}";
+  const auto start = std::chrono::steady_clock::now();
+  const Result<NpyArrayInfo> info = Parse(MakeNpy(dict, 4, 2, 16));
+  ASSERT_TRUE(info.ok()) << info.error().ToString();
+  EXPECT_EQ(info->shape.size(), 3000u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
+}
+
+}  // namespace
+}  // namespace stguard
