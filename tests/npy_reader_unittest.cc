@@ -194,6 +194,17 @@ TEST(NpyReader, HugeShapeOverFewBytesIsRefusedWithoutAllocating) {
   EXPECT_EQ(CodeOf(MakeNpy("{'descr': '<f8', 'fortran_order': False, "
                            "'shape': (18446744073709551616,), }", 10)),
             ErrorCode::kNpyHeaderSyntax);
+  // numpy's sizes are signed 64-bit, and it checks the non-zero dimensions even beside a
+  // 0: (0, 2**63) is refused, (0, 2**62) with one-byte items is an empty array.
+  EXPECT_EQ(CodeOf(MakeNpy("{'descr': '|u1', 'fortran_order': False, "
+                           "'shape': (0, 9223372036854775808), }", 0)),
+            ErrorCode::kValidationOverflow);
+  EXPECT_EQ(CodeOf(MakeNpy("{'descr': '|u1', 'fortran_order': False, "
+                           "'shape': (0, 4611686018427387904), }", 0)),
+            ErrorCode::kOk);
+  EXPECT_EQ(CodeOf(MakeNpy("{'descr': '<u2', 'fortran_order': False, "
+                           "'shape': (0, 4611686018427387904), }", 0)),
+            ErrorCode::kValidationOverflow);
 }
 
 TEST(NpyReader, ValidationReadsOnlyTheHeader) {

@@ -21,7 +21,8 @@
 //   b1, i1..i8, u1..u8, f2/f4/f8, c8/c16, S<n>, U<n>, M8[unit], m8[unit]. A dtype name
 //   ('float32'), structured dtypes (a list) and anything else:           -> kNpyDescr
 //   'O' (object) means the data is a pickle that would run code:         -> kNpyObjectArray
-// - Element count times item size fits in 64 bits (kValidationOverflow), and the data is
+// - The byte count of the non-zero dimensions, times item size, fits in numpy's signed
+//   64-bit intp, as numpy checks even beside a 0 dimension (kValidationOverflow); the data is
 //   exactly that many bytes: neither truncated nor followed by more.     -> kNpyDataLength
 //
 // BOUNDS: validation reads only the first 12 + kNpyMaxHeaderLen bytes, with memory and time

@@ -5,6 +5,7 @@
 // never read, so a mapped file's data pages are never touched.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string_view>
@@ -120,19 +121,28 @@ Error ApplyEntries(std::vector<npy::DictEntry>& entries, uint64_t header_offset,
 }
 
 // CheckDataLength computes element count times itemsize without overflow and compares it
-// with the bytes after the header.
+// with the bytes after the header. numpy holds sizes in a signed 64-bit intp and checks
+// the byte count of the non-zero dimensions even when one dimension is 0, so (0, 2**63)
+// is refused by numpy and is refused here too: every such product stays below 2**63.
 Error CheckDataLength(uint64_t file_size, NpyArrayInfo* info) {
-  uint64_t count = 1;
+  constexpr uint64_t kMaxIntp = uint64_t{INT64_MAX};
+  uint64_t nonzero_bytes = info->type.itemsize;
+  bool has_zero = false;
   for (uint64_t dim : info->shape) {
-    if (!CheckedMul(count, dim, &count)) {
+    if (dim == 0) {
+      has_zero = true;
+      continue;
+    }
+    if (!CheckedMul(nonzero_bytes, dim, &nonzero_bytes) || nonzero_bytes > kMaxIntp) {
       return Error{ErrorCode::kValidationOverflow, info->data_offset,
-                   "the shape's element count does not fit in 64 bits", {}, {}};
+                   "the array's byte count does not fit in 63 bits (numpy's intp)", {}, {}};
     }
   }
-  if (!CheckedMul(count, info->type.itemsize, &info->data_len)) {
+  if (nonzero_bytes > kMaxIntp) {
     return Error{ErrorCode::kValidationOverflow, info->data_offset,
-                 "the array's byte count does not fit in 64 bits", {}, {}};
+                 "the item size does not fit in 63 bits (numpy's intp)", {}, {}};
   }
+  info->data_len = has_zero ? 0 : nonzero_bytes;
   const uint64_t present = file_size - info->data_offset;
   if (present != info->data_len) {
     // numpy ignores bytes after the data; two readers could then disagree on what the

@@ -113,6 +113,11 @@ def hostile(folder):
                           b"\0" * 8),
         "negative": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
                               b"\0" * 8),
+        # numpy refuses both ("array is too big", "Maximum allowed dimension exceeded").
+        "too_big_beside_zero": npy_bytes("{'descr': '<u2', 'fortran_order': False, "
+                                         "'shape': (0, 4611686018427387904), }"),
+        "dim_over_intp": npy_bytes("{'descr': '|u1', 'fortran_order': False, "
+                                   "'shape': (0, 9223372036854775808), }"),
         "structured": npy_bytes("{'descr': [('a', '<f4')], 'fortran_order': False, "
                                 "'shape': (2,), }", b"\0" * 8),
     }
