@@ -155,11 +155,17 @@ TEST(NpyReader, Descr) {
       {"=f4", 4, ErrorCode::kNpyDescr},  {"|f4", 4, ErrorCode::kNpyDescr},
       {"<f16", 16, ErrorCode::kNpyDescr}, {"<M8", 8, ErrorCode::kNpyDescr},
       {"<M8[parsec]", 8, ErrorCode::kNpyDescr}, {"|S0", 0, ErrorCode::kNpyDescr},
-      {"|V4", 4, ErrorCode::kNpyDescr},  {"|O", 8, ErrorCode::kNpyObjectArray},
+      {"|V4", 4, ErrorCode::kNpyDescr},
+      {"|S2147483647", 0, ErrorCode::kOk},  {"|S2147483648", 0, ErrorCode::kNpyDescr},
+      {"<U536870911", 0, ErrorCode::kOk},   {"<U536870912", 0, ErrorCode::kNpyDescr},
+      {"<M8[2147483647s]", 8, ErrorCode::kOk}, {"<M8[2147483648s]", 8, ErrorCode::kNpyDescr},
+      {"|O", 8, ErrorCode::kNpyObjectArray},
   };
+  // itemsize 0 in the table: a huge item, tested as an empty array (shape (0,)).
   for (const Case& c : cases) {
     const std::string dict = std::string("{'descr': '") + c.descr +
-                             "', 'fortran_order': False, 'shape': (3,), }";
+                             "', 'fortran_order': False, 'shape': " +
+                             (c.itemsize == 0 ? "(0,)" : "(3,)") + ", }";
     EXPECT_EQ(CodeOf(MakeNpy(dict, 3 * c.itemsize)), c.code) << c.descr;
   }
   EXPECT_EQ(CodeOf(MakeNpy("{'descr': [('a', '<f4')], 'fortran_order': False, "

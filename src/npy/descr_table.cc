@@ -3,6 +3,7 @@
 // A descr is numpy's dtype.str: a byte order ('<' little, '>' big, '|' not applicable),
 // a kind letter and a size ("<f4", "|b1", "<U5", "<M8[s]").
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -64,7 +65,11 @@ bool ParseTimeUnit(std::string_view bracketed) {
   size_t digits = 0;
   while (digits < inner.size() && inner[digits] >= '0' && inner[digits] <= '9') ++digits;
   uint64_t multiple = 0;
-  if (digits > 0 && !ParseCount(inner.substr(0, digits), &multiple)) return false;
+  // numpy holds the multiple in a C int and refuses larger ones.
+  if (digits > 0 && (!ParseCount(inner.substr(0, digits), &multiple) ||
+                     multiple > uint64_t{INT32_MAX})) {
+    return false;
+  }
   inner.remove_prefix(digits);
   for (std::string_view unit : kTimeUnits) {
     if (inner == unit) return true;
@@ -80,7 +85,10 @@ bool ParseFlexible(std::string_view code, NpyType* type) {
     uint64_t count = 0;
     if (!ParseCount(code.substr(1), &count)) return false;
     type->scalar_size = kind == 'S' ? 1 : 4;  // U is UCS-4: four bytes per character
-    return CheckedMul(count, type->scalar_size, &type->itemsize);
+    // numpy keeps itemsize in a C int: beyond 2^31 - 1 it wraps negative ('|S2147483648'
+    // has itemsize -2147483648), so such a descr is refused.
+    return CheckedMul(count, type->scalar_size, &type->itemsize) &&
+           type->itemsize <= uint64_t{INT32_MAX};
   }
   if ((kind == 'M' || kind == 'm') && code.size() > 2 && code[1] == '8') {
     type->scalar_size = type->itemsize = 8;
