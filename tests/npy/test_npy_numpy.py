@@ -16,7 +16,7 @@ try:
     import numpy as np
     from numpy.lib import format as npformat
 except ImportError:
-    print("SKIP: numpy is not installed for /usr/bin/python3: nothing to compare with")
+    print("SKIP: numpy is not installed for %s: nothing to compare with" % sys.executable)
     sys.exit(77)
 
 CLI = os.environ.get("STGUARD_CLI")
