@@ -9,6 +9,7 @@
 #include "arguments.h"
 #include "commands.h"
 #include "gguf_output.h"
+#include "npy_output.h"
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
@@ -60,6 +61,10 @@ int RunCheck(Args args) {
     }
     if (IsGgufFile(path)) {  // recognised by its magic: gguf_output.cc
       status = std::max(status, CheckGgufFile(path, quiet, json));
+      continue;
+    }
+    if (IsNpyFile(path)) {  // told by its magic: npy_output.cc
+      status = std::max(status, CheckNpy(path, quiet, json));
       continue;
     }
     const Result<Checkpoint> checkpoint = Checkpoint::Open(path, options);

@@ -20,6 +20,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "npy_output.h"
 #include "output.h"
 #include "stguard/convert.h"
 #include "stguard/mapped_file.h"
@@ -36,10 +37,14 @@ constexpr char kConvertUsage[] =
     "                       [--drop-aliases] [--max-output-ratio N]\n"
     "       stguard convert DIR OUTDIR [--drop-aliases] [--allow-external-symlinks]\n"
     "                       (DIR: pytorch_model.bin[.index.json])\n"
+    "       stguard convert IN.npy OUT.safetensors [--name NAME]\n"
+    "  --dtype BF16|F16|F32  the dtype floating tensors become\n"
     "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
-    "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"    "  --allow-external-symlinks  read shards in DIR that link out of it\n"
+    "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"
+    "  --allow-external-symlinks  read shards in DIR that link out of it\n"
     "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
-    "                        output bytes (default 4; 0: no bound)\n";
+    "                        output bytes (default 4; 0: no bound)\n"
+    "  --name NAME           a .npy IN's tensor name (default: its file name without .npy)\n";
 
 bool IsDirectory(const std::string& path) {
   struct stat info;
@@ -130,6 +135,7 @@ struct ConvertArguments {
   std::string out;
   std::string dtype_name;  // empty: IN is a torch checkpoint or folder
   bool has_max_output_ratio = false;
+  std::string npy_name;  // --name: only for a .npy IN, which RunConvert hands on first
   TorchOptions torch_options;
   TorchConvertOptions convert_options;
 };
@@ -143,6 +149,7 @@ std::optional<int> ParseConvertArguments(Args args, ConvertArguments* out) {
       {"--allow-external-symlinks", &out->convert_options.allow_external_symlinks}};
   const ValueOption values[] = {{.name = "--dtype", .value = &out->dtype_name},
                                 {.name = "--key", .values = &out->torch_options.key_path},
+                                {.name = "--name", .value = &out->npy_name},
                                 {.name = "--max-output-ratio", .value = &max_output_ratio}};
   std::vector<std::string_view> files;
   if (auto stop = ParseArguments(args, {"convert", kConvertUsage, flags, values}, &files)) {
@@ -240,8 +247,17 @@ int ConvertSafetensors(const std::string& in, const std::string& out, Dtype targ
 }  // namespace
 
 int RunConvert(Args args) {
+  // A .npy IN (told by its magic) has its own options: npy_output.cc.
+  if (!args.empty() && !IsOption(args[0]) && IsNpyFile(std::string(args[0]))) {
+    return ConvertNpy(args);
+  }
   ConvertArguments arguments;
   if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;
+  if (!arguments.npy_name.empty()) {
+    std::fputs("stguard convert: --name applies to a .npy IN (given as the first argument)\n",
+               stderr);
+    return kExitUsage;
+  }
   if (arguments.dtype_name.empty()) return ConvertWithoutDtype(arguments);
   if (!arguments.torch_options.key_path.empty() || arguments.convert_options.drop_aliases ||
       arguments.convert_options.allow_external_symlinks || arguments.has_max_output_ratio) {

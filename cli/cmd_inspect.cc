@@ -9,6 +9,7 @@
 #include "arguments.h"
 #include "commands.h"
 #include "gguf_output.h"
+#include "npy_output.h"
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
@@ -144,6 +145,7 @@ int RunInspect(Args args) {
   }
   const std::string path(files[0]);
   if (IsGgufFile(path)) return InspectGgufFile(path, json);  // gguf_output.cc
+  if (IsNpyFile(path)) return InspectNpy(path, json);  // told by its magic: npy_output.cc
   const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
   if (!checkpoint.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),

@@ -9,16 +9,16 @@ constexpr Formats kSafetensorsOrFolder = kSafetensors | kFolder;
 
 constexpr CommandRow kCommandRows[] = {
     {"check", "FILE|DIR...",
-     "validate safetensors files, folders and sharded indexes strictly",
-     kSafetensorsOrFolder, RunCheck},
+     "validate safetensors, GGUF and .npy files, folders and sharded indexes strictly",
+     kSafetensorsOrFolder | kGguf | kNpy, RunCheck},
     {"inspect", "FILE|DIR", "show metadata, tensors in file order and totals",
-     kSafetensorsOrFolder, RunInspect},
+     kSafetensorsOrFolder | kGguf | kNpy, RunInspect},
     {"json", "FILE", "is FILE exactly one valid JSON text? (RFC 8259)", kJsonText, RunJson},
     {"canon", "IN OUT|-", "rewrite IN in canonical form to OUT (may be IN)", kSafetensors,
      RunCanon},
     {"convert", "IN OUT|-",
-     "convert floats (--dtype), or a PyTorch file or folder to safetensors",
-     kSafetensors | kTorch, RunConvert},
+     "convert floats (--dtype), or a PyTorch file or folder or a .npy file to safetensors",
+     kSafetensors | kTorch | kNpy, RunConvert},
     {"scan", "FILE|DIR...",
      "static report on PyTorch checkpoints: globals, tensors, storages, first refusal",
      kTorch, RunScan},
@@ -51,6 +51,8 @@ constexpr OptionRow kOptionRows[] = {
      "refuse views asking > N x the file's size (default 4; 0: none)", kTorch},
     {"convert", "--allow-external-symlinks", "", "", false,
      "read a folder's shards through links out of it", kTorch | kFolder},
+    {"convert", "--name", "", "NAME", false,
+     "the tensor's name (default: IN's file name without .npy)", kNpy},
     {"scan", "--json", "", "", false, "one JSON object per input", kTorch},
     {"scan", "--key", "", "NAME", true,
      "select root[NAME] as the state dict (repeat: deeper)", kTorch},
@@ -65,7 +67,8 @@ constexpr OptionRow kOptionRows[] = {
      "follow symbolic links out of the folder", kFolder},
 };
 
-constexpr std::string_view kFormatNames[] = {"safetensors", "folder", "torch", "json"};
+constexpr std::string_view kFormatNames[] = {"safetensors", "folder", "torch", "json", "gguf",
+                                             "npy"};
 
 // Column where summaries and option help start, and the indent of option lines.
 constexpr size_t kHelpColumn = 34;

@@ -25,6 +25,8 @@ enum Format : uint8_t {
   kFolder = 1 << 1,       // a checkpoint folder or a *.safetensors.index.json
   kTorch = 1 << 2,        // a PyTorch checkpoint (.bin .pt .pth .ckpt) or a folder of them
   kJsonText = 1 << 3,     // any JSON text
+  kGguf = 1 << 4,         // a GGUF file (llama.cpp), told by its magic
+  kNpy = 1 << 5,          // a NumPy .npy file, told by its magic
 };
 using Formats = uint8_t;
 

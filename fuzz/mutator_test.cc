@@ -26,10 +26,12 @@
 #include "mutator_json.h"
 #include "pickle/allowlist.h"
 #include "pickle/opcodes.h"
+#include "npy_mutator.h"
 #include "pickle/pickle_reader.h"
 #include "torch/tar_probe.h"
 #include "pickle_mutator.h"
 #include "safetensors_mutator.h"
+#include "stguard/npy.h"
 #include "stguard/reader.h"
 #include "stguard/torch_checkpoint.h"
 #include "zip_mutator.h"
@@ -672,6 +674,50 @@ TEST(ZipMutator, ArbitraryBytesNeverCrashIt) {
     ASSERT_LE(CrossOverTorchCheckpoint(buffer.data(), size, buffer.data(), buffer.size(),
                                        out.data(), out.size(), k),
               out.size());
+  }
+}
+
+bool NpyAccepted(std::string_view file) {
+  return stguard::ParseNpy(std::as_bytes(std::span(file.data(), file.size())), file.size()).ok();
+}
+
+// Chained mutations from numpy's seeds stay valid .npy files often enough to test the
+// dict's rules, and every output fits.
+TEST(NpyMutator, ManyMutatedFilesStillParseAndAllFit) {
+  constexpr size_t kMaxSize = 16384;
+  size_t accepted = 0;
+  size_t total = 0;
+  unsigned seed = 1;
+  for (const std::string& start : ReadFolder("fuzz_npy")) {
+    std::string last_accepted = start;
+    for (int step = 0; step < 100; ++step) {
+      std::vector<uint8_t> buffer(last_accepted.begin(), last_accepted.end());
+      buffer.resize(kMaxSize);
+      const size_t new_size = MutateNpy(buffer.data(), last_accepted.size(), kMaxSize, ++seed);
+      ASSERT_LE(new_size, kMaxSize);
+      const std::string out(reinterpret_cast<const char*>(buffer.data()), new_size);
+      ++total;
+      if (NpyAccepted(out)) {
+        ++accepted;
+        last_accepted = out;
+      }
+    }
+  }
+  ASSERT_GT(total, 0u);
+  const double fraction = static_cast<double>(accepted) / static_cast<double>(total);
+  std::printf("npy mutator: %zu of %zu outputs parse (%.1f%%)\n", accepted, total,
+              100 * fraction);
+  EXPECT_GT(fraction, 0.1);
+}
+
+TEST(NpyMutator, ArbitraryBytesNeverCrashIt) {
+  Rng rng(11);
+  for (int k = 0; k < 2000; ++k) {
+    std::vector<uint8_t> buffer(64 + rng.Below(512));
+    for (uint8_t& byte : buffer) byte = static_cast<uint8_t>(rng.Below(256));
+    const size_t size = rng.Below(64);
+    if (k % 3 == 0) std::memcpy(buffer.data(), "\x93NUMPY\x01\x00", 8);
+    ASSERT_LE(MutateNpy(buffer.data(), size, buffer.size(), k), buffer.size());
   }
 }
 

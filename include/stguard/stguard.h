@@ -172,6 +172,13 @@ typedef enum stguard_code {
   STGUARD_GGUF_NON_ZERO_PADDING,
   STGUARD_GGUF_TRAILING_BYTES,
   STGUARD_GGUF_SPLIT_MISMATCH,
+  /* npy: NumPy .npy files that break the strict .npy rules (see SECURITY.md). */
+  STGUARD_NPY_PREAMBLE,
+  STGUARD_NPY_HEADER_SYNTAX,
+  STGUARD_NPY_HEADER_KEYS,
+  STGUARD_NPY_DESCR,
+  STGUARD_NPY_OBJECT_ARRAY,
+  STGUARD_NPY_DATA_LENGTH,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// stguard/npy_convert.h: a .npy array written as a safetensors file (the conversion layer
+// over stguard/npy.h and the crash-safe writer).
+#ifndef STGUARD_NPY_CONVERT_H_
+#define STGUARD_NPY_CONVERT_H_
+
+#include <string>
+
+#include "stguard/error.h"
+#include "stguard/export.h"
+
+namespace stguard {
+
+// NpyArrayToSafetensors writes the array in `npy_path` as a one-tensor safetensors file at
+// `out_path`, named `tensor_name`, through the crash-safe writer: big-endian data
+// byte-swapped, Fortran order rewritten in C order, 0-d as shape []. A type safetensors
+// cannot hold (c16, S, U, M, m) is kInvalidDtype naming the array, and nothing is written.
+[[nodiscard]] STGUARD_API Error NpyArrayToSafetensors(const std::string& npy_path,
+                                                      const std::string& out_path,
+                                                      const std::string& tensor_name);
+
+}  // namespace stguard
+
+#endif  // STGUARD_NPY_CONVERT_H_

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// A validated .npy array rewritten as a one-tensor safetensors file: the bytes stream from
+// the mapped file through a fixed buffer into the crash-safe writer, byte-swapped when
+// the array is big-endian and reordered when it is stored in Fortran order (safetensors
+// is little-endian, row-major).
+#include "stguard/npy_convert.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "stguard/mapped_file.h"
+#include "stguard/npy.h"
+#include "stguard/writer.h"
+
+namespace stguard {
+
+namespace {
+
+constexpr size_t kChunkLen = size_t{1} << 20;
+
+// SwapScalars reverses the bytes of every `scalar_size`-byte value in `bytes`.
+void SwapScalars(std::span<std::byte> bytes, uint64_t scalar_size) {
+  if (scalar_size <= 1) return;
+  for (size_t i = 0; i + scalar_size <= bytes.size(); i += scalar_size) {
+    std::reverse(bytes.begin() + static_cast<ptrdiff_t>(i),
+                 bytes.begin() + static_cast<ptrdiff_t>(i + scalar_size));
+  }
+}
+
+// ChunkWriter fills a fixed buffer, swaps it if needed, and hands it to the sink.
+class ChunkWriter {
+ public:
+  ChunkWriter(ByteSink& sink, const NpyType& type)
+      : sink_(sink), swap_(type.byte_order == NpyByteOrder::kBig ? type.scalar_size : 1) {
+    // Whole elements per chunk, so no value is split between two swaps.
+    buffer_.reserve(std::max<size_t>(kChunkLen / type.itemsize, 1) * type.itemsize);
+  }
+  Error Append(std::span<const std::byte> element) {
+    if (buffer_.size() + element.size() > buffer_.capacity()) {
+      if (Error e = Flush(); !e.ok()) return e;
+    }
+    buffer_.insert(buffer_.end(), element.begin(), element.end());
+    return {};
+  }
+  Error Flush() {
+    SwapScalars(buffer_, swap_);
+    Error e = sink_.Write(buffer_);
+    buffer_.clear();
+    return e;
+  }
+
+ private:
+  ByteSink& sink_;
+  uint64_t swap_;
+  std::vector<std::byte> buffer_;
+};
+
+// StreamCOrder writes data that is already row-major, a chunk of whole elements at a time.
+Error StreamCOrder(std::span<const std::byte> data, const NpyType& type, ByteSink& sink) {
+  ChunkWriter writer(sink, type);
+  const size_t step = std::max<size_t>(kChunkLen / type.itemsize, 1) * type.itemsize;
+  for (size_t at = 0; at < data.size(); at += step) {
+    if (Error e = writer.Append(data.subspan(at, std::min(step, data.size() - at))); !e.ok()) {
+      return e;
+    }
+  }
+  return writer.Flush();
+}
+
+// StreamFortranOrder walks the row-major index with an odometer and copies each element
+// from its column-major position (strides itemsize, itemsize*shape[0], ...).
+Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& info,
+                         ByteSink& sink) {
+  const size_t rank = info.shape.size();
+  std::vector<uint64_t> strides(rank), index(rank, 0);
+  uint64_t stride = info.type.itemsize;
+  for (size_t k = 0; k < rank; ++k) {
+    strides[k] = stride;
+    stride *= info.shape[k];  // no overflow: the total was checked by ParseNpy
+  }
+  ChunkWriter writer(sink, info.type);
+  const uint64_t count = info.data_len / info.type.itemsize;
+  uint64_t offset = 0;
+  for (uint64_t n = 0; n < count; ++n) {
+    if (Error e = writer.Append(data.subspan(offset, info.type.itemsize)); !e.ok()) return e;
+    for (size_t k = rank; k-- > 0;) {  // advance the last axis first (row-major)
+      offset += strides[k];
+      if (++index[k] < info.shape[k]) break;
+      offset -= strides[k] * index[k];
+      index[k] = 0;
+    }
+  }
+  return writer.Flush();
+}
+
+}  // namespace
+
+Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
+                            const std::string& tensor_name) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npy_path);
+  if (!file.ok()) return file.error();
+  const std::span<const std::byte> bytes = (*file)->bytes();
+  Result<NpyArrayInfo> parsed = ParseNpy(bytes, bytes.size());
+  if (!parsed.ok()) return parsed.error();
+  const NpyArrayInfo info = std::move(*parsed);
+  if (!info.type.dtype) {
+    return Error{ErrorCode::kInvalidDtype, info.data_offset,
+                 "safetensors has no dtype for this .npy type (c16, S, U, M and m have none)",
+                 info.descr, tensor_name};
+  }
+  const std::span<const std::byte> data = bytes.subspan(info.data_offset, info.data_len);
+  // Fortran order only differs from C order when two or more axes are longer than 1;
+  // the odometer handles every case, the plain copy is the fast path.
+  const bool reorder = info.fortran_order && info.shape.size() > 1;
+  Writer writer;
+  Error added = writer.AddTensor(
+      tensor_name, *info.type.dtype, std::span<const uint64_t>(info.shape), info.data_len,
+      [&](ByteSink& sink) {
+        return reorder ? StreamFortranOrder(data, info, sink)
+                       : StreamCOrder(data, info.type, sink);
+      });
+  if (!added.ok()) return added;
+  return writer.WriteToFile(out_path);
+}
+
+}  // namespace stguard
