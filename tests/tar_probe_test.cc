@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tar-header test torch.load applies first: number fields as tarfile.nti reads them
 // (octal text, base-256), both checksums, near misses, and the file-level refusal.
-#include "torch/tar_probe.h"
+#include "sniff/tar_probe.h"
 
 #include <gtest/gtest.h>
 

@@ -8,6 +8,7 @@
 
 #include "base/little_endian.h"
 #include "sniff/pickle_walk.h"
+#include "sniff/tar_probe.h"
 
 namespace stguard {
 namespace {
@@ -82,62 +83,15 @@ bool ZipMayHoldPickle(std::span<const std::byte> bytes) {
 
 // ---- tar ------------------------------------------------------------------------------
 
-// TarChecksumField reads the header's checksum as Python's tarfile does: base-256 when
-// the first byte is 0x80 or 0xff, else octal text up to the first NUL, spaces around it
-// ignored (empty: 0). Returns false for text tarfile would refuse.
-bool TarChecksumField(const std::byte* field, int64_t* out) {
-  const uint8_t first = static_cast<uint8_t>(field[0]);
-  if (first == 0x80 || first == 0xff) {
-    int64_t value = first == 0xff ? -1 : 0;
-    for (int k = 1; k < 8; ++k) value = value * 256 + static_cast<uint8_t>(field[k]);
-    *out = value;
-    return true;
-  }
-  std::string_view text(reinterpret_cast<const char*>(field), 8);
-  text = text.substr(0, std::min(text.find('\0'), text.size()));
-  while (!text.empty() && (text.front() == ' ' || (text.front() >= '\t' && text.front() <= '\r'))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && (text.back() == ' ' || (text.back() >= '\t' && text.back() <= '\r'))) {
-    text.remove_suffix(1);
-  }
-  bool negative = false;
-  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
-    negative = text.front() == '-';
-    text.remove_prefix(1);
-  }
-  int64_t value = 0;
-  bool digit_before = false;
-  for (char c : text) {
-    if (c == '_' && digit_before) {
-      digit_before = false;
-      continue;
-    }
-    if (c < '0' || c > '7') return false;
-    value = value * 8 + (c - '0');
-    digit_before = true;
-  }
-  if (!text.empty() && !digit_before) return false;
-  *out = negative ? -value : value;
-  return true;
-}
-
-// LooksLikeTar says whether the first 512 bytes are a tar header whose checksum holds,
-// which is all Python's tarfile asks of a first member (no "ustar" magic needed).
+// A tar is what Python's tarfile would open (sniff/tar_probe.h: the test torch.load's
+// first try applies, so the sniffer and the torch reader cannot disagree), except a first
+// block of NULs: tarfile opens that as an empty archive, with no member to unpickle (torch
+// then fails to find its "storages"), so for the sniffer it is no format at all.
 bool LooksLikeTar(std::span<const std::byte> bytes) {
-  constexpr size_t kBlockLen = 512;
-  constexpr size_t kChecksumAt = 148;
-  if (bytes.size() < kBlockLen) return false;
-  int64_t stored = 0;
-  if (!TarChecksumField(bytes.data() + kChecksumAt, &stored)) return false;
-  int64_t unsigned_sum = 8 * ' ';  // the checksum field counts as spaces
-  int64_t signed_sum = 8 * ' ';
-  for (size_t k = 0; k < kBlockLen; ++k) {
-    if (k >= kChecksumAt && k < kChecksumAt + 8) continue;
-    unsigned_sum += ByteAt(bytes, k);
-    signed_sum += static_cast<int8_t>(ByteAt(bytes, k));
-  }
-  return stored == unsigned_sum || stored == signed_sum;
+  if (!PassesTarHeaderTest(bytes)) return false;
+  const auto first_block = bytes.first(kTarBlockLen);
+  return std::any_of(first_block.begin(), first_block.end(),
+                     [](std::byte b) { return b != std::byte{0}; });
 }
 
 // ---- safetensors ----------------------------------------------------------------------

@@ -11,7 +11,7 @@
 #include "base/checked_math.h"
 #include "base/little_endian.h"
 #include "pickle/opcodes.h"
-#include "torch/tar_probe.h"
+#include "sniff/tar_probe.h"
 #include "torch/zip_records.h"
 #include "zip/zip_archive.h"
 

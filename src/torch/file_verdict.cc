@@ -8,6 +8,7 @@
 #include "pickle/opcodes.h"
 #include "pickle/pickle_reader.h"
 #include "sniff/pickle_walk.h"
+#include "sniff/tar_probe.h"
 #include "stguard/mapped_file.h"
 #include "torch/containers.h"
 
@@ -117,9 +118,7 @@ PickleFileReport Judge(std::span<const std::byte> bytes, TorchScanReport scan) {
   report.format = SniffFormat(bytes);
   report.scan = std::move(scan);
   if (report.format == Format::kTar) {
-    report.scan.error = Error{ErrorCode::kNotATorchCheckpoint, 0,
-                              "a tar archive: torch.load unpickles the members of torch's "
-                              "oldest format, which stguard does not read"};
+    report.scan.error = CheckNotTarShaped(bytes);  // kTarAmbiguous
   } else if (report.format == Format::kPickle &&
              report.scan.format == TorchFormat::kUnknown) {
     ScanBarePickle(bytes, &report.scan);

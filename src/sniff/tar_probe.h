@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// torch/tar_probe.h: would torch.load read this file as a tar archive?
+// sniff/tar_probe.h: would torch.load read this file as a tar archive?
 //
 // torch.load on a real file at offset 0 (weights_only=False) first tries the oldest torch
 // format: tarfile.open(fileobj=f, mode="r:") (plain, uncompressed tar), and only when that
@@ -17,8 +17,8 @@
 // read the other number fields and gives up (torch then falls back) when one is not a
 // number; stguard does not look at them and refuses on the checksum alone, which is
 // stricter, never looser.
-#ifndef STGUARD_SRC_TORCH_TAR_PROBE_H_
-#define STGUARD_SRC_TORCH_TAR_PROBE_H_
+#ifndef STGUARD_SRC_SNIFF_TAR_PROBE_H_
+#define STGUARD_SRC_SNIFF_TAR_PROBE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -46,4 +46,4 @@ Error CheckNotTarShaped(std::span<const std::byte> bytes);
 
 }  // namespace stguard
 
-#endif  // STGUARD_SRC_TORCH_TAR_PROBE_H_
+#endif  // STGUARD_SRC_SNIFF_TAR_PROBE_H_

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tar-header test torch.load's first try applies (see tar_probe.h).
-#include "torch/tar_probe.h"
+#include "sniff/tar_probe.h"
 
 #include <algorithm>
 
