@@ -13,7 +13,10 @@ packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-torch p
            python3-setuptools python3-pip python3-wheel)
 if [[ "${1:-}" == "--all" ]]; then
   packages+=(libclang-rt-14-dev llvm zip unzip libbenchmark-dev libsimdjson-dev
-             nlohmann-json3-dev python3 npm)
+             nlohmann-json3-dev python3)
+  # npm fetches the GGUF tests' reference; a Node.js from elsewhere (nodesource) brings
+  # its own npm, which Debian's npm package would conflict with.
+  command -v npm >/dev/null || packages+=(npm)
 fi
 
 missing=()
