@@ -61,13 +61,14 @@ void CheckGraph(const stguard::PickleResult& result, size_t size) {
 // CheckFramesAndMemo re-derives from the opcodes alone (the mutator's decoder, not the
 // reader) two rules an accepted pickle meets so that torch reads it as stguard did: no
 // FRAME reaches past STOP's end (where torch's next read starts would depend on its
-// unpickler), and every BINPUT/LONG_BINPUT key is len(memo) (torch's C unpickler
-// allocates its memo by the key).
+// unpickler), and every BINPUT/LONG_BINPUT key is the next one, counting from 0 or, as
+// Python 2's cPickle did, from 1 (torch's C unpickler allocates its memo by the key).
 void CheckFramesAndMemo(std::string_view input, uint64_t end) {
   std::vector<stguard_fuzz::mutator::PickleOp> ops;
   FUZZ_CHECK(stguard_fuzz::mutator::DecodePickle(input.substr(0, end), &ops) == end);
   uint64_t at = 0;
   uint64_t memo_len = 0;
+  uint64_t memo_base = 0;
   for (const stguard_fuzz::mutator::PickleOp& o : ops) {
     // The argument as stored in the input (the decoder keeps a FRAME's as a delta).
     const std::string_view raw = input.substr(at + 1, std::min<size_t>(o.arg.size(), 8));
@@ -79,7 +80,8 @@ void CheckFramesAndMemo(std::string_view input, uint64_t end) {
       continue;
     }
     if (o.code == stguard::op::kBinPut || o.code == stguard::op::kLongBinPut) {
-      FUZZ_CHECK(value == memo_len);
+      if (memo_len == 0 && value == 1) memo_base = 1;
+      FUZZ_CHECK(value == memo_base + memo_len);
     }
     if (o.code == stguard::op::kBinPut || o.code == stguard::op::kLongBinPut ||
         o.code == stguard::op::kMemoize) {

@@ -132,16 +132,23 @@ TEST(PickleReaderTest, RequiresGradOnlyWhereTorchAllowsIt) {
 
 TEST(PickleReaderTest, MemoKeysAreTheNextOneAsCPythonWrites) {
   // CPython's C unpickler sizes its memo array by the key: LONG_BINPUT 0xffffffff is a
-  // MemoryError in torch, so any key but len(memo) is refused, however small.
+  // MemoryError in torch, so any key but the next one is refused, however small.
   const Error huge = ErrorOf("\x80\x02}r\xff\xff\xff\xff."s);
   EXPECT_EQ(huge.code, ErrorCode::kPickleMemoKey);
   EXPECT_EQ(huge.offset, 100u + 3);
   EXPECT_EQ(huge.context, "4294967295, expected 0");
-  EXPECT_EQ(ErrorOf("\x80\x02}q\x01."s).code, ErrorCode::kPickleMemoKey);
-  // BINPUT 1 then MEMOIZE (len(memo) == 1, taken): refused at the BINPUT already.
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x02."s).code, ErrorCode::kPickleMemoKey);
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x00]q\x02\x86."s).code, ErrorCode::kPickleMemoKey);
+  // Counting from 1 (Python 2's cPickle, torch's legacy files saved under Python 2), the
+  // next key is len(memo) + 1; a key 0 after that is out of order.
+  EXPECT_TRUE(ErrorOf("\x80\x02}q\x01]q\x02\x86."s).ok());
+  EXPECT_TRUE(ErrorOf("\x80\x02}q\x01h\x01\x86."s).ok());  // BINGET 1: the dict
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x01]q\x00\x86."s).code, ErrorCode::kPickleMemoKey);
+  EXPECT_EQ(ErrorOf("\x80\x02}q\x01h\x00\x86."s).code, ErrorCode::kPickleCorrupt);
+  // BINPUT 1 then MEMOIZE: CPython's MEMOIZE takes key len(memo) == 1 again, overwriting.
   const Error confusion = ErrorOf("\x80\x04\x8c\x01\x61q\x01\x8c\x01\x62\x94."s);
-  EXPECT_EQ(confusion.code, ErrorCode::kPickleMemoKey);
-  EXPECT_EQ(confusion.offset, 100u + 5);
+  EXPECT_EQ(confusion.code, ErrorCode::kPickleMemoConflict);
+  EXPECT_EQ(confusion.offset, 100u + 10);
   // Accept: the next key, by BINPUT or LONG_BINPUT.
   EXPECT_TRUE(ErrorOf("\x80\x02}q\x00."s).ok());
   EXPECT_TRUE(ErrorOf("\x80\x02}r\x00\x00\x00\x00]q\x01\x86."s).ok());

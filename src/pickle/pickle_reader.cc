@@ -116,7 +116,8 @@ class Machine {
   std::vector<size_t> marks_;
   size_t frame_at_ = 0;   // the last FRAME opcode
   size_t frame_end_ = 0;  // just past the last frame's bytes (0 before any FRAME)
-  std::vector<ValueId> memo_;  // memo key k is memo_[k]: keys are dense (Memoize)
+  std::vector<ValueId> memo_;  // memo key memo_base_ + k is memo_[k]: dense (Memoize)
+  uint64_t memo_base_ = 0;     // the first key: 0 (CPython 3), 1 (Python 2's cPickle)
   std::unordered_map<std::string, size_t> storage_index_;  // storage key -> storages index
   std::vector<bool> typed_;  // typed_[k]: untyped storage k was given a dtype by a v3 tensor
 };
@@ -212,18 +213,22 @@ Error Machine::ReadArg(ArgKind kind, Arg* arg) {
 Error Machine::Memoize(uint64_t key) {
   ValueId top;
   if (Error error = Top(&top); !error.ok()) return error;
-  if (key < memo_.size()) {
+  // CPython's pickler numbers memo entries 0, 1, 2... (key = len(memo)); Python 2's
+  // cPickle, which torch used to save its legacy files under Python 2, numbered them
+  // 1, 2, 3... The first key decides which numbering the pickle uses.
+  if (memo_.empty() && key == 1) memo_base_ = 1;
+  const uint64_t next_key = memo_base_ + memo_.size();
+  if (key >= memo_base_ && key < next_key) {
     return Refuse(ErrorCode::kPickleMemoConflict, "memo key already defined",
                   std::to_string(key));
   }
-  // CPython's pickler numbers memo entries 0, 1, 2... (key = len(memo)); its C unpickler
-  // keeps the memo as an array of 2 * key entries, so one LONG_BINPUT 0xffffffff asks
-  // torch for 64 GiB. Only the next key keeps torch's memo linear in the pickle.
-  if (key != memo_.size()) {
+  // CPython's C unpickler keeps the memo as an array of 2 * key entries, so one
+  // LONG_BINPUT 0xffffffff asks torch for 64 GiB. Only the next key keeps torch's memo
+  // linear in the pickle.
+  if (key != next_key) {
     return Refuse(ErrorCode::kPickleMemoKey,
-                  "memo key other than the next one (len(memo)), which CPython's pickler "
-                  "always writes",
-                  std::to_string(key) + ", expected " + std::to_string(memo_.size()));
+                  "memo key other than the next one, which CPython's pickler always writes",
+                  std::to_string(key) + ", expected " + std::to_string(next_key));
   }
   memo_.push_back(top);
   return {};
@@ -659,8 +664,10 @@ Error Machine::Step(uint8_t code, const Arg& arg, bool* stopped) {
       return Collect(code);
     case o::kBinGet:
     case o::kLongBinGet:
-      if (arg.u >= memo_.size()) return Corrupt("memo key not defined", std::to_string(arg.u));
-      stack_.push_back(memo_[arg.u]);
+      if (arg.u < memo_base_ || arg.u - memo_base_ >= memo_.size()) {
+        return Corrupt("memo key not defined", std::to_string(arg.u));
+      }
+      stack_.push_back(memo_[arg.u - memo_base_]);
       return {};
     case o::kBinPut:
     case o::kLongBinPut:

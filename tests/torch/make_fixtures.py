@@ -167,10 +167,12 @@ P2 = b"\x80\x02"
 stack_global_memo = (b"\x80\x04" + b"\x8c\x02os\x94" + b"\x8c\x06system\x94" + b"h\x00h\x01\x93"
                      + b"\x8c\x02id\x85R.")
 refuse("PickleGlobalRefused", "stack_global_memoised", zip_with_pickle(stack_global_memo))
-# Memo confusion: BINPUT 1 then MEMOIZE (which stores under len(memo) == 1). The first
-# BINPUT is already refused: CPython's pickler only ever writes the next key, len(memo).
+# Memo confusion: BINPUT 1 (keys counted from 1, as Python 2's cPickle did) then MEMOIZE,
+# which stores under len(memo) == 1 again: CPython would overwrite the first value.
 memo_confusion = b"\x80\x04\x8c\x05helloq\x01\x8c\x02os\x94."
-refuse("PickleMemoKey", "memo_put_vs_memoize", zip_with_pickle(memo_confusion))
+refuse("PickleMemoConflict", "memo_put_vs_memoize", zip_with_pickle(memo_confusion))
+# A key past the next one (0 expected).
+refuse("PickleMemoKey", "memo_key_skipped", zip_with_pickle(b"\x80\x02}q\x02."))
 # A key redefined: MEMOIZE stores keys 0 and 1, then BINPUT 1 again.
 memo_redefined = b"\x80\x04\x8c\x05hello\x94\x8c\x02os\x94q\x01."
 refuse("PickleMemoConflict", "memo_redefined", zip_with_pickle(memo_redefined))

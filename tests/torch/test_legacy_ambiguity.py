@@ -195,6 +195,40 @@ def test_every_pickle_protocol_is_read_like_torch(protocol, legacy, tmp_path):
         assert converted[name] == tensor.contiguous().numpy().tobytes(), name
 
 
+def renumber_memo_from_one(data, pickles):
+    """The first `pickles` pickles of `data` with every BINPUT/BINGET key one higher, as
+    Python 2's cPickle numbered its memo (torch's legacy files saved under Python 2)."""
+    import pickletools
+    out = bytearray(data)
+    stream = io.BytesIO(data)
+    for _ in range(pickles):
+        for opcode, arg, pos in pickletools.genops(stream):
+            if opcode.name in ("BINPUT", "BINGET"):
+                assert arg < 255
+                out[pos + 1] = arg + 1
+    return bytes(out)
+
+
+def test_memo_numbered_from_one_as_python2_wrote_it_is_read_like_torch(tmp_path):
+    # Python 2's cPickle numbered memo keys 1, 2, 3...: torch still loads such legacy files,
+    # and stguard reads them alike. Keys must still be dense (the next one each time).
+    state = {"a": torch.arange(6, dtype=torch.float32), "b": torch.ones(2, 3)}
+    plain = tmp_path / "plain.pt"
+    torch.save(state, plain, _use_new_zipfile_serialization=False)
+    # magic number, protocol version, system info, the state dict, the storage keys
+    path = tmp_path / "py2.pt"
+    path.write_bytes(renumber_memo_from_one(plain.read_bytes(), 5))
+    loaded = torch_load(path)
+    assert not isinstance(loaded, BaseException), loaded
+    out = tmp_path / "out.safetensors"
+    result = run("convert", path, out)
+    assert result.returncode == 0, result.stderr
+    converted = read_safetensors(out)
+    assert set(converted) == set(state)
+    for name, tensor in loaded.items():
+        assert converted[name] == tensor.numpy().tobytes(), name
+
+
 # ---- A tensor that cannot require gradients, saved as requiring them ----
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
