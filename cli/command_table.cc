@@ -88,9 +88,10 @@ void AppendPadded(std::string_view left, std::string_view right, std::string* ou
 
 std::string OptionSpelling(const OptionRow& option) {
   std::string text;
-  if (!option.short_name.empty()) text = std::string(option.short_name) + ", ";
+  // Appends only: g++ 12 warns (-Wrestrict, a false positive) on "literal" + string.
+  if (!option.short_name.empty()) text.append(option.short_name).append(", ");
   text += option.name;
-  if (!option.argument.empty()) text += " " + std::string(option.argument);
+  if (!option.argument.empty()) text.append(" ").append(option.argument);
   return text;
 }
 
@@ -110,29 +111,34 @@ std::string FormatNames(Formats formats) {
 }
 
 std::string Synopsis(const CommandRow& command) {
-  std::string line = "stguard " + std::string(command.name);
+  std::string line = "stguard ";
+  line += command.name;
   for (const OptionRow& option : kOptionRows) {
     if (option.command != command.name) continue;
-    line += " [" + std::string(option.short_name.empty() ? option.name : option.short_name);
-    if (!option.argument.empty()) line += " " + std::string(option.argument);
+    line.append(" [").append(option.short_name.empty() ? option.name : option.short_name);
+    if (!option.argument.empty()) line.append(" ").append(option.argument);
     line += option.repeatable ? "]..." : "]";
   }
-  if (!command.operands.empty()) line += " " + std::string(command.operands);
+  if (!command.operands.empty()) line.append(" ").append(command.operands);
   return line;
 }
 
 std::string CommandBlock() {
   std::string block;
   for (const CommandRow& command : kCommandRows) {
-    block += Synopsis(command) + "\n";
+    block.append(Synopsis(command)).append("\n");
     std::string summary(command.summary);
-    if (command.formats != 0) summary += " [" + FormatNames(command.formats) + "]";
-    block += std::string(kOptionIndent) + summary + "\n";
+    if (command.formats != 0) summary.append(" [").append(FormatNames(command.formats)) += "]";
+    block.append(kOptionIndent).append(summary).append("\n");
     for (const OptionRow& option : kOptionRows) {
       if (option.command != command.name) continue;
       std::string help(option.help);
-      if (option.formats != command.formats) help += " [" + FormatNames(option.formats) + "]";
-      AppendPadded(std::string(kOptionIndent) + OptionSpelling(option), help, &block);
+      if (option.formats != command.formats) {
+        help.append(" [").append(FormatNames(option.formats)) += "]";
+      }
+      std::string spelling(kOptionIndent);
+      spelling += OptionSpelling(option);
+      AppendPadded(spelling, help, &block);
     }
   }
   return block;
