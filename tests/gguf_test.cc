@@ -215,7 +215,8 @@ TEST(GgufReader, AlignmentIsAU32PowerOfTwoAndMultipleOfEight) {
   for (uint32_t alignment : {8u, 16u, 64u, 4096u}) {
     GgufModel model = WithKey(GgufU32("general.alignment", alignment));
     model.alignment = alignment;
-    Result<GgufFile> result = GgufFile::FromBytes(Bytes(Encode(model)));
+    const std::string file = Encode(model);  // the reader views these bytes: keep them
+    Result<GgufFile> result = GgufFile::FromBytes(Bytes(file));
     ASSERT_TRUE(result.ok()) << alignment << ": " << result.error().ToString();
     EXPECT_EQ(result->alignment(), alignment);
   }
@@ -261,7 +262,8 @@ TEST(GgufReader, DimsAreOneToFourAndNotNegative) {
 TEST(GgufReader, ZeroElementTensorsTakeNoBytes) {
   GgufModel model = WithTensor({"empty", 0, {0, uint64_t{1} << 62, uint64_t{1} << 40}, {}, {""}});
   model.tensors.push_back({"after", 0, {2}, {}, {}});
-  Result<GgufFile> result = GgufFile::FromBytes(Bytes(Encode(model)));
+  const std::string file = Encode(model);  // the reader views these bytes: keep them
+  Result<GgufFile> result = GgufFile::FromBytes(Bytes(file));
   ASSERT_TRUE(result.ok()) << result.error().ToString();
   EXPECT_EQ(result->FindTensor("empty")->byte_size, 0u);
   EXPECT_EQ(result->FindTensor("after")->offset, result->FindTensor("empty")->offset);
