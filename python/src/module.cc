@@ -5,16 +5,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <array>
 #include <cstdio>
 #include <memory>
 #include <span>
 #include <string>
 #include <sys/stat.h>
 
+#include "checkpoint_lists.h"
+#include "header_file.h"
 #include "raise_error.h"
 #include "stguard/checkpoint_dir.h"
-#include "stguard/dtype.h"
 #include "stguard/gguf.h"
 #include "stguard/reader.h"
 #include "storage.h"
@@ -52,52 +52,6 @@ std::unique_ptr<Storage> StorageFromBytes(const py::buffer& data) {
   PyBuffer_Release(&view);
   if (!storage.ok()) stguard::python::ThrowSafetensorError(storage.error());
   return std::move(*storage);
-}
-
-// NewReference wraps a new reference from the C API, or raises the error it set.
-py::object NewReference(PyObject* object) {
-  if (object == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(object);
-}
-
-// TensorList returns (name, dtype, shape, absolute offset, byte length) in file order.
-// Built with the C API directly: a header can list hundreds of thousands of tensors.
-py::list TensorList(const Storage& storage) {
-  const stguard::Checkpoint& checkpoint = storage.checkpoint();
-  const uint64_t data_start = 8 + checkpoint.header_len();
-  // One str per dtype, shared by every tensor of that dtype.
-  std::array<py::object, stguard::kNumDtypes> dtype_names;
-  for (const stguard::Dtype dtype : stguard::kAllDtypes) {
-    dtype_names[static_cast<size_t>(dtype)] = Utf8Str(stguard::DtypeName(dtype));
-  }
-  py::list out(checkpoint.num_tensors());
-  size_t i = 0;
-  for (const stguard::TensorView& tensor : checkpoint.tensors()) {
-    py::object shape = NewReference(PyTuple_New(static_cast<Py_ssize_t>(tensor.shape.size())));
-    Py_ssize_t d = 0;
-    for (uint64_t dim : tensor.shape) {
-      PyTuple_SET_ITEM(shape.ptr(), d++,
-                       NewReference(PyLong_FromUnsignedLongLong(dim)).release().ptr());
-    }
-    py::object name = NewReference(PyUnicode_DecodeUTF8(
-        tensor.name.data(), static_cast<Py_ssize_t>(tensor.name.size()), nullptr));
-    py::object offset = NewReference(PyLong_FromUnsignedLongLong(data_start + tensor.begin));
-    py::object byte_len = NewReference(PyLong_FromUnsignedLongLong(tensor.byte_size()));
-    PyObject* entry = PyTuple_Pack(5, name.ptr(), dtype_names[static_cast<size_t>(tensor.dtype)].ptr(),
-                                   shape.ptr(), offset.ptr(), byte_len.ptr());
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i++), NewReference(entry).release().ptr());
-  }
-  return out;
-}
-
-py::object Metadata(const Storage& storage) {
-  const stguard::Checkpoint& checkpoint = storage.checkpoint();
-  if (!checkpoint.has_metadata_object()) return py::none();
-  py::dict out;
-  for (const stguard::MetadataEntry& entry : checkpoint.metadata()) {
-    out[Utf8Str(entry.key)] = Utf8Str(entry.value);
-  }
-  return out;
 }
 
 bool IsFolderOrIndex(const std::string& path) {
@@ -193,9 +147,10 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
                   "Maps `path` copy-on-write and validates it; raises SafetensorError.")
       .def_static("from_bytes", &StorageFromBytes, py::arg("data"),
                   "Copies `data` into private memory and validates it; raises SafetensorError.")
-      .def("tensors", &TensorList,
+      .def("tensors", [](const Storage& s) { return stguard::python::TensorList(s.checkpoint()); },
            "[(name, dtype, shape, absolute offset, byte length)] in file order.")
-      .def("metadata", &Metadata, "__metadata__ as a dict, or None when the header has none.")
+      .def("metadata", [](const Storage& s) { return stguard::python::MetadataDict(s.checkpoint()); },
+           "__metadata__ as a dict, or None when the header has none.")
       .def_property_readonly("header_len",
                              [](const Storage& s) { return s.checkpoint().header_len(); })
       .def_property_readonly("size", [](const Storage& s) { return s.memory().size(); })
@@ -211,4 +166,5 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
         py::arg("metadata"), "Writes [(name, dtype, shape, buffer)] canonically and atomically.");
   m.def("serialize", &stguard::python::Serialize, py::arg("tensors"), py::arg("metadata"),
         "Returns the canonical file for [(name, dtype, shape, buffer)] as bytes.");
+  stguard::python::RegisterHeaderFile(m);
 }
