@@ -43,3 +43,38 @@ def invalid_argument(message: str, tensor: Optional[str] = None) -> SafetensorEr
     if tensor is not None:
         text += f" (tensor {tensor!r})"
     return SafetensorError(text, "InvalidArgument", 0, tensor)
+
+
+# Where the reference package raises a built-in exception, stguard raises one of these:
+# code written against it (``except FileNotFoundError``) keeps working, and code written
+# against stguard (``except SafetensorError``, ``.code``) too.
+
+
+class SafetensorFileNotFoundError(SafetensorError, FileNotFoundError):
+    """A file that does not exist (``.code == "IoError"``)."""
+
+
+class SafetensorValueError(SafetensorError, ValueError):
+    """A value that cannot be saved or used: not a tensor, not a dict, sparse, an unknown
+    framework or backend."""
+
+
+class SafetensorTypeError(SafetensorError, TypeError):
+    """An argument of the wrong type (a ``TensorSpec`` dict without ``data``...)."""
+
+
+class SafetensorRuntimeError(SafetensorError, RuntimeError):
+    """Tensors that share memory given to ``save_file`` (``save_model`` handles them)."""
+
+
+class SafetensorImportError(SafetensorError, ImportError):
+    """A framework whose package is not installed."""
+
+
+def refusal(kind: type, message: str, tensor: Optional[str] = None) -> SafetensorError:
+    """Returns an InvalidArgument error of class ``kind`` (one of the classes above), in
+    the CLI's format."""
+    text = f"InvalidArgument at byte 0: {message}"
+    if tensor is not None:
+        text += f" (tensor {tensor!r})"
+    return kind(text, "InvalidArgument", 0, tensor)

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """How a numpy view becomes the caller's framework's array: numpy as is, or a torch tensor
-sharing the view's memory. torch is imported only when asked for."""
+sharing the view's memory, or another framework's array converted from the view. A
+framework's package is imported only when asked for."""
 
+import importlib
 from typing import Any, Dict
 
 import numpy as np
 
+from ._error import (SafetensorImportError, SafetensorTypeError, SafetensorValueError,
+                     refusal)
 from ._views import NUMPY_DTYPES
 
 
@@ -30,7 +34,11 @@ class TorchFramework:
     _NUMPY_FOR_TORCH: Dict[str, str] = {"BF16": "<i2", "U16": "<i2", "U32": "<i4", "U64": "<i8"}
 
     def __init__(self, device: Any = "cpu") -> None:
-        import torch  # the numpy module must work without torch installed
+        try:
+            import torch  # the numpy module must work without torch installed
+        except ImportError:
+            raise refusal(SafetensorImportError, "framework 'pt' needs the 'torch' package, "
+                          "which is not installed") from None
 
         self._torch = torch
         self._device = torch.device(device)
@@ -52,17 +60,58 @@ class TorchFramework:
         return tensor
 
 
+class ConvertedFramework:
+    """Frameworks stguard does not build on (TensorFlow, JAX/Flax, MLX, Paddle): each
+    array is the numpy view handed to the framework's own converter, as the reference
+    package does. Its package is imported when the file is opened, so a missing one is an
+    error at open naming it."""
+
+    def __init__(self, framework: str, package: str, converter: Any) -> None:
+        try:
+            module = importlib.import_module(package)
+        except ImportError:
+            raise refusal(SafetensorImportError,
+                          f"framework {framework!r} needs the {package!r} package, which is "
+                          f"not installed (or use framework='np' or 'pt')") from None
+        self._convert = converter(module)
+
+    def numpy_dtype(self, dtype_name: str) -> str:
+        return NUMPY_DTYPES[dtype_name]
+
+    def wrap(self, array: np.ndarray, dtype_name: str):
+        return self._convert(array)
+
+
+# Every spelling the reference package accepts, and what it needs.
 _FRAMEWORK_NAMES = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch",
-                    "pytorch": "torch"}
+                    "pytorch": "torch", "tf": "tensorflow", "tensorflow": "tensorflow",
+                    "jax": "flax", "flax": "flax", "mlx": "mlx", "paddle": "paddle"}
+
+# (package to import, converter from that module to a numpy -> framework function).
+_CONVERTED = {
+    "tensorflow": ("tensorflow", lambda tf: tf.convert_to_tensor),
+    "flax": ("jax.numpy", lambda jnp: jnp.asarray),
+    "mlx": ("mlx.core", lambda mx: mx.array),
+    "paddle": ("paddle", lambda paddle: paddle.to_tensor),
+}
 
 
 def get_framework(framework: str, device: Any = "cpu"):
-    """Returns the adapter for "np"/"numpy" or "pt"/"torch"/"pytorch"."""
+    """Returns the adapter for a framework name ("np", "pt", "tf", "flax", ...)."""
+    if not isinstance(framework, str):
+        raise refusal(SafetensorTypeError,
+                      f"framework must be a str, not {type(framework).__name__}")
     name = _FRAMEWORK_NAMES.get(framework)
     if name is None:
-        raise ValueError(f"unknown framework {framework!r}: use 'np' or 'pt'")
+        raise refusal(SafetensorValueError, f"framework {framework!r} is invalid (expected one "
+                      f"of: {', '.join(repr(known) for known in _FRAMEWORK_NAMES)})")
+    if name == "torch":
+        return TorchFramework(device)
+    if str(device) != "cpu":
+        raise refusal(SafetensorValueError,
+                      f"device {device!r} is not supported for framework {framework!r}: "
+                      f"its arrays live on the cpu")
     if name == "numpy":
-        if str(device) != "cpu":
-            raise ValueError(f"numpy arrays live on the cpu, not {device!r}")
         return NumpyFramework()
-    return TorchFramework(device)
+    package, converter = _CONVERTED[name]
+    return ConvertedFramework(framework, package, converter)

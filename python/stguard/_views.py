@@ -83,13 +83,20 @@ def view(storage, info, numpy_dtype: str) -> np.ndarray:
     """Returns the tensor described by ``info`` as an array over ``storage``'s memory.
 
     ``info`` is (name, dtype, shape, absolute offset, byte length). The array's base is
-    the storage, which keeps the memory alive. A tensor whose offset is not a multiple of
-    its element size (a valid, non-canonical file) is copied to aligned memory instead.
+    the storage, which keeps the memory alive.
     """
-    name, dtype_name, shape, offset, byte_len = info
+    return view_at(storage, info[3], info, numpy_dtype)
+
+
+def view_at(buffer, offset: int, info, numpy_dtype: str) -> np.ndarray:
+    """Returns the tensor described by ``info`` as an array over ``buffer`` from byte
+    ``offset`` (a whole file's memory, or a buffer holding only this tensor). A tensor
+    whose offset is not a multiple of its element size (a valid, non-canonical file) is
+    copied to aligned memory instead."""
+    name, dtype_name, shape, _, byte_len = info
     target_shape = array_shape(dtype_name, shape, byte_len, name)
     dtype = _numpy_dtype(numpy_dtype)
-    array = np.frombuffer(storage, dtype=dtype, count=byte_len // dtype.itemsize, offset=offset)
+    array = np.frombuffer(buffer, dtype=dtype, count=byte_len // dtype.itemsize, offset=offset)
     if offset % dtype.itemsize:
         array = array.copy()
     return array.reshape(target_shape)
@@ -123,14 +130,57 @@ def check_index(index, ndim: int, name: str):
     return items
 
 
+def describe_index(index) -> str:
+    """Returns ``index`` as written between brackets: ``[0:20, ::2]``."""
+    items = index if isinstance(index, tuple) else (index,)
+
+    def one(item) -> str:
+        if item is Ellipsis:
+            return "..."
+        if isinstance(item, slice):
+            text = ("" if item.start is None else str(item.start)) + ":" + \
+                   ("" if item.stop is None else str(item.stop))
+            return text if item.step is None else f"{text}:{item.step}"
+        return repr(item)
+
+    return "[" + ", ".join(one(item) for item in items) + "]"
+
+
+def _check_stops(items: tuple, shape: Tuple[int, ...], index, name: str) -> None:
+    """Refuses a slice whose stop lies beyond its dimension (``[:20]`` on 10 rows), as the
+    reference package does: numpy would clamp it and hide a wrong size."""
+    position = 0
+    for item in items:
+        if item is Ellipsis:  # the items after '...' index the trailing dimensions
+            position = len(shape) - (len(items) - items.index(Ellipsis) - 1)
+            continue
+        if isinstance(item, slice) and item.stop is not None and item.stop > shape[position]:
+            raise invalid_argument(
+                f"slice {describe_index(index)} is out of range for shape {list(shape)}: stop "
+                f"{item.stop} is beyond dimension #{position} of size {shape[position]}", name)
+        position += 1
+
+
 def slice_copy(array: np.ndarray, index, name: str) -> np.ndarray:
-    """Returns a C-contiguous copy of ``array[index]``; reads only the pages it copies."""
+    """Returns a C-contiguous copy of ``array[index]``; reads only the pages it copies.
+
+    ``[]`` selects nothing (shape ``(0, ...)``), as the reference package's empty list
+    does; a non-empty list is refused with its message (lists are not implemented)."""
+    if isinstance(index, list):
+        if index:
+            raise invalid_argument(f"slice {describe_index(tuple(index))} for shape "
+                                   f"{list(array.shape)}: Non empty lists are not implemented",
+                                   name)
+        index = slice(0, 0)
     items = check_index(index, array.ndim, name)
+    _check_stops(items, array.shape, index, name)
     try:
         selected = array[items]
     except IndexError as error:
-        raise invalid_argument(f"{error} (shape {list(array.shape)})", name) from None
+        raise invalid_argument(f"slice {describe_index(index)} for shape {list(array.shape)}: "
+                               f"{error}", name) from None
     return np.array(selected, copy=True, order="C")
 
 
-__all__ = ["NUMPY_DTYPES", "SAVE_DTYPES", "SafetensorError", "view", "slice_copy"]
+__all__ = ["NUMPY_DTYPES", "SAVE_DTYPES", "SafetensorError", "view", "view_at",
+           "slice_copy"]

@@ -94,4 +94,4 @@ def test_safe_open_unknown_name_and_closed_handle():
     with pytest.raises(stguard.SafetensorError):
         f.get_tensor(name)
     with pytest.raises(ValueError):
-        stguard.safe_open(CORPUS / "sample.safetensors", "tensorflow")
+        stguard.safe_open(CORPUS / "sample.safetensors", "keras")
