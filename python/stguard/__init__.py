@@ -22,12 +22,14 @@ from typing import List, Optional
 
 from . import _core
 from ._error import SafetensorError
-from ._open import TensorSlice, safe_open
+from ._open import TensorSlice, _safe_open_handle, safe_open
+from ._serialize import TensorSpec, deserialize, serialize, serialize_file
 
 __version__: str = _core.__version__
 
-__all__ = ["CheckResult", "CheckWarning", "SafetensorError", "TensorSlice", "__version__",
-           "check", "safe_open"]
+__all__ = ["CheckResult", "CheckWarning", "SafetensorError", "TensorSlice", "TensorSpec",
+           "__version__", "_safe_open_handle", "check", "deserialize", "safe_open", "serialize",
+           "serialize_file"]
 
 
 @dataclass(frozen=True)
