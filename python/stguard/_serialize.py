@@ -150,10 +150,32 @@ def _entry(name: Any, value: Any) -> Tuple[str, str, Tuple[int, ...], Any]:
     return name, spec.dtype, tuple(spec.shape), spec.buffer()
 
 
+def check_metadata(metadata: Any) -> None:
+    """Raises TypeError (a SafetensorError too) unless ``metadata`` is None or a dict of
+    str to str, as the reference does; the writer checks the text itself."""
+    if metadata is None:
+        return
+    if not isinstance(metadata, dict):
+        raise refusal(SafetensorTypeError,
+                      f"metadata must be a dict of str to str, not {type(metadata).__name__}")
+    for key, value in metadata.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise refusal(SafetensorTypeError, "metadata must be a dict of str to str, not "
+                          f"{type(key).__name__} to {type(value).__name__}")
+
+
+def check_name(name: Any) -> None:
+    """Raises TypeError (a SafetensorError too) for a tensor name that is not a str."""
+    if not isinstance(name, str):
+        raise refusal(SafetensorTypeError, f"tensor names must be str, not {type(name).__name__}")
+
+
 def _entries(tensor_dict: Any) -> list:
     if not isinstance(tensor_dict, dict):
         raise refusal(SafetensorTypeError,
                       f"expected a dict of str to TensorSpec, not {type(tensor_dict).__name__}")
+    for name in tensor_dict:
+        check_name(name)
     return [_entry(name, value) for name, value in tensor_dict.items()]
 
 
@@ -168,6 +190,7 @@ def serialize(tensor_dict: Dict[str, Any], metadata: Optional[Dict[str, str]] = 
     Example:
         >>> data = stguard.serialize({"a": {"dtype": "float32", "shape": [1], "data": b"\\0" * 4}})
     """
+    check_metadata(metadata)
     return _core.serialize(_entries(tensor_dict), metadata)
 
 
@@ -181,6 +204,7 @@ def serialize_file(tensor_dict: Dict[str, Any], filename: "os.PathLike[str] | st
         >>> stguard.serialize_file({"a": stguard.TensorSpec(dtype="int8", shape=[2],
         ...                                                 data=b"\\1\\2")}, "a.safetensors")
     """
+    check_metadata(metadata)
     _core.write_file(os.fspath(filename), _entries(tensor_dict), metadata)
 
 

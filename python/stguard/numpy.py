@@ -17,8 +17,9 @@ from typing import Dict, Optional
 import numpy as np
 
 from . import _core
-from ._error import SafetensorError, invalid_argument
+from ._error import SafetensorError, SafetensorValueError, invalid_argument, refusal
 from ._open import safe_open
+from ._serialize import check_metadata, check_name
 from ._views import NUMPY_DTYPES, SAVE_DTYPES, view
 
 __all__ = ["load", "load_file", "save", "save_file", "SafetensorError"]
@@ -27,15 +28,16 @@ __all__ = ["load", "load_file", "save", "save_file", "SafetensorError"]
 def _entries(tensor_dict: Dict[str, np.ndarray]) -> list:
     """Returns the core's (name, dtype, shape, contiguous little-endian array) list."""
     if not isinstance(tensor_dict, dict):
-        raise invalid_argument(f"expected a dict of str to numpy.ndarray, not {type(tensor_dict).__name__}")
+        raise refusal(SafetensorValueError,
+                      f"expected a dict of str to numpy.ndarray, not {type(tensor_dict).__name__}")
     entries = []
     for name, array in tensor_dict.items():
-        if not isinstance(name, str):
-            raise invalid_argument(f"tensor names must be str, not {type(name).__name__}")
+        check_name(name)
         if isinstance(array, np.generic):  # a numpy scalar: a 0-d array
             array = np.asarray(array)
         if not isinstance(array, np.ndarray):
-            raise invalid_argument(f"expected a numpy.ndarray, not {type(array).__name__}", name)
+            raise refusal(SafetensorValueError,
+                          f"expected a numpy.ndarray, not {type(array).__name__}", name)
         dtype_name = SAVE_DTYPES.get((array.dtype.kind, array.dtype.itemsize))
         if dtype_name is None:
             raise invalid_argument(f"numpy dtype {array.dtype} has no safetensors dtype", name)
@@ -50,14 +52,17 @@ def _entries(tensor_dict: Dict[str, np.ndarray]) -> list:
 def save(tensor_dict: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = None) -> bytes:
     """Returns the canonical safetensors file for ``tensor_dict`` as bytes.
 
-    Raises SafetensorError (nothing is returned) for a tensor named ``__metadata__``, a
-    dtype safetensors lacks, or metadata that is not a dict of str to str.
+    Raises SafetensorError (nothing is returned) for a tensor named ``__metadata__`` or a
+    dtype safetensors lacks; as the reference, ValueError for a value that is not an array
+    or a ``tensor_dict`` that is not a dict, TypeError for a name or metadata that is not
+    str (both are SafetensorErrors too).
 
     Example:
         >>> data = stguard.numpy.save({"a": numpy.zeros((2, 2), numpy.float32)})
         >>> data[:8]
         b'@\\x00\\x00\\x00\\x00\\x00\\x00\\x00'
     """
+    check_metadata(metadata)
     return _core.serialize(_entries(tensor_dict), metadata)
 
 
@@ -73,6 +78,7 @@ def save_file(tensor_dict: Dict[str, np.ndarray], filename: "os.PathLike[str] | 
         >>> stguard.numpy.save_file({"a": numpy.arange(6.0).reshape(2, 3)}, "a.safetensors",
         ...                         metadata={"format": "np"})
     """
+    check_metadata(metadata)
     _core.write_file(os.fspath(filename), _entries(tensor_dict), metadata)
 
 
@@ -90,14 +96,17 @@ def load(data: bytes) -> Dict[str, np.ndarray]:
     return {info[0]: view(storage, info, NUMPY_DTYPES[info[1]]) for info in storage.tensors()}
 
 
-def load_file(filename: "os.PathLike[str] | str") -> Dict[str, np.ndarray]:
+def load_file(filename: "os.PathLike[str] | str", *,
+              backend: str = "mmap") -> Dict[str, np.ndarray]:
     """Validates ``filename`` and returns its tensors in file order, as lazy zero-copy
-    views of a private copy-on-write mapping. Raises SafetensorError for an invalid file.
+    views of a private copy-on-write mapping (``backend="mmap"``), or as fresh arrays read
+    with pread (``backend="pread"``, see ``safe_open``). Raises FileNotFoundError for a
+    missing file, SafetensorError for an invalid one.
 
     Example:
         >>> tensors = stguard.numpy.load_file("a.safetensors")
         >>> tensors["a"][0, 0] = 7.0  # changes this process's copy, never the file
     """
-    with safe_open(filename, framework="np") as f:
-        return {name: f.get_tensor(name) for name in f.offset_keys()}
+    with safe_open(filename, framework="np", backend=backend) as f:
+        return f.get_tensors()
 

@@ -6,24 +6,33 @@ Loading gives zero-copy cpu tensors over a private copy-on-write mapping (writin
 them never changes the file). BF16 loads as ``torch.bfloat16``. Types this torch lacks
 come back as raw bits (torch 1.13: U16/U32/U64 as int16/int32/int64; F8_*, F6_*, F4 as
 uint8). Saving writes the canonical file, byte for byte what the reference writes,
-crash-safely. Like the reference it refuses tensors that overlap in memory (tied
-weights: save a ``.clone()`` of one); unlike it, it makes non-contiguous tensors
-contiguous instead of refusing them.
+crash-safely. Like the reference ``save_file`` refuses tensors that overlap in memory
+(a RuntimeError) and ``save_model``/``load_model`` handle tied weights by saving one name
+and restoring the others; unlike it, non-contiguous tensors are saved as contiguous
+copies instead of being refused. The helpers other libraries import from
+``safetensors.torch`` (``storage_ptr``, ``storage_size``, ``_find_shared_tensors``,
+``_is_complete``, ``_end_ptr``, ``_remove_duplicate_names``) give the reference's results.
 """
 
 import os
-from collections import defaultdict
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import torch
 
 from . import _core
-from ._error import SafetensorError, invalid_argument
+from ._error import (SafetensorError, SafetensorRuntimeError, SafetensorValueError,
+                     invalid_argument, refusal)
 from ._frameworks import TorchFramework
 from ._open import safe_open
+from ._serialize import check_metadata, check_name
 from ._views import view
+from ._torch_shared import (  # noqa: F401 (re-exported: libraries import them from here)
+    _end_ptr, _find_shared_tensors, _is_complete,
+                            _remove_duplicate_names, overlapping_groups, storage_ptr,
+                            storage_size)
 
-__all__ = ["load", "load_file", "save", "save_file", "SafetensorError"]
+__all__ = ["load", "load_file", "load_model", "save", "save_file", "save_model",
+           "storage_ptr", "storage_size", "SafetensorError"]
 
 # torch dtype -> (safetensors dtype, the same-size torch dtype whose .numpy() works).
 _SAVE_DTYPES: Dict[Any, Any] = {
@@ -42,70 +51,29 @@ for _name, _attribute, _bits in (("U16", "uint16", torch.int16), ("U32", "uint32
         _SAVE_DTYPES[getattr(torch, _attribute)] = (_name, _bits)
 
 
-def _storage_key(tensor: torch.Tensor):
-    try:
-        storage = tensor.untyped_storage()
-    except AttributeError:  # torch < 2.0
-        storage = tensor.storage()
-    return (tensor.device, storage.data_ptr(), storage.nbytes())
-
-
-def _byte_range(tensor: torch.Tensor):
-    """Returns [start, stop) of the bytes the tensor's elements can touch."""
-    start = tensor.data_ptr()
-    if tensor.numel() == 0:
-        return start, start
-    span = sum((size - 1) * stride for size, stride in zip(tensor.shape, tensor.stride())) + 1
-    return start, start + span * tensor.element_size()
-
-
-def _shared_groups(tensors: Dict[str, torch.Tensor]) -> List[Set[str]]:
-    """Returns the groups of tensors whose bytes overlap within one storage, as the
-    reference's save_file finds them (it refuses these too)."""
-    by_storage = defaultdict(list)
-    for name, tensor in tensors.items():
-        if tensor.device.type == "meta":
-            continue
-        key = _storage_key(tensor)
-        if key[1] != 0 and key[2] != 0:
-            by_storage[key].append(name)
-    groups = []
-    for names in by_storage.values():
-        if len(names) < 2:
-            continue
-        areas = sorted((*_byte_range(tensors[name]), name) for name in names)
-        current, last_stop = {areas[0][2]}, areas[0][1]
-        for start, stop, name in areas[1:]:
-            if start < last_stop:
-                current.add(name)
-            else:
-                if len(current) > 1:
-                    groups.append(current)
-                current = {name}
-            last_stop = max(last_stop, stop)
-        if len(current) > 1:
-            groups.append(current)
-    return groups
-
-
 def _entries(tensors: Dict[str, torch.Tensor]) -> list:
     if not isinstance(tensors, dict):
-        raise invalid_argument(f"expected a dict of str to torch.Tensor, not {type(tensors).__name__}")
+        raise refusal(SafetensorValueError,
+                      f"expected a dict of str to torch.Tensor, not {type(tensors).__name__}")
     for name, tensor in tensors.items():
-        if not isinstance(name, str):
-            raise invalid_argument(f"tensor names must be str, not {type(name).__name__}")
+        check_name(name)
         if not isinstance(tensor, torch.Tensor):
-            raise invalid_argument(f"expected a torch.Tensor, not {type(tensor).__name__}", name)
+            raise refusal(SafetensorValueError,
+                          f"expected a torch.Tensor, not {type(tensor).__name__}", name)
         if tensor.layout != torch.strided:
-            raise invalid_argument(f"cannot save a {tensor.layout} tensor: make it dense first", name)
+            raise refusal(SafetensorValueError, f"cannot save a sparse ({tensor.layout}) "
+                          "tensor: make it dense first with .to_dense()", name)
         if tensor.dtype not in _SAVE_DTYPES:
             raise invalid_argument(f"torch dtype {tensor.dtype} has no safetensors dtype", name)
-    shared = _shared_groups(tensors)
+    shared = overlapping_groups(tensors)
     if shared:
         listed = ", ".join(str(sorted(group)) for group in shared)
-        raise invalid_argument(
+        raise refusal(
+            SafetensorRuntimeError,
             f"some tensors share memory, which would store the bytes twice and load them as "
-            f"separate tensors: {listed}; save a .clone() of all but one of each group",
+            f"separate tensors: {listed}; to save a model with tied weights use "
+            f"stguard.torch.save_model (it saves one name and load_model restores the "
+            f"others), or save a .clone() of all but one of each group",
             sorted(shared[0])[0])
     entries = []
     for name, tensor in tensors.items():
@@ -124,13 +92,15 @@ def _entries(tensors: Dict[str, torch.Tensor]) -> list:
 def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = None) -> bytes:
     """Returns the canonical safetensors file for ``tensors`` as bytes.
 
-    Raises SafetensorError (nothing is returned) for a tensor named ``__metadata__``,
-    tensors sharing memory, sparse tensors, dtypes safetensors lacks, or metadata that is
-    not a dict of str to str.
+    Raises SafetensorError (nothing is returned) for a tensor named ``__metadata__`` or a
+    dtype safetensors lacks; as the reference, RuntimeError for tensors sharing memory,
+    ValueError for a sparse tensor, a value that is not a tensor or a non-dict, TypeError
+    for a name or metadata that is not str (all SafetensorErrors too).
 
     Example:
         >>> data = stguard.torch.save({"w": torch.zeros(2, 2)}, metadata={"format": "pt"})
     """
+    check_metadata(metadata)
     return _core.serialize(_entries(tensors), metadata)
 
 
@@ -144,6 +114,7 @@ def save_file(tensors: Dict[str, torch.Tensor], filename: "os.PathLike[str] | st
         >>> stguard.torch.save_file(model.state_dict(), "model.safetensors",
         ...                         metadata={"format": "pt"})
     """
+    check_metadata(metadata)
     _core.write_file(os.fspath(filename), _entries(tensors), metadata)
 
 
@@ -161,14 +132,76 @@ def load(data: bytes) -> Dict[str, torch.Tensor]:
             for info in storage.tensors()}
 
 
-def load_file(filename: "os.PathLike[str] | str", device: Any = "cpu") -> Dict[str, torch.Tensor]:
-    """Validates ``filename`` and returns its tensors in file order. On the cpu they are
-    lazy zero-copy views of a private copy-on-write mapping; on another device, copies.
-    Raises SafetensorError for an invalid file.
+def load_file(filename: "os.PathLike[str] | str", device: Any = "cpu", *,
+              backend: str = "mmap") -> Dict[str, torch.Tensor]:
+    """Validates ``filename`` and returns its tensors in file order. On the cpu with
+    ``backend="mmap"`` they are lazy zero-copy views of a private copy-on-write mapping;
+    with ``backend="pread"`` fresh tensors read with pread; on another device, copies.
+    Raises FileNotFoundError for a missing file, SafetensorError for an invalid one.
 
     Example:
         >>> state = stguard.torch.load_file("model.safetensors")
         >>> model.load_state_dict(state)
     """
-    with safe_open(filename, framework="pt", device=device) as f:
-        return {name: f.get_tensor(name) for name in f.offset_keys()}
+    with safe_open(filename, framework="pt", device=device, backend=backend) as f:
+        return f.get_tensors()
+
+
+def save_model(model: torch.nn.Module, filename: "os.PathLike[str] | str",
+               metadata: Optional[Dict[str, str]] = None,
+               force_contiguous: bool = False) -> None:
+    """Saves ``model.state_dict()`` where tied weights (names sharing one storage) are
+    saved once: the name kept is the first, in sorted order, of those covering the whole
+    storage, and each dropped name is recorded in the metadata as ``{dropped: kept}``
+    (unless the caller's metadata already has that key). The caller's dict is not changed.
+
+    ``force_contiguous`` is accepted for the reference's signature; stguard always saves
+    non-contiguous tensors as contiguous copies. Raises RuntimeError when no name of a
+    shared group covers its whole storage (saving it would store more than needed).
+
+    Example:
+        >>> stguard.torch.save_model(model, "model.safetensors")  # lm_head tied to embed
+    """
+    state_dict = model.state_dict()
+    metadata = None if metadata is None else dict(metadata)
+    for kept_name, dropped_names in _remove_duplicate_names(state_dict).items():
+        for dropped in dropped_names:
+            if metadata is None:
+                metadata = {}
+            metadata.setdefault(dropped, kept_name)
+            del state_dict[dropped]
+    if force_contiguous:
+        state_dict = {name: tensor.contiguous() for name, tensor in state_dict.items()}
+    save_file(state_dict, filename, metadata=metadata)
+
+
+def load_model(model: torch.nn.Module, filename: "os.PathLike[str] | str", strict: bool = True,
+               device: Any = "cpu", *, backend: str = "mmap") -> Tuple[Set[str], List[str]]:
+    """Loads ``filename`` into ``model``, restoring tied weights that ``save_model`` saved
+    under one name. Returns ``(missing, unexpected)``: names of the model the file did not
+    set, and names of the file the model did not use. With ``strict`` (the default) either
+    is a RuntimeError listing them.
+
+    Example:
+        >>> missing, unexpected = stguard.torch.load_model(model, "model.safetensors")
+    """
+    state_dict = load_file(filename, device=device, backend=backend)
+    aliases = _remove_duplicate_names(model.state_dict(), preferred_names=list(state_dict))
+    missing, unexpected = model.load_state_dict(state_dict, strict=False)
+    missing = set(missing)
+    for alias_names in aliases.values():
+        for alias in alias_names:
+            if alias in missing:
+                missing.remove(alias)  # set through the name it shares storage with
+            else:
+                unexpected.append(alias)
+    if strict and (missing or unexpected):
+        message = f"Error(s) in loading state_dict for {type(model).__name__}:"
+        if missing:
+            message += "\n    Missing key(s) in state_dict: " + \
+                ", ".join(f'"{name}"' for name in sorted(missing))
+        if unexpected:
+            message += "\n    Unexpected key(s) in state_dict: " + \
+                ", ".join(f'"{name}"' for name in sorted(unexpected))
+        raise RuntimeError(message)
+    return missing, unexpected  # missing is a set, as the reference returns it
