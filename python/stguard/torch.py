@@ -27,9 +27,8 @@ from ._open import safe_open
 from ._serialize import check_metadata, check_name
 from ._views import view
 from ._torch_shared import (  # noqa: F401 (re-exported: libraries import them from here)
-    _end_ptr, _find_shared_tensors, _is_complete,
-                            _remove_duplicate_names, overlapping_groups, storage_ptr,
-                            storage_size)
+    _end_ptr, _find_shared_tensors, _is_complete, _remove_duplicate_names, overlapping_groups,
+    storage_ptr, storage_size)
 
 __all__ = ["load", "load_file", "load_model", "save", "save_file", "save_model",
            "storage_ptr", "storage_size", "SafetensorError"]
