@@ -102,10 +102,16 @@ def view_at(buffer, offset: int, info, numpy_dtype: str) -> np.ndarray:
     return array.reshape(target_shape)
 
 
-def check_index(index, ndim: int, name: str):
+def check_index(index, shape: Tuple[int, ...], name: str):
     """Returns ``index`` as a tuple if it holds only ints, slices and at most one Ellipsis
-    and does not index more dimensions than ``ndim``; raises SafetensorError otherwise."""
+    and does not index more dimensions than ``shape`` has; raises SafetensorError
+    (naming the slice and the shape) otherwise."""
     items = index if isinstance(index, tuple) else (index,)
+
+    def refuse(reason: str) -> SafetensorError:
+        return invalid_argument(f"slice {describe_index(index)} for shape {list(shape)}: "
+                                f"{reason}", name)
+
     ellipses = 0
     indexed = 0
     for item in items:
@@ -114,19 +120,18 @@ def check_index(index, ndim: int, name: str):
         elif isinstance(item, slice):
             for part in (item.start, item.stop, item.step):
                 if part is not None and (isinstance(part, bool) or not isinstance(part, (int, np.integer))):
-                    raise invalid_argument(f"slice bounds must be ints, not {part!r}", name)
+                    raise refuse(f"slice bounds must be ints, not {part!r}")
             if item.step == 0:
-                raise invalid_argument("slice step cannot be zero", name)
+                raise refuse("slice step cannot be zero")
             indexed += 1
         elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
             indexed += 1
         else:
-            raise invalid_argument(
-                f"get_slice takes ints, slices and '...', not {type(item).__name__}", name)
+            raise refuse(f"get_slice takes ints, slices and '...', not {type(item).__name__}")
     if ellipses > 1:
-        raise invalid_argument("an index can only have a single ellipsis ('...')", name)
-    if indexed > ndim:
-        raise invalid_argument(f"too many indices: {indexed} for {ndim} dimensions", name)
+        raise refuse("an index can only have a single ellipsis ('...')")
+    if indexed > len(shape):
+        raise refuse(f"too many indices: {indexed} for {len(shape)} dimensions")
     return items
 
 
@@ -172,7 +177,7 @@ def slice_copy(array: np.ndarray, index, name: str) -> np.ndarray:
                                    f"{list(array.shape)}: Non empty lists are not implemented",
                                    name)
         index = slice(0, 0)
-    items = check_index(index, array.ndim, name)
+    items = check_index(index, array.shape, name)
     _check_stops(items, array.shape, index, name)
     try:
         selected = array[items]

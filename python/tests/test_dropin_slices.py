@@ -73,6 +73,11 @@ def test_out_of_range_index_messages_name_slice_and_shape(path):
         with pytest.raises(stguard.SafetensorError) as raised:
             f.get_slice("x")[10]
         assert "slice [10]" in str(raised.value) and "shape [10, 6]" in str(raised.value)
+        for index, described in (((0, 0, 0), "[0, 0, 0]"), ((slice(0, 2, 0),), "[0:2:0]"),
+                                  ("a", "['a']")):
+            with pytest.raises(stguard.SafetensorError) as raised:
+                f.get_slice("x")[index]
+            assert f"slice {described} for shape [10, 6]" in str(raised.value)
         with pytest.raises(stguard.SafetensorError):
             f.get_slice("scalar")[[]]  # a scalar has no dimension to select from
         assert f.get_slice("scalar")[()] == 3.0
