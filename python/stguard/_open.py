@@ -283,7 +283,11 @@ class _safe_open_handle(safe_open):  # noqa: N801 (the reference's name)
         if readable is not None and not readable():
             raise refusal(SafetensorValueError, "the file object is not open for reading")
         self._framework = get_framework(framework, device)
-        fd = fileno()
+        try:
+            fd = fileno()
+        except (OSError, ValueError):  # io.BytesIO has fileno() but no descriptor
+            raise refusal(SafetensorTypeError, "expected a file object backed by a file "
+                          f"descriptor, not {type(file_object).__name__}") from None
         shown_name = str(getattr(file_object, "name", fd))
         if backend == "pread":
             fd = os.dup(fd)  # ours to close; the caller's stays open

@@ -2,6 +2,8 @@
 """safe_open as a drop-in: backends, get_tensors, framework spellings, closed handles,
 _safe_open_handle, and the reference's exception types for missing files."""
 
+import gc
+import io
 import os
 import sys
 import types
@@ -179,6 +181,8 @@ def test_safe_open_handle_reads_the_open_file_not_its_name(path, tmp_path, backe
 def test_safe_open_handle_refusals(path, tmp_path):
     with pytest.raises(TypeError):
         stguard._safe_open_handle(str(path), "np")
+    with pytest.raises(TypeError):  # has fileno(), but no descriptor behind it
+        stguard._safe_open_handle(io.BytesIO(path.read_bytes()), "np")
     with open(tmp_path / "w.bin", "wb") as writer, pytest.raises(ValueError):
         stguard._safe_open_handle(writer, "np")
     bad = tmp_path / "bad.safetensors"
@@ -200,3 +204,17 @@ def test_save_exception_types_numpy(tmp_path):
     with pytest.raises(TypeError):
         snp.save_file({"a": np.ones(1)}, tmp_path / "x.safetensors", metadata={"k": 1})
     assert not (tmp_path / "x.safetensors").exists()
+
+
+def test_pread_handles_close_their_descriptor(path):
+    def open_descriptors():
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_descriptors()
+    handles = [stguard.safe_open(path, "np", backend="pread") for _ in range(20)]
+    assert open_descriptors() >= before + 20  # the accept side: each holds one
+    for handle in handles[:10]:
+        handle.close()
+    del handles
+    gc.collect()  # the unclosed ones close when collected
+    assert open_descriptors() == before
