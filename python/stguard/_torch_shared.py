@@ -18,7 +18,13 @@ import torch
 
 def storage_ptr(tensor: torch.Tensor) -> int:
     """Returns the address where the tensor's storage starts (0 for a meta tensor).
-    torch before 2.0 has no ``untyped_storage()``: its typed ``storage()`` is used."""
+    torch before 2.0 has no ``untyped_storage()``: its typed ``storage()`` is used.
+
+    Example:
+        >>> base = torch.zeros(10)
+        >>> storage_ptr(base[2:]) == base.data_ptr()
+        True
+    """
     try:
         return tensor.untyped_storage().data_ptr()
     except Exception:  # torch < 2.0 has no untyped_storage; the reference falls back too
@@ -30,7 +36,12 @@ def storage_ptr(tensor: torch.Tensor) -> int:
 
 def storage_size(tensor: torch.Tensor) -> int:
     """Returns the byte size of the tensor's whole storage (for a meta tensor, of the
-    tensor itself, as torch 2 reports it)."""
+    tensor itself, as torch 2 reports it).
+
+    Example:
+        >>> storage_size(torch.zeros(10)[2:])
+        40
+    """
     try:
         return tensor.untyped_storage().nbytes()
     except AttributeError:  # torch < 2.0: a typed storage counts elements
@@ -80,7 +91,13 @@ def _split_by_overlap(groups: List[Set[str]], state_dict: Dict[str, torch.Tensor
 
 def _find_shared_tensors(state_dict: Dict[str, torch.Tensor]) -> List[Set[str]]:
     """Returns the tensor names grouped by shared memory, one set per group (a tensor
-    sharing nothing is a set of one). Meta tensors and empty storages share nothing."""
+    sharing nothing is a set of one). Meta tensors and empty storages share nothing.
+
+    Example:
+        >>> base = torch.zeros(10)
+        >>> _find_shared_tensors({"a": base, "b": base, "x": torch.zeros(1)}) == [{"a", "b"}, {"x"}]
+        True
+    """
     by_storage: Dict[Tuple[torch.device, int, int], Set[str]] = defaultdict(set)
     for name, tensor in state_dict.items():
         if tensor.device == torch.device("meta"):
@@ -99,7 +116,13 @@ def _remove_duplicate_names(state_dict: Dict[str, torch.Tensor], *,
     """Returns ``{kept name: [the other names of its group, sorted]}`` for each group of
     tensors sharing memory. The kept name covers the whole storage: the first in sorted
     order, preferring names not in ``discard_names`` and then names in
-    ``preferred_names``. Raises RuntimeError for a group where no name covers it all."""
+    ``preferred_names``. Raises RuntimeError for a group where no name covers it all.
+
+    Example:
+        >>> weight = torch.zeros(4)
+        >>> dict(_remove_duplicate_names({"embed": weight, "lm_head": weight}))
+        {'embed': ['lm_head']}
+    """
     preferred = set(preferred_names or [])
     discarded = set(discard_names or [])
     removals: Dict[str, List[str]] = defaultdict(list)

@@ -124,3 +124,11 @@ def test_save_exception_types_torch():
     # kept on purpose: a non-contiguous tensor is saved as a contiguous copy
     square = torch.arange(6.0).reshape(2, 3)
     assert torch.equal(storch.load(storch.save({"t": square.t()}))["t"], square.t())
+
+
+def test_helper_docstring_examples_hold():
+    import doctest
+
+    import stguard._torch_shared as helpers
+    result = doctest.testmod(helpers, extraglobs={"torch": torch})
+    assert result.attempted >= 4 and result.failed == 0
