@@ -39,10 +39,7 @@ class SafetensorError(Exception):
 
 def invalid_argument(message: str, tensor: Optional[str] = None) -> SafetensorError:
     """Returns an InvalidArgument error for a refusal found in Python, in the CLI's format."""
-    text = f"InvalidArgument at byte 0: {message}"
-    if tensor is not None:
-        text += f" (tensor {tensor!r})"
-    return SafetensorError(text, "InvalidArgument", 0, tensor)
+    return refusal(SafetensorError, message, tensor)
 
 
 # Where the reference package raises a built-in exception, stguard raises one of these:
