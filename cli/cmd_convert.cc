@@ -90,10 +90,11 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
     return kExitUsage;
   }
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in, options);
-  if (!checkpoint.ok() && checkpoint.error().code == ErrorCode::kNotAStateDict) {
+  if (!checkpoint.ok() && checkpoint.error().code == ErrorCode::kNotAStateDict &&
+      options.key_path.empty()) {
     // Not refused: the tensors sit under a key. Say which keys lead to them.
     const PickleFileReport report = JudgePickleFile(in, options);
-    if (report.verdict == FileVerdict::kNeedsKey) {
+    if (report.verdict == FileVerdict::kNeedsKey && !report.key_paths.empty()) {
       PrintErrorLine("stguard convert: " + PrintableText(in) + ": " + DescribeVerdict(report));
       return kExitInvalid;
     }
