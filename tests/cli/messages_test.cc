@@ -233,6 +233,43 @@ TEST(CliMessagesTest, DtypeConvertsATorchCheckpointAsItDoesSafetensors) {
                    " --dtype I8").status, 2);
 }
 
+// NpyOfFloats is a version 1.0 .npy file of little-endian F32 values 1, 2 and 0.5.
+std::string NpyOfFloats() {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string file = "\x93NUMPY\x01";
+  file += '\0';
+  file += static_cast<char>(header.size() & 0xFF);
+  file += static_cast<char>(header.size() >> 8);
+  file += header;
+  file += std::string("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x00\x3f", 12);
+  return file;
+}
+
+TEST(CliMessagesTest, DtypeConvertsANpyArray) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileBytes(dir.File("w.npy"), NpyOfFloats()));
+  CliRun run = RunCli("convert " + ShellQuoted(dir.File("w.npy")) + " " +
+                      ShellQuoted(dir.File("w.safetensors")) + " --dtype F16");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const Result<Checkpoint> checkpoint = Checkpoint::Open(dir.File("w.safetensors"));
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.error().ToString();
+  ASSERT_EQ(checkpoint->num_tensors(), 1u);
+  const TensorView& tensor = checkpoint->tensors()[0];
+  EXPECT_EQ(tensor.dtype, Dtype::kF16);
+  const std::string data(reinterpret_cast<const char*>(tensor.data.data()), tensor.data.size());
+  EXPECT_EQ(data, std::string("\x00\x3c\x00\x40\x00\x38", 6));  // 1, 2, 0.5 in F16
+  // Reject: a dtype convert does not write, and an option for torch inputs.
+  run = RunCli("convert " + ShellQuoted(dir.File("w.npy")) + " " +
+               ShellQuoted(dir.File("x.safetensors")) + " --dtype U8");
+  EXPECT_EQ(run.status, 2) << run.output;
+  run = RunCli("convert " + ShellQuoted(dir.File("w.npy")) + " " +
+               ShellQuoted(dir.File("x.safetensors")) + " --key a");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("--key"), std::string::npos) << run.output;
+}
+
 TEST(CliMessagesTest, AnOptionForAnotherFormatIsAUsageErrorNamingIt) {
   TempDir dir;
   const std::string safetensors = dir.File("model.safetensors");
