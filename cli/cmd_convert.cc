@@ -75,7 +75,9 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
     }
     TorchFolderReport report;
     if (Error error = ConvertTorchFolder(in, out, convert_options, &report); !error.ok()) {
-      PrintFileError("convert", in, error);
+      // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
+      const bool about_out = IsIoError(error) && error.context.starts_with(out);
+      PrintFileError("convert", about_out ? out : in, error);
       return IsIoError(error) ? kExitUsage : kExitInvalid;
     }
     PrintDropped(report.dropped);
