@@ -133,6 +133,32 @@ TEST(LintMessagesTest, ANearMissNameGetsADidYouMean) {
   EXPECT_EQ(far, 1);
 }
 
+// Names past the compared length get no suggestion, however near: the cost stays bounded.
+TEST(LintMessagesTest, AVeryLongNameGetsNoSuggestion) {
+  TempDir dir;
+  std::vector<ShapedTensor> tensors = Embedding();
+  for (const ShapedTensor& t : Layer0()) tensors.push_back(t);
+  const std::string long_name = "model.norm.weigh" + std::string(300, 't');
+  tensors.push_back({long_name, Dtype::kF32, {16}});
+  tensors.push_back({"model.norm.weigt", Dtype::kF32, {16}});
+  ASSERT_TRUE(testing::WriteSparseCheckpoint(dir.File("model.safetensors"), tensors,
+                                             {{"format", "pt"}}).ok());
+  ASSERT_TRUE(WriteFileBytes(dir.File("config.json"), kConfig));
+  const LintReport report = LintModel(dir.path());
+  int checked = 0;
+  for (const LintFinding& finding : report.findings) {
+    if (finding.tensor == long_name) {
+      ++checked;
+      EXPECT_EQ(finding.message.find("did you mean"), std::string::npos) << finding.message;
+    } else if (finding.tensor == "model.norm.weigt") {
+      ++checked;
+      EXPECT_NE(finding.message.find("did you mean model.norm.weight?"), std::string::npos)
+          << finding.message;
+    }
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 TEST(LintMessagesTest, ANamedConfigIsNamedInFindings) {
   TempDir dir;
   std::vector<ShapedTensor> tensors = Embedding();
