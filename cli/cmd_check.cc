@@ -130,7 +130,7 @@ int RunCheck(Args args) {
           line += "; " + DescribeCanonicalDiff(*diff);
         }
       } else {
-        line += "error: " + error.ToString();
+        line += "error: " + ErrorText(path, error);
       }
     }
     PrintLine(line);

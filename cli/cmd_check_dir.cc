@@ -143,7 +143,7 @@ int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags) {
     if (checkpoint->has_index()) line += ", index " + PrintableText(checkpoint->index_path());
     line += ")";
   } else {
-    line += "error: " + error.ToString();
+    line += "error: " + ErrorText(path, error);
   }
   PrintLine(line);
   if (!flags.quiet) {

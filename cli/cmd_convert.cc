@@ -23,6 +23,7 @@
 #include "npy_output.h"
 #include "output.h"
 #include "stguard/convert.h"
+#include "stguard/file_verdict.h"
 #include "stguard/mapped_file.h"
 #include "stguard/reader.h"
 #include "stguard/torch_checkpoint.h"
@@ -34,11 +35,12 @@ namespace {
 constexpr char kConvertUsage[] =
     "usage: stguard convert IN.safetensors OUT|- --dtype BF16|F16|F32\n"
     "       stguard convert IN.bin|.pt|.pth|.ckpt OUT.safetensors [--key NAME]...\n"
-    "                       [--drop-aliases] [--max-output-ratio N]\n"
+    "                       [--drop-aliases] [--max-output-ratio N] [--dtype D]\n"
     "       stguard convert DIR OUTDIR [--drop-aliases] [--allow-external-symlinks]\n"
-    "                       (DIR: pytorch_model.bin[.index.json])\n"
+    "                       [--dtype D] (DIR: pytorch_model.bin[.index.json]; OUTDIR new\n"
+    "                       or empty, created with its parents)\n"
     "       stguard convert IN.npy OUT.safetensors [--name NAME]\n"
-    "  --dtype BF16|F16|F32  the dtype floating tensors become\n"
+    "  --dtype BF16|F16|F32  the dtype floating tensors (F64, F32, F16, BF16) become\n"
     "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
     "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"
     "  --allow-external-symlinks  read shards in DIR that link out of it\n"
@@ -71,14 +73,11 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
                  stderr);
       return kExitUsage;
     }
-    if (!IsDirectory(out) && ::mkdir(out.c_str(), 0777) != 0) {
-      std::fprintf(stderr, "stguard convert: cannot create folder '%s'\n",
-                   PrintableText(out).c_str());
-      return kExitUsage;
-    }
     TorchFolderReport report;
     if (Error error = ConvertTorchFolder(in, out, convert_options, &report); !error.ok()) {
-      PrintFileError("convert", in, error);
+      // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
+      const bool about_out = IsIoError(error) && error.context.starts_with(out);
+      PrintFileError("convert", about_out ? out : in, error);
       return IsIoError(error) ? kExitUsage : kExitInvalid;
     }
     PrintDropped(report.dropped);
@@ -93,6 +92,15 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
     return kExitUsage;
   }
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in, options);
+  if (!checkpoint.ok() && checkpoint.error().code == ErrorCode::kNotAStateDict &&
+      options.key_path.empty()) {
+    // Not refused: the tensors sit under a key. Say which keys lead to them.
+    const PickleFileReport report = JudgePickleFile(in, options);
+    if (report.verdict == FileVerdict::kNeedsKey && !report.key_paths.empty()) {
+      PrintErrorLine("stguard convert: " + PrintableText(in) + ": " + DescribeVerdict(report));
+      return kExitInvalid;
+    }
+  }
   if (!checkpoint.ok()) {
     PrintFileError("convert", in, checkpoint.error());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
@@ -174,6 +182,15 @@ std::optional<int> ParseConvertArguments(Args args, ConvertArguments* out) {
   return std::nullopt;
 }
 
+// TorchOnlyFlag names the first option given that only a torch input uses, or null.
+const char* TorchOnlyFlag(const ConvertArguments& arguments) {
+  if (!arguments.torch_options.key_path.empty()) return "--key";
+  if (arguments.convert_options.drop_aliases) return "--drop-aliases";
+  if (arguments.convert_options.allow_external_symlinks) return "--allow-external-symlinks";
+  if (arguments.has_max_output_ratio) return "--max-output-ratio";
+  return nullptr;
+}
+
 // ConvertWithoutDtype converts a torch checkpoint or folder; IN that is neither is a usage
 // error (a safetensors file, which needs --dtype) or invalid.
 int ConvertWithoutDtype(const ConvertArguments& arguments) {
@@ -187,8 +204,14 @@ int ConvertWithoutDtype(const ConvertArguments& arguments) {
     // A valid safetensors IN without --dtype is a usage error (the option is missing);
     // any other bytes are not a checkpoint stguard can convert.
     if (Checkpoint::Open(in).ok()) {
-      std::fprintf(stderr, "stguard convert: a safetensors IN needs --dtype\n%s",
-                   kConvertUsage);
+      if (const char* flag = TorchOnlyFlag(arguments)) {
+        std::fprintf(stderr,
+                     "stguard convert: %s applies to a PyTorch checkpoint or folder, not to a "
+                     "safetensors IN\n", flag);
+      } else {
+        std::fprintf(stderr, "stguard convert: a safetensors IN needs --dtype\n%s",
+                     kConvertUsage);
+      }
       return kExitUsage;
     }
     PrintFileError("convert", in,
@@ -258,17 +281,23 @@ int RunConvert(Args args) {
                stderr);
     return kExitUsage;
   }
-  if (arguments.dtype_name.empty()) return ConvertWithoutDtype(arguments);
-  if (!arguments.torch_options.key_path.empty() || arguments.convert_options.drop_aliases ||
-      arguments.convert_options.allow_external_symlinks || arguments.has_max_output_ratio) {
-    std::fputs("stguard convert: --key, --drop-aliases, --allow-external-symlinks and "
-               "--max-output-ratio are for torch checkpoints, not with --dtype\n", stderr);
-    return kExitUsage;
+  std::optional<Dtype> target;
+  if (!arguments.dtype_name.empty()) {
+    target = ParseDtype(arguments.dtype_name);
+    if (!target || !IsConversionTarget(*target)) {
+      std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
+                   PrintableText(arguments.dtype_name).c_str());
+      return kExitUsage;
+    }
   }
-  const std::optional<Dtype> target = ParseDtype(arguments.dtype_name);
-  if (!target || !IsConversionTarget(*target)) {
-    std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
-                 PrintableText(arguments.dtype_name).c_str());
+  // --dtype applies to every input convert reads: a torch checkpoint's floating tensors
+  // are converted as they are streamed.
+  if (target && LooksLikeTorch(arguments.in)) arguments.convert_options.dtype = target;
+  if (!target || LooksLikeTorch(arguments.in)) return ConvertWithoutDtype(arguments);
+  if (const char* flag = TorchOnlyFlag(arguments)) {
+    std::fprintf(stderr,
+                 "stguard convert: %s applies to a PyTorch checkpoint or folder, not to a "
+                 "safetensors IN\n", flag);
     return kExitUsage;
   }
   return ConvertSafetensors(arguments.in, arguments.out, *target);

@@ -149,7 +149,7 @@ int RunInspect(Args args) {
   const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
   if (!checkpoint.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
-                 checkpoint.error().ToString().c_str());
+                 ErrorText(path, checkpoint.error()).c_str());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
   if (json) {

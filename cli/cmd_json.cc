@@ -25,7 +25,7 @@ int RunJson(Args args) {
   const std::string path(files[0]);
   const Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok()) {
-    PrintLine(PrintableText(path) + ": error: " + file.error().ToString());
+    PrintLine(PrintableText(path) + ": error: " + ErrorText(path, file.error()));
     return kExitUsage;
   }
   const std::span<const std::byte> bytes = (*file)->bytes();

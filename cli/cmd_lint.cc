@@ -2,7 +2,10 @@
 // stguard lint [--json] [--config PATH] [--allow-external-symlinks] DIR|FILE: argument
 // parsing and printing only; the rules live in src/lint/ (stguard/lint.h).
 #include <cstdio>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "arguments.h"
 #include "commands.h"
@@ -16,6 +19,15 @@ namespace {
 constexpr char kLintUsage[] =
     "usage: stguard lint [--json] [--config PATH] [--allow-external-symlinks] DIR|FILE\n";
 
+void AppendShapeOrText(const std::optional<std::vector<uint64_t>>& shape,
+                       const std::string& text, std::string* out) {
+  if (shape.has_value()) {
+    *out += ShapeText(std::span<const uint64_t>(*shape), ",");
+  } else {
+    AppendJsonString(text, out);
+  }
+}
+
 void AppendFindingJson(const LintFinding& finding, std::string* out) {
   *out += "{\"severity\":";
   AppendJsonString(LintSeverityName(finding.severity), out);
@@ -25,10 +37,11 @@ void AppendFindingJson(const LintFinding& finding, std::string* out) {
   AppendJsonString(finding.file, out);
   *out += ",\"tensor\":";
   AppendJsonString(finding.tensor, out);
+  // A shape is an array of numbers; any other expectation ("BF16", "absent") a string.
   *out += ",\"expected\":";
-  AppendJsonString(finding.expected, out);
+  AppendShapeOrText(finding.expected_shape, finding.expected, out);
   *out += ",\"found\":";
-  AppendJsonString(finding.found, out);
+  AppendShapeOrText(finding.found_shape, finding.found, out);
   *out += std::string(",\"transposed\":") + (finding.transposed ? "true" : "false");
   *out += ",\"message\":";
   AppendJsonString(finding.message, out);

@@ -154,8 +154,18 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options, bool 
   if (!report.error.ok()) {
     PrintFileError("scan", path, report.error);
     *status = IsIoError(report.error) ? kExitUsage : std::max(*status, int{kExitInvalid});
-  } else if (report.files.empty() && !json) {
-    PrintLine(PrintableText(path) + ": no pickle-bearing files (subfolders included)");
+  } else if (report.files.empty()) {
+    // Silence would read as "scanned and fine" or as "did not run": say what was found.
+    constexpr char kNone[] = "no pickle-bearing files (subfolders included)";
+    if (json) {
+      std::string line = "{\"file\":";
+      AppendJsonString(path, &line);
+      line += ",\"pickle_files\":0,\"message\":";
+      AppendJsonString(kNone, &line);
+      PrintLine(line + "}");
+    } else {
+      PrintLine(PrintableText(path) + ": " + kNone);
+    }
   }
 }
 

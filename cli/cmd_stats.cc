@@ -239,7 +239,7 @@ int RunInspectStats(Args args) {
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   if (!checkpoint.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
-                 checkpoint.error().ToString().c_str());
+                 ErrorText(path, checkpoint.error()).c_str());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
 

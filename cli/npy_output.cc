@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <vector>
 #include <memory>
 #include <span>
@@ -11,6 +12,7 @@
 #include "arguments.h"
 #include "commands.h"
 #include "output.h"
+#include "stguard/dtype.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npy_convert.h"
@@ -88,15 +90,27 @@ int InspectNpy(const std::string& path, bool json) {
 
 int ConvertNpy(Args args) {
   static constexpr char kUsage[] =
-      "usage: stguard convert IN.npy OUT.safetensors [--name NAME]\n"
-      "  --name NAME  the tensor's name (default: IN's file name without .npy)\n";
+      "usage: stguard convert IN.npy OUT.safetensors [--name NAME] [--dtype BF16|F16|F32]\n"
+      "  --name NAME  the tensor's name (default: IN's file name without .npy)\n"
+      "  --dtype D    the dtype a floating array (F64, F32, F16, BF16) becomes\n";
   std::string name;
-  const ValueOption values[] = {{.name = "--name", .value = &name}};
+  std::string dtype_name;
+  const ValueOption values[] = {{.name = "--name", .value = &name},
+                                {.name = "--dtype", .value = &dtype_name}};
   std::vector<std::string_view> files;
   if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) return *stop;
   if (files.size() != 2) {
     std::fputs(kUsage, stderr);
     return kExitUsage;
+  }
+  std::optional<Dtype> dtype;
+  if (!dtype_name.empty()) {
+    dtype = ParseDtype(dtype_name);
+    if (!dtype || !IsConversionTarget(*dtype)) {
+      std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
+                   PrintableText(dtype_name).c_str());
+      return kExitUsage;
+    }
   }
   const std::string in(files[0]);
   const std::string out(files[1]);
@@ -104,7 +118,7 @@ int ConvertNpy(Args args) {
     name = std::filesystem::path(in).filename().string();
     if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
   }
-  const Error error = NpyArrayToSafetensors(in, out, name);
+  const Error error = NpyArrayToSafetensors(in, out, name, dtype);
   if (!error.ok()) {
     PrintFileError("convert", in, error);
     return ErrorStatus(error);

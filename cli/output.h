@@ -49,10 +49,14 @@ void AppendJsonText(std::string_view text, std::string* out);
 // "tensor":...} to *out.
 void AppendErrorJson(const Error& error, std::string* out);
 
+// ErrorText is error.ToString() for a line that already names `path`: a context that
+// begins with the path ("PATH: No such file or directory") is shown without it.
+std::string ErrorText(std::string_view path, Error error);
+
 // PrintFileError prints "stguard COMMAND: PATH: error: ..." to stderr.
 inline void PrintFileError(std::string_view command, std::string_view path, const Error& error) {
   const std::string line = "stguard " + std::string(command) + ": " + PrintableText(path) +
-                           ": error: " + error.ToString() + "\n";
+                           ": error: " + ErrorText(path, error) + "\n";
   std::fputs(line.c_str(), stderr);
 }
 

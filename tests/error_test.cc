@@ -50,7 +50,24 @@ TEST(ErrorTest, EachEnumeratorIsNamedAfterItself) {
 TEST(ErrorTest, ToStringHasCodeOffsetMessageContextAndTensor) {
   const Error error{ErrorCode::kTensorInvalidInfo, 42, "size differs", "expected 4", "w"};
   EXPECT_EQ(error.ToString(), "TensorInvalidInfo at byte 42: size differs: expected 4 (tensor 'w')");
-  EXPECT_EQ(Error{}.ToString(), "Ok at byte 0: ");
+  EXPECT_EQ(Error{}.ToString(), "Ok: ");
+}
+
+// An offset is shown only when it points into the input: a file that cannot be opened or
+// an argument the caller gave has none ("IoError at byte 0" would send a reader to look
+// at the file's first byte).
+TEST(ErrorTest, ToStringShowsAnOffsetOnlyWhenItPointsIntoTheInput) {
+  const Error io{ErrorCode::kIoError, 0, "cannot open file", "x: No such file or directory"};
+  EXPECT_EQ(io.ToString(), "IoError: cannot open file: x: No such file or directory");
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kIoError));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kNotARegularFile));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kInvalidArgument));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kOk));
+  // Content errors keep theirs, byte 0 included: the first byte is where they were found.
+  const Error header{ErrorCode::kHeaderTooLarge, 0, "header length N exceeds the maximum"};
+  EXPECT_EQ(header.ToString(), "HeaderTooLarge at byte 0: header length N exceeds the maximum");
+  EXPECT_TRUE(ErrorHasOffset(ErrorCode::kHeaderTooLarge));
+  EXPECT_TRUE(ErrorHasOffset(ErrorCode::kPickleGlobalRefused));
 }
 
 Result<std::string> Failed() {

@@ -43,10 +43,18 @@ struct STGUARD_API Error {
 
   bool ok() const { return code == ErrorCode::kOk; }
   // ToString renders "<CodeName> at byte <offset>: <message>[: <context>][ (tensor
-  // '<name>')]". Context and name pass through PrintableText, so that a hostile name
-  // cannot drive or reorder the terminal.
+  // '<name>')]", leaving out " at byte <offset>" when the offset points into no input
+  // (ErrorHasOffset). Context and name pass through PrintableText, so that a hostile
+  // name cannot drive or reorder the terminal.
   std::string ToString() const;
 };
+
+// ErrorHasOffset says whether an error's offset points into the input: false for the
+// errors about reaching a file or about the caller's arguments (kIoError,
+// kNotARegularFile, kOutOfMemory, kFolderTooLarge, and the writer's kInvalidTensorName,
+// kDuplicateName, kInvalidArgument) and for kOk, whose offset is always 0 and means
+// nothing. Printers show an offset only when this is true.
+STGUARD_API bool ErrorHasOffset(ErrorCode code);
 
 // PrintableText returns `text` made safe to show on a terminal: the C0 controls
 // (0x00..0x1F), DEL and every byte that is not part of well-formed UTF-8 become \xNN;

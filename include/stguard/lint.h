@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,10 @@ struct STGUARD_API LintFinding {
   std::string found;     // e.g. "[4096, 4096]"; may be empty
   bool transposed = false;  // wrong-shape only: found is expected with its two dims swapped
   std::string message;   // one sentence for a person
+  // When `expected` / `found` is a shape, the same shape as numbers (JSON prints it as an
+  // array); empty otherwise.
+  std::optional<std::vector<uint64_t>> expected_shape;
+  std::optional<std::vector<uint64_t>> found_shape;
 };
 
 // LintOptions tunes LintModel.

@@ -4,8 +4,10 @@
 #ifndef STGUARD_NPY_CONVERT_H_
 #define STGUARD_NPY_CONVERT_H_
 
+#include <optional>
 #include <string>
 
+#include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
 
@@ -15,9 +17,12 @@ namespace stguard {
 // `out_path`, named `tensor_name`, through the crash-safe writer: big-endian data
 // byte-swapped, Fortran order rewritten in C order, 0-d as shape []. A type safetensors
 // cannot hold (c16, S, U, M, m) is kInvalidDtype naming the array, and nothing is written.
+// With `dtype` (F32, F16 or BF16), an F64, F32, F16 or BF16 array is converted to it as it
+// streams, as `convert --dtype` does for safetensors; other arrays are copied unchanged.
 [[nodiscard]] STGUARD_API Error NpyArrayToSafetensors(const std::string& npy_path,
                                                       const std::string& out_path,
-                                                      const std::string& tensor_name);
+                                                      const std::string& tensor_name,
+                                                      std::optional<Dtype> dtype = std::nullopt);
 
 }  // namespace stguard
 

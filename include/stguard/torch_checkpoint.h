@@ -176,6 +176,10 @@ struct TorchConvertOptions {
   // ConvertTorchFolder only: read input files (index, shards) that are symbolic links
   // resolving out of the input folder. Off: such a file is kUnsafeShardName.
   bool allow_external_symlinks = false;
+  // When set (F32, F16 or BF16), every F64, F32, F16 and BF16 tensor is converted to this
+  // dtype as it is streamed, rounding to nearest even, as `convert --dtype` does for a
+  // safetensors file; other dtypes are copied unchanged.
+  std::optional<Dtype> dtype;
 };
 
 // TorchDroppedAlias is a name conversion dropped and the name it kept.
@@ -209,25 +213,22 @@ struct TorchFolderReport {
 };
 
 // ConvertTorchFolder converts a folder holding pytorch_model.bin.index.json and its shards
-// into `out_dir` (which must exist): model-XXXXX-of-YYYYY.safetensors, one per input
-// shard in the index's order of first appearance, and model.safetensors.index.json with
-// the weight map and metadata.total_size. A folder with a single pytorch_model.bin and no
-// index gives model.safetensors. Every shard is opened and checked (its tensors must be
-// exactly those the index assigns to it: kShardMismatch) before anything is written;
-// shard names must be plain file names, and the index and shards must not be symbolic
-// links resolving out of `in_dir` unless allow_external_symlinks (kUnsafeShardName).
-// OUTPUT FOLDER. `out_dir` is the user's path and is followed if it is a link; the names
-// written in it are stguard's and are reached through the folder's descriptor, never
-// through a link: each file is staged as a temporary file created there with O_EXCL and
-// O_NOFOLLOW, and all are renamed into place (renameat, within the folder) only once
-// every one is complete, the index last. A name already present as a symbolic link or
-// any other non-file is refused (kNotARegularFile) before anything is written; a regular
-// file of that name is replaced only by the final rename. On any failure before the
-// renames (a refusal, a CRC-32 mismatch while streaming, a full disk) the temporary files
-// are removed and nothing the user had is touched. If a rename itself fails (an I/O
-// error), the names this call had created are removed again and the files it had
-// already renamed over the user's stay, complete. Only files this call created are ever
-// removed.
+// into `out_dir`: model-XXXXX-of-YYYYY.safetensors, one per input shard in the index's
+// order of first appearance, and model.safetensors.index.json with the weight map and
+// metadata.total_size. A folder with a single pytorch_model.bin and no index gives
+// model.safetensors. Every shard is opened and checked (its tensors must be exactly those
+// the index assigns to it: kShardMismatch) before anything is written; shard names must
+// be plain file names, and the index and shards must not be symbolic links resolving out
+// of `in_dir` unless allow_external_symlinks (kUnsafeShardName).
+// OUTPUT FOLDER. `out_dir` must not exist or be empty (else kIoError, "not empty"): the
+// conversion owns every name in it. Missing folders along it are created as `mkdir -p`
+// does (the reason given with strerror when that fails); links already on the user's path
+// are followed, a folder this call made is never reached through a link. Each file is
+// staged as a temporary file created through the folder's descriptor with O_EXCL and
+// O_NOFOLLOW, and all are renamed into place (renameat, within the folder) only once every
+// one is complete, the index last. On any failure (a refusal, a CRC-32 mismatch while
+// streaming, a full disk, a failed rename) the temporary files and the names this call
+// published are removed, and so are the folders it created; nothing else is ever removed.
 [[nodiscard]] STGUARD_API Error ConvertTorchFolder(const std::string& in_dir,
                                                    const std::string& out_dir,
                                                    const TorchConvertOptions& convert_options,

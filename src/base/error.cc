@@ -84,10 +84,28 @@ void AbortOnErrorAccess(const Error& error) noexcept {
 
 }  // namespace detail
 
+bool ErrorHasOffset(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk:
+    case ErrorCode::kIoError:
+    case ErrorCode::kNotARegularFile:
+    case ErrorCode::kOutOfMemory:
+    case ErrorCode::kFolderTooLarge:
+    case ErrorCode::kInvalidTensorName:
+    case ErrorCode::kDuplicateName:
+    case ErrorCode::kInvalidArgument:
+      return false;
+    default:
+      return true;
+  }
+}
+
 std::string Error::ToString() const {
   std::string out(ErrorCodeName(code));
-  out += " at byte ";
-  out += std::to_string(offset);
+  if (ErrorHasOffset(code)) {
+    out += " at byte ";
+    out += std::to_string(offset);
+  }
   out += ": ";
   out += message;
   if (!context.empty()) {

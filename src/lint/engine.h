@@ -37,6 +37,7 @@ struct ShardRef {
 struct TensorRef {
   const TensorView* view = nullptr;
   uint32_t shard = 0;
+  std::string_view shard_name;  // its shard, named by its findings (empty: one file)
 };
 
 // TokenizerFile says what is known about tokenizer.json beside the weights.
@@ -50,6 +51,9 @@ void LintShards(std::span<const ShardRef> shards, bool has_config, std::string_v
 struct RowShape {
   bool known = false;  // false when a field it needs is missing or its formula failed
   std::vector<uint64_t> dims;
+  // formula: how the dims follow from the config, for messages
+  // ("num_key_value_heads*head_dim = 2*16, hidden_size = 64"); literal dims are left out.
+  std::string formula;
 };
 
 // ModelSpec is what the config says, once read: the family (or none) and its values.

@@ -27,7 +27,8 @@ void LintShards(std::span<const ShardRef> shards, bool has_config, std::string_v
   std::vector<TensorRef> tensors;
   for (uint32_t s = 0; s < shards.size(); ++s) {
     for (const TensorView& view : shards[s].checkpoint->tensors()) {
-      tensors.push_back(TensorRef{&view, s});
+      // A sharded checkpoint's findings name the shard; one file needs no name.
+      tensors.push_back(TensorRef{&view, s, shards.size() > 1 ? shards[s].name : ""});
     }
   }
   // Name order makes every finding list deterministic, whatever the shard layout.

@@ -69,6 +69,41 @@ bool InsideFolder(const std::string& path, const std::string& folder_path) {
   return parent == real_folder;
 }
 
+// FileNamedBy returns the file an error's context names: CheckpointDir puts "file 'NAME'"
+// or "shard 'NAME'" first, then "; " and the detail. Empty when the context names none.
+std::string FileNamedBy(const std::string& context) {
+  for (std::string_view kind : {std::string_view("file '"), std::string_view("shard '")}) {
+    if (!context.starts_with(kind)) continue;
+    // The name ends at the quote before "; " or the end (a name may itself hold quotes).
+    const size_t detail = context.find("'; ", kind.size());
+    const size_t end = detail != std::string::npos ? detail : context.size() - 1;
+    if (end < kind.size() || context[end] != '\'') return {};
+    return context.substr(kind.size(), end - kind.size());
+  }
+  return {};
+}
+
+// InvalidCheckpointFinding is the one finding of a run whose checkpoint `check` rejects:
+// the file is the one the error is in, the whole error is the message.
+LintFinding InvalidCheckpointFinding(const Error& error) {
+  LintFinding finding;
+  finding.severity = LintSeverity::kError;
+  finding.rule = "invalid-checkpoint";
+  finding.file = FileNamedBy(error.context);
+  finding.tensor = error.tensor;
+  finding.found = std::string(ErrorCodeName(error.code));
+  finding.message = "`stguard check` rejects the checkpoint: " + error.ToString();
+  return finding;
+}
+
+// NameConfigAs makes the findings about config.json name the file lint read instead, when
+// the user named another one (--config).
+void NameConfigAs(const std::string& config_path, std::vector<LintFinding>* findings) {
+  for (LintFinding& finding : *findings) {
+    if (finding.file == "config.json") finding.file = config_path;
+  }
+}
+
 }  // namespace
 
 LintReport LintModel(const std::string& path, const LintOptions& options) {
@@ -78,12 +113,7 @@ LintReport LintModel(const std::string& path, const LintOptions& options) {
     if (IsIoError(checkpoint.error())) {
       report.error = checkpoint.error();
     } else {
-      report.findings.push_back(LintFinding{LintSeverity::kError, "invalid-checkpoint",
-                                            checkpoint.error().context, checkpoint.error().tensor,
-                                            {}, std::string(ErrorCodeName(checkpoint.error().code)),
-                                            false,
-                                            "`stguard check` rejects the checkpoint: " +
-                                                checkpoint.error().ToString()});
+      report.findings.push_back(InvalidCheckpointFinding(checkpoint.error()));
     }
     return report;
   }
@@ -130,11 +160,13 @@ LintReport LintModel(const std::string& path, const LintOptions& options) {
     }
     report.num_tensors = partial.num_tensors;
     report.num_shards = partial.num_shards;
+    if (named) NameConfigAs(config_path, &report.findings);
     return report;
   }
   lint::LintShards(shards, config.present, config.text,
                    has_tokenizer ? lint::TokenizerFile::kPresent : lint::TokenizerFile::kAbsent,
                    options.dir.reader.max_depth, &report);
+  if (named) NameConfigAs(config_path, &report.findings);
   return report;
 }
 

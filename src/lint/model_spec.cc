@@ -230,6 +230,7 @@ void BuildModelSpec(const Config* config, Findings* findings, ModelSpec* out) {
     std::string detail;
     const FormulaError error = EvaluateShape(row.shape, out->counts, &shape.dims, &detail);
     shape.known = error == FormulaError::kOk;
+    if (shape.known) shape.formula = DescribeShape(row.shape, out->counts);
     if (error != FormulaError::kOk && error != FormulaError::kUnknownValue &&
         reported.insert(detail).second) {
       findings->Error("config-value", std::string(row.pattern), std::string(row.shape), {},

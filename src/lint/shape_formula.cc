@@ -108,4 +108,51 @@ FormulaError EvaluateShape(std::string_view formula, const std::vector<FieldValu
   }
 }
 
+namespace {
+
+// DescribeDim renders one dimension as "formula = values", or "" for a bare literal.
+std::string DescribeDim(std::string_view formula, const std::vector<FieldValue>& fields) {
+  formula = Trim(formula);
+  std::string values;
+  bool names_a_field = false;
+  for (size_t i = 0; i < formula.size();) {
+    size_t len = 0;
+    while (i + len < formula.size() && IsNameChar(formula[i + len])) ++len;
+    if (len == 0) {  // an operator or a space
+      if (formula[i] != ' ') values += formula[i];
+      ++i;
+      continue;
+    }
+    const std::string_view token = formula.substr(i, len);
+    i += len;
+    std::string shown(token);
+    for (const FieldValue& field : fields) {
+      if (field.name == token) {
+        names_a_field = true;
+        shown = field.known ? std::to_string(field.value) : "?";
+      }
+    }
+    values += shown;
+  }
+  if (!names_a_field) return {};
+  std::string compact;
+  for (char c : formula) {
+    if (c != ' ') compact += c;
+  }
+  return compact + " = " + values;
+}
+
+}  // namespace
+
+std::string DescribeShape(std::string_view formula, const std::vector<FieldValue>& fields) {
+  std::string out;
+  while (true) {
+    const size_t comma = formula.find(',');
+    const std::string dim = DescribeDim(formula.substr(0, comma), fields);
+    if (!dim.empty()) out += (out.empty() ? "" : ", ") + dim;
+    if (comma == std::string_view::npos) return out;
+    formula.remove_prefix(comma + 1);
+  }
+}
+
 }  // namespace stguard::lint

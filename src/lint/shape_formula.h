@@ -39,6 +39,11 @@ FormulaError EvaluateDim(std::string_view formula, const std::vector<FieldValue>
 FormulaError EvaluateShape(std::string_view formula, const std::vector<FieldValue>& fields,
                            std::vector<uint64_t>* out, std::string* detail);
 
+// DescribeShape shows how a shape formula's dimensions follow from the config: each
+// dimension that names a field, as "formula = values" ("num_key_value_heads*head_dim =
+// 2*16"), joined by ", "; literal dimensions are left out. Empty when none names a field.
+std::string DescribeShape(std::string_view formula, const std::vector<FieldValue>& fields);
+
 }  // namespace stguard::lint
 
 #endif  // STGUARD_SRC_LINT_SHAPE_FORMULA_H_

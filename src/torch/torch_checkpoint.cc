@@ -10,6 +10,7 @@
 #include "torch/containers.h"
 #include "torch/strided_gather.h"
 #include "torch/tensor_views.h"
+#include "write/converting_sink.h"
 #include "write/string_sink.h"
 #include "zip/zip_archive.h"
 
@@ -314,8 +315,37 @@ TorchScanReport ScanTorchFile(const std::string& path, const TorchOptions& optio
   return ScanTorch((*file)->bytes(), file->get(), options);
 }
 
+namespace {
+
+// ConvertsTo says whether a tensor of `dtype` is rewritten under options.dtype.
+bool ConvertsTo(Dtype dtype, const TorchConvertOptions& options) {
+  return options.dtype.has_value() && IsConvertibleFloat(dtype) && dtype != *options.dtype;
+}
+
+// AddConvertedTensor adds tensor k, converted to `target` while it streams.
+Error AddConvertedTensor(const TorchCheckpoint& checkpoint, size_t k, Dtype target,
+                         Writer* writer) {
+  const TorchTensor& tensor = checkpoint.tensors()[k];
+  const uint64_t count = tensor.byte_len / ElementSize(tensor.dtype);
+  return writer->AddTensor(tensor.name, target, tensor.shape, count * ElementSize(target),
+                           [&checkpoint, k, from = tensor.dtype, target](ByteSink& sink) {
+                             ConvertingSink converting(from, target, sink);
+                             if (Error error = checkpoint.StreamTensor(k, converting);
+                                 !error.ok()) {
+                               return error;
+                             }
+                             return converting.Finish();
+                           });
+}
+
+}  // namespace
+
 Error AddTorchTensors(const TorchCheckpoint& checkpoint, const TorchConvertOptions& options,
                       Writer* writer, std::vector<TorchDroppedAlias>* dropped) {
+  if (options.dtype.has_value() && !IsConversionTarget(*options.dtype)) {
+    return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
+                 std::string(DtypeName(*options.dtype))};
+  }
   const std::vector<TorchTensor>& tensors = checkpoint.tensors();
   for (size_t k = 0; k < tensors.size(); ++k) {
     const TorchTensor& tensor = tensors[k];
@@ -323,9 +353,12 @@ Error AddTorchTensors(const TorchCheckpoint& checkpoint, const TorchConvertOptio
       if (dropped != nullptr) dropped->push_back({tensor.name, tensors[*tensor.alias_of].name});
       continue;
     }
-    Error error = writer->AddTensor(
-        tensor.name, tensor.dtype, tensor.shape, tensor.byte_len,
-        [&checkpoint, k](ByteSink& sink) { return checkpoint.StreamTensor(k, sink); });
+    Error error = ConvertsTo(tensor.dtype, options)
+                      ? AddConvertedTensor(checkpoint, k, *options.dtype, writer)
+                      : writer->AddTensor(tensor.name, tensor.dtype, tensor.shape,
+                                          tensor.byte_len, [&checkpoint, k](ByteSink& sink) {
+                                            return checkpoint.StreamTensor(k, sink);
+                                          });
     if (!error.ok()) return error;
   }
   return writer->AddMetadata("format", "pt");

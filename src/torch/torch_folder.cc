@@ -2,12 +2,11 @@
 // ConvertTorchFolder: a sharded pytorch_model.bin checkpoint to sharded safetensors.
 //
 // Reading: the index and every shard are checked to stay inside the input folder, then
-// opened and checked before anything is written. Writing: every output file is staged as
-// a temporary file in the output folder, reached through the folder's descriptor (no link
-// followed), and renamed into place only once all are complete, the index last.
-#include <fcntl.h>
+// opened and checked before anything is written. Writing (write/output_folder.h): the
+// output folder is created if missing (or must be empty), every output file is staged as
+// a temporary file reached through the folder's descriptor (no link followed), and all
+// are renamed into place only once complete, the index last.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -22,7 +21,7 @@
 #include "stguard/json_escape.h"
 #include "stguard/mapped_file.h"
 #include "stguard/torch_checkpoint.h"
-#include "write/atomic_file.h"
+#include "write/output_folder.h"
 
 namespace stguard {
 using folder::JoinPath;
@@ -93,77 +92,18 @@ class InputFolder {
   std::string real_dir_;
 };
 
-// OutputFolder stages files in the output folder and publishes them together.
-class OutputFolder {
- public:
-  ~OutputFolder() {
-    staged_.clear();  // aborts (removes) every temporary file not published
-    if (fd_ >= 0) ::close(fd_);
-  }
-
-  // Open opens the user's folder (a link to a folder is followed: the user named it).
-  Error Open(const std::string& path) {
-    path_ = path;
-    fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ < 0) return folder::FolderIoError("cannot open output folder", path, errno);
-    return {};
-  }
-
-  // Stage writes `writer`'s file, complete and synced, under a temporary name.
-  Error Stage(const std::string& name, const Writer& writer) {
-    return StageWith(name, [&writer](AtomicFile& file) { return writer.WriteTo(file); });
-  }
-  Error StageText(const std::string& name, const std::string& text) {
-    return StageWith(name, [&text](AtomicFile& file) {
-      return file.Write(std::as_bytes(std::span(text.data(), text.size())));
-    });
-  }
-
-  // Publish renames every staged file into place, in staging order. If one rename fails,
-  // the names published before it that did not exist before this run are removed again.
-  Error Publish() {
-    std::vector<std::string> created;
-    for (Staged& staged : staged_) {
-      if (Error error = staged.file->Publish(); !error.ok()) {
-        for (const std::string& name : created) ::unlinkat(fd_, name.c_str(), 0);
-        staged_.clear();
-        return error;
-      }
-      if (!staged.existed) created.push_back(staged.name);
-    }
-    staged_.clear();
-    return {};
-  }
-
- private:
-  struct Staged {
-    std::string name;
-    bool existed;  // a file of that name was there before this run
-    std::unique_ptr<AtomicFile> file;
-  };
-
-  template <typename WriteBody>
-  Error StageWith(const std::string& name, WriteBody&& write_body) {
-    struct stat info;
-    const bool existed = ::fstatat(fd_, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0;
-    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::CreateInFolder(fd_, path_, name);
-    if (!file.ok()) return file.error();
-    if (Error error = write_body(**file); !error.ok()) return error;
-    if (Error error = (*file)->Finish(); !error.ok()) return error;
-    staged_.push_back({name, existed, std::move(file).value()});
-    return {};
-  }
-
-  std::string path_;
-  int fd_ = -1;
-  std::vector<Staged> staged_;
-};
-
 // ShardError names the shard in an error from opening or checking it.
 Error ShardError(Error error, const std::string& name) {
   error.context = "shard '" + name + "'" + (error.context.empty() ? "" : "; " + error.context);
   if (error.code == ErrorCode::kIoError) error.code = ErrorCode::kMissingShard;
   return error;
+}
+
+bool WasDropped(const std::vector<TorchDroppedAlias>& dropped, const std::string& name) {
+  for (const TorchDroppedAlias& alias : dropped) {
+    if (alias.dropped == name) return true;
+  }
+  return false;
 }
 
 Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
@@ -177,15 +117,13 @@ Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
     return error;
   }
   OutputFolder out;
-  if (Error error = out.Open(out_dir); !error.ok()) return error;
+  if (Error error = out.Create(out_dir); !error.ok()) return error;
   if (Error error = out.Stage(kOutSingleName, writer); !error.ok()) return error;
   if (Error error = out.Publish(); !error.ok()) return error;
   report->written.push_back(kOutSingleName);
   report->num_tensors = writer.num_tensors();
   for (const TorchTensor& tensor : checkpoint->tensors()) {
-    bool was_dropped = false;
-    for (const TorchDroppedAlias& alias : dropped) was_dropped |= alias.dropped == tensor.name;
-    if (!was_dropped) report->total_size += tensor.byte_len;
+    if (!WasDropped(dropped, tensor.name)) report->total_size += tensor.byte_len;
   }
   report->dropped = std::move(dropped);
   return {};
@@ -206,22 +144,15 @@ std::string IndexJson(const std::map<std::string, std::string>& weight_map,
   return json + "}}\n";
 }
 
-}  // namespace
+// TorchIndex is what the input index says: the shards in order of first use and the
+// tensors it assigns to each.
+struct TorchIndex {
+  std::vector<std::string> shard_names;
+  std::map<std::string, std::set<std::string>> assigned;
+};
 
-Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
-                         const TorchConvertOptions& convert_options, TorchFolderReport* report) {
-  InputFolder input(in_dir, convert_options.allow_external_symlinks);
-  const std::string index_path = JoinPath(in_dir, kTorchIndexName);
-  if (Error error = input.Contain(kTorchIndexName); !error.ok()) return error;
-  if (!IsRegularFile(index_path)) {
-    if (Error error = input.Contain(kTorchSingleName); !error.ok()) return error;
-    if (!IsRegularFile(JoinPath(in_dir, kTorchSingleName))) {
-      return Error{ErrorCode::kMissingShard, 0, "no pytorch_model.bin.index.json or pytorch_model.bin",
-                   in_dir};
-    }
-    return ConvertSingleFile(in_dir, out_dir, convert_options, report);
-  }
-
+// ReadTorchIndex parses pytorch_model.bin.index.json; every shard must be a plain name.
+Error ReadTorchIndex(const std::string& index_path, TorchIndex* out) {
   Result<std::unique_ptr<MappedFile>> index_file = MappedFile::Open(index_path);
   if (!index_file.ok()) return index_file.error();
   const std::span<const std::byte> index_bytes = (*index_file)->bytes();
@@ -233,35 +164,44 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
                     (error.context.empty() ? "" : "; " + error.context);
     return error;
   }
-  std::vector<std::string> shard_names;                 // input shards, first-use order
-  std::map<std::string, std::set<std::string>> assigned;  // shard -> tensor names
   for (const IndexEntry& entry : index.weight_map) {
     const std::string shard(entry.shard);
     if (!IsPlainFileName(shard)) {
       return Error{ErrorCode::kUnsafeShardName, entry.value_offset,
                    "shard name is not a plain file name", shard};
     }
-    if (assigned.find(shard) == assigned.end()) shard_names.push_back(shard);
-    assigned[shard].insert(std::string(entry.tensor));
+    if (out->assigned.find(shard) == out->assigned.end()) out->shard_names.push_back(shard);
+    out->assigned[shard].insert(std::string(entry.tensor));
   }
+  return {};
+}
 
-  // Open and check every shard before writing anything.
-  std::vector<TorchCheckpoint> shards;
-  for (const std::string& name : shard_names) {
+// OpenShards opens and checks every shard the index names, before anything is written:
+// each must stay in the folder and hold exactly the tensors the index assigns to it.
+Error OpenShards(const std::string& in_dir, InputFolder& input, const TorchIndex& index,
+                 std::vector<TorchCheckpoint>* shards) {
+  for (const std::string& name : index.shard_names) {
     if (Error error = input.Contain(name); !error.ok()) return error;
     Result<TorchCheckpoint> shard = TorchCheckpoint::Open(JoinPath(in_dir, name));
     if (!shard.ok()) return ShardError(shard.error(), name);
     std::set<std::string> present;
     for (const TorchTensor& tensor : shard->tensors()) present.insert(tensor.name);
-    if (present != assigned[name]) {
+    if (present != index.assigned.at(name)) {
       return Error{ErrorCode::kShardMismatch, 0,
                    "the shard's tensors differ from those the index assigns to it", name};
     }
-    shards.push_back(std::move(shard).value());
+    shards->push_back(std::move(shard).value());
   }
+  return {};
+}
 
+// WriteShards stages one safetensors shard per input shard and the index last, then
+// publishes them together.
+Error WriteShards(const std::string& out_dir, const std::vector<TorchCheckpoint>& shards,
+                  const std::vector<std::string>& shard_names,
+                  const TorchConvertOptions& convert_options, TorchFolderReport* report) {
   OutputFolder out;
-  if (Error error = out.Open(out_dir); !error.ok()) return error;
+  if (Error error = out.Create(out_dir); !error.ok()) return error;
   std::vector<std::string> written;
   std::map<std::string, std::string> weight_map;
   uint64_t total_size = 0;
@@ -279,9 +219,7 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
     }
     written.push_back(out_name);
     for (const TorchTensor& tensor : shards[k].tensors()) {
-      bool was_dropped = false;
-      for (const TorchDroppedAlias& alias : dropped) was_dropped |= alias.dropped == tensor.name;
-      if (was_dropped) continue;
+      if (WasDropped(dropped, tensor.name)) continue;
       weight_map[tensor.name] = out_name;
       total_size += tensor.byte_len;
       ++report->num_tensors;
@@ -297,6 +235,28 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
   report->written = std::move(written);
   report->total_size = total_size;
   return {};
+}
+
+}  // namespace
+
+Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
+                         const TorchConvertOptions& convert_options, TorchFolderReport* report) {
+  InputFolder input(in_dir, convert_options.allow_external_symlinks);
+  const std::string index_path = JoinPath(in_dir, kTorchIndexName);
+  if (Error error = input.Contain(kTorchIndexName); !error.ok()) return error;
+  if (!IsRegularFile(index_path)) {
+    if (Error error = input.Contain(kTorchSingleName); !error.ok()) return error;
+    if (!IsRegularFile(JoinPath(in_dir, kTorchSingleName))) {
+      return Error{ErrorCode::kMissingShard, 0, "no pytorch_model.bin.index.json or pytorch_model.bin",
+                   in_dir};
+    }
+    return ConvertSingleFile(in_dir, out_dir, convert_options, report);
+  }
+  TorchIndex index;
+  if (Error error = ReadTorchIndex(index_path, &index); !error.ok()) return error;
+  std::vector<TorchCheckpoint> shards;
+  if (Error error = OpenShards(in_dir, input, index, &shards); !error.ok()) return error;
+  return WriteShards(out_dir, shards, index.shard_names, convert_options, report);
 }
 
 }  // namespace stguard

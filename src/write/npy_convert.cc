@@ -12,6 +12,7 @@
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/writer.h"
+#include "write/converting_sink.h"
 
 namespace stguard {
 
@@ -97,7 +98,11 @@ Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& in
 }  // namespace
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
-                            const std::string& tensor_name) {
+                            const std::string& tensor_name, std::optional<Dtype> dtype) {
+  if (dtype.has_value() && !IsConversionTarget(*dtype)) {
+    return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
+                 std::string(DtypeName(*dtype))};
+  }
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npy_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -113,12 +118,23 @@ Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_
   // Fortran order only differs from C order when two or more axes are longer than 1;
   // the odometer handles every case, the plain copy is the fast path.
   const bool reorder = info.fortran_order && info.shape.size() > 1;
+  const Dtype from = *info.type.dtype;
+  const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
+  const Dtype to = convert ? *dtype : from;
+  const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
+                                   : info.data_len;
+  auto stream = [&](ByteSink& sink) {
+    return reorder ? StreamFortranOrder(data, info, sink) : StreamCOrder(data, info.type, sink);
+  };
   Writer writer;
   Error added = writer.AddTensor(
-      tensor_name, *info.type.dtype, std::span<const uint64_t>(info.shape), info.data_len,
-      [&](ByteSink& sink) {
-        return reorder ? StreamFortranOrder(data, info, sink)
-                       : StreamCOrder(data, info.type, sink);
+      tensor_name, to, std::span<const uint64_t>(info.shape), out_len,
+      [&](ByteSink& sink) -> Error {
+        if (!convert) return stream(sink);
+        // The streams above hand on little-endian elements: convert them as they pass.
+        ConvertingSink converting(from, to, sink);
+        if (Error error = stream(converting); !error.ok()) return error;
+        return converting.Finish();
       });
   if (!added.ok()) return added;
   return writer.WriteToFile(out_path);

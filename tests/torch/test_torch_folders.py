@@ -126,7 +126,8 @@ def test_convert_refuses_a_link_planted_in_outdir(tmp_path):
     victim.write_text("the user's file outside OUTDIR")
     (out / "model.safetensors").symlink_to(victim)
     result = run("convert", source, out)
-    assert result.returncode == 2 and "symbolic link" in result.stderr, result.stderr
+    # OUTDIR must be new or empty: a planted link is refused before anything is written.
+    assert result.returncode == 2 and "not empty" in result.stderr, result.stderr
     assert victim.read_text() == "the user's file outside OUTDIR"
     assert (out / "model.safetensors").is_symlink()  # not removed either
     assert sorted(p.name for p in out.iterdir()) == ["model.safetensors"]  # no temporary left
@@ -162,10 +163,16 @@ def test_refused_conversion_keeps_the_users_files(tmp_path):
     mine = out / "model-00001-of-00002.safetensors"
     mine.write_bytes(b"the user's earlier shard")
     result = run("convert", source, out)
-    assert result.returncode == 1 and "ZipChecksum" in result.stderr, result.stderr
+    assert result.returncode == 2 and "not empty" in result.stderr, result.stderr
     assert mine.read_bytes() == b"the user's earlier shard"
-    assert sorted(p.name for p in out.iterdir()) == [mine.name]  # no temporary, no index
-    # Accept: a valid input replaces the user's file only once every shard is complete.
+    assert sorted(p.name for p in out.iterdir()) == [mine.name]
+    # A CRC-32 failure while streaming the second shard: the first, already staged, goes
+    # too; the empty folder the user made stays.
+    mine.unlink()
+    result = run("convert", source, out)
+    assert result.returncode == 1 and "ZipChecksum" in result.stderr, result.stderr
+    assert list(out.iterdir()) == []  # no temporary, no shard, no index
+    # Accept: a valid input fills the folder once every shard is complete.
     good = two_shard_input(tmp_path / "good")
     result = run("convert", good, out)
     assert result.returncode == 0, result.stderr
