@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// Decoders of the "K" super-block types: 256 elements in sub-blocks of 16 or 32, each
+// sub-block with its own small integer scale (and min) multiplied by the super-block's
+// half-precision scale. The order of the float operations is ggml's: the sub-block scale
+// d * sc first, then code * that, then minus the sub-block min (see dequant_internal.h).
+#include "gguf/dequant_internal.h"
+
+namespace stguard::gguf::dequant {
+
+namespace {
+
+constexpr size_t kSuperBlock = 256;
+
+// ScaleMin6 unpacks sub-block j's (0..7) 6-bit scale and min from the 12 bytes q4_K and
+// q5_K store them in: the first four pairs are the low 6 bits of bytes j and j+4; the last
+// four take their low 4 bits from byte j+4's nibbles and their top 2 bits from the spare
+// top bits of bytes j-4 and j.
+inline void ScaleMin6(int j, const uint8_t* s, int* scale, int* min) {
+  if (j < 4) {
+    *scale = s[j] & 63;
+    *min = s[j + 4] & 63;
+  } else {
+    *scale = (s[j + 4] & 0x0F) | ((s[j - 4] >> 6) << 4);
+    *min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+}  // namespace
+
+// q2_K: 16 bytes of sub-block scales (low nibble scale, high nibble min), 64 bytes of
+// 2-bit codes, then d and dmin. Codes run in 128-element halves: within a half, bit pair
+// p of byte l (l < 32) is element 32*p + l.
+void DecodeQ2_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 84) {
+    const uint8_t* scales = blocks;
+    const uint8_t* q = blocks + 16;
+    const float d = LoadHalf(blocks + 80);
+    const float dmin = LoadHalf(blocks + 82);
+    int sub = 0;
+    for (int half = 0; half < 2; ++half, q += 32) {
+      for (int shift = 0; shift < 8; shift += 2) {
+        for (int part = 0; part < 2; ++part, ++sub) {
+          const float dl = d * static_cast<float>(scales[sub] & 0x0F);
+          const float ml = dmin * static_cast<float>(scales[sub] >> 4);
+          const uint8_t* qp = q + 16 * part;
+          for (int l = 0; l < 16; ++l) {
+            out[l] = dl * static_cast<float>((qp[l] >> shift) & 3) - ml;
+          }
+          out += 16;
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+// Q3Scale unpacks q3_K's sub-block scale j (0..15) from its 12 bytes: 4 low bits from a
+// nibble of bytes 0..7, 2 high bits from bytes 8..11; stored biased by 32.
+inline int Q3Scale(int j, const uint8_t* s) {
+  const int group = j / 4;
+  const int k = j % 4;
+  const uint8_t low_byte = s[(group & 1) * 4 + k];
+  const int low = (group < 2) ? (low_byte & 0x0F) : (low_byte >> 4);
+  const int high = (s[8 + k] >> (2 * group)) & 3;
+  return (low | (high << 4)) - 32;
+}
+
+}  // namespace
+
+// q3_K: 32 bytes of high bits (a clear bit subtracts 4), 64 bytes of 2-bit codes laid out
+// as q2_K's, 12 bytes of 6-bit scales, then d.
+void DecodeQ3_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
+    const uint8_t* hmask = blocks;
+    const uint8_t* q = blocks + 32;
+    const uint8_t* scales = blocks + 96;
+    const float d = LoadHalf(blocks + 108);
+    int sub = 0;
+    int high_bit = 0;
+    for (int half = 0; half < 2; ++half, q += 32) {
+      for (int shift = 0; shift < 8; shift += 2, ++high_bit) {
+        for (int part = 0; part < 2; ++part, ++sub) {
+          const float dl = d * static_cast<float>(Q3Scale(sub, scales));
+          const uint8_t* qp = q + 16 * part;
+          const uint8_t* hp = hmask + 16 * part;
+          for (int l = 0; l < 16; ++l) {
+            const int code = ((qp[l] >> shift) & 3) - (((hp[l] >> high_bit) & 1) ? 0 : 4);
+            out[l] = dl * static_cast<float>(code);
+          }
+          out += 16;
+        }
+      }
+    }
+  }
+}
+
+// q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles: each 64
+// elements are 32 bytes, low nibbles first (scale 2i), then high nibbles (scale 2i+1).
+void DecodeQ4_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
+    const float d = LoadHalf(blocks);
+    const float dmin = LoadHalf(blocks + 2);
+    const uint8_t* scales = blocks + 4;
+    const uint8_t* q = blocks + 16;
+    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+      int sc = 0;
+      int m = 0;
+      ScaleMin6(2 * i, scales, &sc, &m);
+      const float d1 = d * static_cast<float>(sc);
+      const float m1 = dmin * static_cast<float>(m);
+      ScaleMin6(2 * i + 1, scales, &sc, &m);
+      const float d2 = d * static_cast<float>(sc);
+      const float m2 = dmin * static_cast<float>(m);
+      for (int l = 0; l < 32; ++l) out[l] = d1 * static_cast<float>(q[l] & 0x0F) - m1;
+      for (int l = 0; l < 32; ++l) out[l + 32] = d2 * static_cast<float>(q[l] >> 4) - m2;
+    }
+  }
+}
+
+// q5_K: as q4_K with 32 bytes of fifth bits before the nibbles: bit 2i of byte l adds 16
+// to element 64i + l, bit 2i+1 to element 64i + 32 + l.
+void DecodeQ5_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
+    const float d = LoadHalf(blocks);
+    const float dmin = LoadHalf(blocks + 2);
+    const uint8_t* scales = blocks + 4;
+    const uint8_t* qh = blocks + 16;
+    const uint8_t* q = blocks + 48;
+    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+      int sc = 0;
+      int m = 0;
+      ScaleMin6(2 * i, scales, &sc, &m);
+      const float d1 = d * static_cast<float>(sc);
+      const float m1 = dmin * static_cast<float>(m);
+      ScaleMin6(2 * i + 1, scales, &sc, &m);
+      const float d2 = d * static_cast<float>(sc);
+      const float m2 = dmin * static_cast<float>(m);
+      for (int l = 0; l < 32; ++l) {
+        const int code = (q[l] & 0x0F) + (((qh[l] >> (2 * i)) & 1) << 4);
+        out[l] = d1 * static_cast<float>(code) - m1;
+      }
+      for (int l = 0; l < 32; ++l) {
+        const int code = (q[l] >> 4) + (((qh[l] >> (2 * i + 1)) & 1) << 4);
+        out[l + 32] = d2 * static_cast<float>(code) - m2;
+      }
+    }
+  }
+}
+
+// q6_K: 128 bytes of low nibbles, 64 bytes of 2-bit high parts, 16 signed 8-bit
+// sub-block scales, then d. Per 128-element half: element l + 32k (k = 0..3) takes a
+// nibble of ql[l] or ql[l+32] and bits 2k of qh[l]; value = (d * scale) * (code - 32).
+void DecodeQ6_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 210) {
+    const uint8_t* ql = blocks;
+    const uint8_t* qh = blocks + 128;
+    const int8_t* sc = reinterpret_cast<const int8_t*>(blocks + 192);
+    const float d = LoadHalf(blocks + 208);
+    for (int half = 0; half < 2; ++half, ql += 64, qh += 32, sc += 8, out += 128) {
+      for (int l = 0; l < 32; ++l) {
+        const int is = l / 16;
+        const int q1 = ((ql[l] & 0x0F) | (((qh[l] >> 0) & 3) << 4)) - 32;
+        const int q2 = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+        out[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
+        out[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
+        out[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
+        out[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+      }
+    }
+  }
+}
+
+// q8_K: an F32 scale, 256 signed bytes, then 16 int16 group sums (not needed to decode).
+void DecodeQ8_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 292, out += kSuperBlock) {
+    const float d = LoadF32(blocks);
+    const uint8_t* qs = blocks + 4;
+    for (size_t j = 0; j < kSuperBlock; ++j) {
+      out[j] = d * static_cast<float>(static_cast<int8_t>(qs[j]));
+    }
+  }
+}
+
+}  // namespace stguard::gguf::dequant
