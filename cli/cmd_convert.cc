@@ -20,6 +20,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
 #include "stguard/convert.h"
@@ -250,6 +251,10 @@ int RunConvert(Args args) {
   // A .npy IN (told by its magic) has its own options: npy_output.cc.
   if (!args.empty() && !IsOption(args[0]) && IsNpyFile(std::string(args[0]))) {
     return ConvertNpy(args);
+  }
+  // So is a GGUF IN (told by its magic): gguf_output.cc.
+  if (!args.empty() && !IsOption(args[0]) && IsGgufFile(std::string(args[0]))) {
+    return ConvertGgufCommand(args);
   }
   ConvertArguments arguments;
   if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;

@@ -19,10 +19,9 @@
 
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
-#include "stguard/json_escape.h"
 #include "stguard/mapped_file.h"
 #include "stguard/torch_checkpoint.h"
-#include "write/atomic_file.h"
+#include "write/output_folder.h"
 
 namespace stguard {
 using folder::JoinPath;
@@ -93,72 +92,6 @@ class InputFolder {
   std::string real_dir_;
 };
 
-// OutputFolder stages files in the output folder and publishes them together.
-class OutputFolder {
- public:
-  ~OutputFolder() {
-    staged_.clear();  // aborts (removes) every temporary file not published
-    if (fd_ >= 0) ::close(fd_);
-  }
-
-  // Open opens the user's folder (a link to a folder is followed: the user named it).
-  Error Open(const std::string& path) {
-    path_ = path;
-    fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ < 0) return folder::FolderIoError("cannot open output folder", path, errno);
-    return {};
-  }
-
-  // Stage writes `writer`'s file, complete and synced, under a temporary name.
-  Error Stage(const std::string& name, const Writer& writer) {
-    return StageWith(name, [&writer](AtomicFile& file) { return writer.WriteTo(file); });
-  }
-  Error StageText(const std::string& name, const std::string& text) {
-    return StageWith(name, [&text](AtomicFile& file) {
-      return file.Write(std::as_bytes(std::span(text.data(), text.size())));
-    });
-  }
-
-  // Publish renames every staged file into place, in staging order. If one rename fails,
-  // the names published before it that did not exist before this run are removed again.
-  Error Publish() {
-    std::vector<std::string> created;
-    for (Staged& staged : staged_) {
-      if (Error error = staged.file->Publish(); !error.ok()) {
-        for (const std::string& name : created) ::unlinkat(fd_, name.c_str(), 0);
-        staged_.clear();
-        return error;
-      }
-      if (!staged.existed) created.push_back(staged.name);
-    }
-    staged_.clear();
-    return {};
-  }
-
- private:
-  struct Staged {
-    std::string name;
-    bool existed;  // a file of that name was there before this run
-    std::unique_ptr<AtomicFile> file;
-  };
-
-  template <typename WriteBody>
-  Error StageWith(const std::string& name, WriteBody&& write_body) {
-    struct stat info;
-    const bool existed = ::fstatat(fd_, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0;
-    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::CreateInFolder(fd_, path_, name);
-    if (!file.ok()) return file.error();
-    if (Error error = write_body(**file); !error.ok()) return error;
-    if (Error error = (*file)->Finish(); !error.ok()) return error;
-    staged_.push_back({name, existed, std::move(file).value()});
-    return {};
-  }
-
-  std::string path_;
-  int fd_ = -1;
-  std::vector<Staged> staged_;
-};
-
 // ShardError names the shard in an error from opening or checking it.
 Error ShardError(Error error, const std::string& name) {
   error.context = "shard '" + name + "'" + (error.context.empty() ? "" : "; " + error.context);
@@ -189,21 +122,6 @@ Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
   }
   report->dropped = std::move(dropped);
   return {};
-}
-
-std::string IndexJson(const std::map<std::string, std::string>& weight_map,
-                      uint64_t total_size) {
-  std::string json = "{\"metadata\":{\"total_size\":" + std::to_string(total_size) +
-                     "},\"weight_map\":{";
-  bool first = true;
-  for (const auto& [tensor, shard] : weight_map) {
-    if (!first) json += ',';
-    first = false;
-    AppendJsonString(tensor, &json);
-    json += ':';
-    AppendJsonString(shard, &json);
-  }
-  return json + "}}\n";
 }
 
 }  // namespace
@@ -288,7 +206,7 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
     }
     report->dropped.insert(report->dropped.end(), dropped.begin(), dropped.end());
   }
-  if (Error error = out.StageText(kOutIndexName, IndexJson(weight_map, total_size));
+  if (Error error = out.StageText(kOutIndexName, SafetensorsIndexJson(weight_map, total_size));
       !error.ok()) {
     return error;
   }
