@@ -172,6 +172,8 @@ const GgmlReference* GgmlReference::Load(std::string* why) {
   return loaded;
 }
 
+void* GgmlReference::Symbol(const char* name) const { return dlsym(handle_, name); }
+
 std::string GgmlReference::TypeName(uint32_t id) const {
   return api.ggml_type_name(static_cast<int>(id));
 }
@@ -247,8 +249,6 @@ bool GgmlReference::Read(const std::string& path, Contents* out) const {
   if (tensors != nullptr) api.ggml_free(tensors);
   return true;
 }
-
-void* GgmlReference::Symbol(const char* name) const { return dlsym(handle_, name); }
 
 bool GgmlReference::Write(const std::string& path, const std::vector<WriteKv>& kvs,
                           const std::vector<WriteTensor>& tensors) const {

@@ -72,7 +72,8 @@ class GgmlReference {
   bool Write(const std::string& path, const std::vector<WriteKv>& kvs,
              const std::vector<WriteTensor>& tensors) const;
 
-  // Symbol returns the library's entry point `name`, or null.
+ // Symbol returns the library's exported `name` (a function such as
+  // dequantize_row_q4_0), or null when it has none.
   void* Symbol(const char* name) const;
 
  private:
