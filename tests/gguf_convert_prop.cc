@@ -27,39 +27,42 @@ const std::map<uint32_t, Dtype> kPlainTypes = {
     {0, Dtype::kF32},  {1, Dtype::kF16},  {24, Dtype::kI8},  {25, Dtype::kI16},
     {26, Dtype::kI32}, {27, Dtype::kI64}, {28, Dtype::kF64}, {30, Dtype::kBF16}};
 
-rc::Gen<GgufTensor> PlainTensor(size_t index) {
-  return rc::gen::map(
-      rc::gen::tuple(rc::gen::elementOf(std::vector<uint32_t>{0, 1, 24, 25, 26, 27, 28, 30}),
-                     rc::gen::container<std::vector<uint64_t>>(
-                         *rc::gen::inRange<size_t>(1, 5), rc::gen::inRange<uint64_t>(0, 6)),
-                     rc::gen::arbitrary<std::string>()),
-      [index](const std::tuple<uint32_t, std::vector<uint64_t>, std::string>& t) {
-        GgufTensor tensor;
-        // A unique, valid name: the index keeps names distinct.
-        tensor.name = "t" + std::to_string(index) + "." + std::to_string(std::get<1>(t).size());
-        tensor.type = std::get<0>(t);
-        tensor.ne = std::get<1>(t);
-        std::string data(GgufTensorBytes(tensor), '\0');
-        const std::string& seed = std::get<2>(t);
-        for (size_t i = 0; i < data.size(); ++i) {
-          data[i] = static_cast<char>(seed.empty() ? i * 37 : seed[i % seed.size()] + i);
-        }
-        tensor.data = data;
-        return tensor;
-      });
+// PlainTensor draws a tensor of a plain type, 1 to 4 dims of 0 to 5, filled with bytes
+// from an arbitrary string (so every bit pattern, NaN included, comes up).
+rc::Gen<GgufTensor> PlainTensor() {
+  return rc::gen::mapcat(rc::gen::inRange<size_t>(1, 5), [](size_t dims) {
+    return rc::gen::map(
+        rc::gen::tuple(rc::gen::elementOf(std::vector<uint32_t>{0, 1, 24, 25, 26, 27, 28, 30}),
+                       rc::gen::container<std::vector<uint64_t>>(
+                           dims, rc::gen::inRange<uint64_t>(0, 6)),
+                       rc::gen::arbitrary<std::string>()),
+        [](const std::tuple<uint32_t, std::vector<uint64_t>, std::string>& t) {
+          GgufTensor tensor;
+          tensor.type = std::get<0>(t);
+          tensor.ne = std::get<1>(t);
+          std::string data(GgufTensorBytes(tensor), '\0');
+          const std::string& seed = std::get<2>(t);
+          for (size_t i = 0; i < data.size(); ++i) {
+            data[i] = static_cast<char>(seed.empty() ? i * 37 : seed[i % seed.size()] + i);
+          }
+          tensor.data = data;
+          return tensor;
+        });
+  });
 }
 
 rc::Gen<GgufModel> PlainModel() {
   return rc::gen::mapcat(rc::gen::inRange<size_t>(0, 8), [](size_t count) {
     return rc::gen::map(
-        rc::gen::tuple(rc::gen::container<std::vector<GgufTensor>>(count, PlainTensor(0)),
+        rc::gen::tuple(rc::gen::container<std::vector<GgufTensor>>(count, PlainTensor()),
                        rc::gen::elementOf(std::vector<uint32_t>{8, 16, 32, 64, 256}),
                        rc::gen::inRange<uint32_t>(0, 100000)),
         [](const std::tuple<std::vector<GgufTensor>, uint32_t, uint32_t>& t) {
           GgufModel model;
           model.tensors = std::get<0>(t);
           for (size_t i = 0; i < model.tensors.size(); ++i) {
-            model.tensors[i].name = "blk." + std::to_string(i) + "." + model.tensors[i].name;
+            // Distinct names: the index keeps them apart.
+            model.tensors[i].name = "blk." + std::to_string(i) + ".weight";
           }
           model.alignment = std::get<1>(t);
           model.kvs = {GgufStr("general.architecture", "llama"),
