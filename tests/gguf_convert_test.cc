@@ -382,6 +382,12 @@ TEST_F(GgufConvert, CliConvertsNotesLeftOutArraysAndRefusesWithExitOne) {
 
   run = RunCli("convert " + ShellQuoted(in) + " " + ShellQuoted(out_) + " --dtype I8");
   EXPECT_EQ(run.status, 2) << run.output;
+  // --all-metadata is for a GGUF IN only: with a safetensors IN it is a usage error.
+  run = RunCli("convert " + ShellQuoted(out_) + " " + ShellQuoted(dir_.File("x.safetensors")) +
+               " --dtype F16 --all-metadata");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("--all-metadata applies to a GGUF IN"), std::string::npos)
+      << run.output;
   model.tensors.push_back({"act", 9, {32}, {}, {}});
   const std::string bad = WriteModel(model, "bad.gguf");
   const std::string bad_out = dir_.File("bad.safetensors");
