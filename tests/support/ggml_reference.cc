@@ -172,6 +172,8 @@ const GgmlReference* GgmlReference::Load(std::string* why) {
   return loaded;
 }
 
+void* GgmlReference::Symbol(const char* name) const { return dlsym(handle_, name); }
+
 std::string GgmlReference::TypeName(uint32_t id) const {
   return api.ggml_type_name(static_cast<int>(id));
 }

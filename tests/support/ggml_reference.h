@@ -71,6 +71,10 @@ class GgmlReference {
   bool Write(const std::string& path, const std::vector<WriteKv>& kvs,
              const std::vector<WriteTensor>& tensors) const;
 
+ // Symbol returns the library's exported `name` (a function such as
+  // dequantize_row_q4_0), or null when it has none.
+  void* Symbol(const char* name) const;
+
  private:
   void* handle_ = nullptr;
 };
