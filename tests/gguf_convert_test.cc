@@ -324,6 +324,29 @@ TEST_F(GgufConvertSplit, ARefusedPartLeavesNoFolder) {
   EXPECT_EQ(::rmdir(out_dir_.c_str()), 0);
 }
 
+TEST_F(GgufConvertSplit, SignedSplitKeysAreASplitModelToo) {
+  // CheckSplitSet reads split.no and split.count of any integer type; so does convert,
+  // which would otherwise write the first part alone as if it were the whole model.
+  for (int part = 0; part < 2; ++part) {
+    GgufModel model;
+    model.kvs = {GgufI32("split.no", part), GgufI32("split.count", 2),
+                 GgufI32("split.tensors.count", 2)};
+    std::string tensor = "t";
+    tensor += std::to_string(part);
+    model.tensors = {{tensor, 0, {4}, {}, {}}};
+    std::string name = "s-0000";
+    name += std::to_string(part + 1);
+    name += "-of-00002.gguf";
+    WriteModel(model, name);
+  }
+  report_ = {};
+  ASSERT_TRUE(ConvertGguf(dir_.File("s-00001-of-00002.gguf"), out_dir_, {}, &report_).ok());
+  EXPECT_EQ(report_.num_tensors, 2u);
+  EXPECT_EQ(report_.written.size(), 3u);
+  EXPECT_EQ(ConvertGguf(dir_.File("s-00002-of-00002.gguf"), out_, {}, &report_).code,
+            ErrorCode::kGgufSplitMismatch);
+}
+
 TEST_F(GgufConvertSplit, ALaterPartAloneIsRefused) {
   WriteSet();
   report_ = {};

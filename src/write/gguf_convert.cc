@@ -225,6 +225,16 @@ Error ConvertSplit(const gguf::GgufSplitSet& set, const std::vector<std::string>
   return {};
 }
 
+// SplitCount reads split.no or split.count as gguf::CheckSplitSet does: an unsigned or a
+// non-negative signed integer of any width (llama.cpp writes u16).
+std::optional<uint64_t> SplitCount(const GgufFile& file, std::string_view key) {
+  const gguf::MetadataEntry* entry = file.FindKey(key);
+  if (entry == nullptr) return std::nullopt;
+  if (auto u = entry->value.AsUnsigned()) return *u;
+  if (auto v = entry->value.AsSigned(); v && *v >= 0) return static_cast<uint64_t>(*v);
+  return std::nullopt;
+}
+
 // MakeFolder creates `path` when it does not exist; *created says whether it did.
 Error MakeFolder(const std::string& path, bool* created) {
   *created = false;
@@ -322,10 +332,8 @@ Error AddGgufTensors(const GgufFile& file, const MappedFile& data,
 }
 
 bool IsGgufSplitFirstPart(const GgufFile& file) {
-  const gguf::MetadataEntry* count = file.FindKey("split.count");
-  const gguf::MetadataEntry* no = file.FindKey("split.no");
-  return count != nullptr && no != nullptr && count->value.AsUnsigned().value_or(0) > 1 &&
-         no->value.AsUnsigned().value_or(1) == 0;
+  return SplitCount(file, "split.count").value_or(0) > 1 &&
+         SplitCount(file, "split.no").value_or(1) == 0;
 }
 
 Error ConvertGguf(const std::string& in_path, const std::string& out_path,
@@ -333,9 +341,8 @@ Error ConvertGguf(const std::string& in_path, const std::string& out_path,
   Result<GgufFile> file = GgufFile::Open(in_path);
   if (!file.ok()) return file.error();
   if (IsGgufSplitFirstPart(*file)) return ConvertSplitPath(in_path, out_path, options, report);
-  if (const gguf::MetadataEntry* count = file->FindKey("split.count");
-      count != nullptr && count->value.AsUnsigned().value_or(0) > 1) {
-    return Error{ErrorCode::kGgufSplitMismatch, count->offset,
+  if (SplitCount(*file, "split.count").value_or(0) > 1) {
+    return Error{ErrorCode::kGgufSplitMismatch, file->FindKey("split.count")->offset,
                  "a later part of a split model: convert the first part (NAME-00001-of-...), "
                  "which brings every part",
                  in_path};
