@@ -29,6 +29,8 @@
 // writes one (stguard/torch_checkpoint.h, OUTPUT FOLDER): names reached through the
 // folder's descriptor, every file staged and renamed into place only once all are
 // complete, the index last. A later part given alone is refused (kGgufSplitMismatch).
+// A folder that ConvertGguf created is removed again when it fails; a signal that ends
+// the process leaves it behind, empty (the staged files are removed by the handler).
 //
 // RESOURCES
 // Tensors are read with pread(2) (never through a mapping, whose pages would stay
