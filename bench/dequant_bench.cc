@@ -7,7 +7,7 @@
 //
 // Input: 256 blocks quantized by the reference's quantize_row_<type>_ref (random blocks
 // with a finite scale for the four types that have none), repeated to fill the buffer.
-// Each side decodes the whole buffer 5 times; the best time counts. Prints MB/s of F32
+// Each side decodes the whole buffer 20 times; the best time counts. Prints MB/s of F32
 // output and the ratio stguard / ggml, one line per type (a table for bench/README.md).
 #include <dlfcn.h>
 
@@ -77,7 +77,7 @@ std::vector<uint8_t> SampleBlocks(void* ggml, const stguard::gguf::GgmlType& typ
 template <typename F>
 double BestSeconds(F&& run) {
   double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
+  for (int rep = 0; rep < 20; ++rep) {
     const auto start = std::chrono::steady_clock::now();
     run();
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
