@@ -30,7 +30,7 @@ inline void ScaleMin6(int j, const uint8_t* s, int* scale, int* min) {
 // q2_K: 16 bytes of sub-block scales (low nibble scale, high nibble min), 64 bytes of
 // 2-bit codes, then d and dmin. Codes run in 128-element halves: within a half, bit pair
 // p of byte l (l < 32) is element 32*p + l.
-void DecodeQ2_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES void DecodeQ2_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 84) {
     const uint8_t* scales = blocks;
     const uint8_t* q = blocks + 16;
@@ -70,7 +70,7 @@ inline int Q3Scale(int j, const uint8_t* s) {
 
 // q3_K: 32 bytes of high bits (a clear bit subtracts 4), 64 bytes of 2-bit codes laid out
 // as q2_K's, 12 bytes of 6-bit scales, then d.
-void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
     const uint8_t* hmask = blocks;
     const uint8_t* q = blocks + 32;
@@ -97,7 +97,7 @@ void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles: each 64
 // elements are 32 bytes, low nibbles first (scale 2i), then high nibbles (scale 2i+1).
-void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
     const float d = LoadHalf(blocks);
     const float dmin = LoadHalf(blocks + 2);
@@ -120,7 +120,7 @@ void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q5_K: as q4_K with 32 bytes of fifth bits before the nibbles: bit 2i of byte l adds 16
 // to element 64i + l, bit 2i+1 to element 64i + 32 + l.
-void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
     const float d = LoadHalf(blocks);
     const float dmin = LoadHalf(blocks + 2);
@@ -151,7 +151,7 @@ void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // q6_K: 128 bytes of low nibbles, 64 bytes of 2-bit high parts, 16 signed 8-bit
 // sub-block scales, then d. Per 128-element half: element l + 32k (k = 0..3) takes a
 // nibble of ql[l] or ql[l+32] and bits 2k of qh[l]; value = (d * scale) * (code - 32).
-void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 210) {
     const uint8_t* ql = blocks;
     const uint8_t* qh = blocks + 128;
@@ -174,7 +174,7 @@ void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 }
 
 // q8_K: an F32 scale, 256 signed bytes, then 16 int16 group sums (not needed to decode).
-void DecodeQ8_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES void DecodeQ8_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 292, out += kSuperBlock) {
     const float d = LoadF32(blocks);
     const uint8_t* qs = blocks + 4;
