@@ -3,7 +3,7 @@
 // ggml's reference dequantize_row_<type> (loaded with dlopen from the test-only library of
 // tools/fetch_ggml.sh, $STGUARD_GGML_LIB to override; never linked) on the same blocks.
 //
-//   dequant_bench [MIB]   output MiB per type (default 64)
+//   dequant_bench [MIB [TYPE...]]   output MiB per type (default 64); only the named types
 //
 // Input: 256 blocks quantized by the reference's quantize_row_<type>_ref (random blocks
 // with a finite scale for the four types that have none), repeated to fill the buffer.
@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   for (const stguard::gguf::GgmlType& type : stguard::gguf::GgmlTypes()) {
     if (!stguard::gguf::CanDequantize(type)) continue;
     const std::string name(type.name);
+    if (argc > 2 && std::find(argv + 2, argv + argc, name) == argv + argc) continue;
     auto reference =
         reinterpret_cast<DequantizeFn>(dlsym(ggml, ("dequantize_row_" + name).c_str()));
     if (reference == nullptr) continue;

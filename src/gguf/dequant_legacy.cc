@@ -85,8 +85,10 @@ STGUARD_DEQUANT_CLONES void DecodeQ1_0(const uint8_t* __restrict blocks, size_t 
     const float d = LoadHalf(blocks);
     const float neg_d = -d;
     const uint8_t* qs = blocks + 2;
-    for (int j = 0; j < 128; ++j) {
-      out[j] = ((qs[j / 8] >> (j % 8)) & 1) ? d : neg_d;
+    // Byte by byte, so that the 8 bits of one byte become one vector of 8 lanes.
+    for (int i = 0; i < 16; ++i) {
+      const uint32_t byte = qs[i];
+      for (int k = 0; k < 8; ++k) out[8 * i + k] = ((byte >> k) & 1u) ? d : neg_d;
     }
   }
 }
@@ -97,9 +99,13 @@ STGUARD_DEQUANT_CLONES void DecodeQ2_0(const uint8_t* __restrict blocks, size_t 
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 64) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
-    for (int j = 0; j < 64; ++j) {
-      const int code = (qs[j / 4] >> (2 * (j % 4))) & 3;
-      out[j] = static_cast<float>(code - 1) * d;
+    // Two bytes at a time, so that their 8 codes become one vector of 8 lanes.
+    for (int i = 0; i < 16; i += 2) {
+      const uint32_t pair = static_cast<uint32_t>(qs[i]) | (static_cast<uint32_t>(qs[i + 1]) << 8);
+      for (int k = 0; k < 8; ++k) {
+        const int code = static_cast<int>((pair >> (2 * k)) & 3u);
+        out[4 * i + k] = static_cast<float>(code - 1) * d;
+      }
     }
   }
 }
