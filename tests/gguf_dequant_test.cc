@@ -219,7 +219,8 @@ TEST(GgufDequantReference, QuantizedDataDecodesToTheReferenceBits) {
     } else {
       init(static_cast<int>(type.id));
       // The IQ quantizers search their grids: slow, so fewer blocks.
-      const size_t n_blocks = type.name.starts_with("iq") ? kBlocksPerCase / 16 : kBlocksPerCase;
+      const size_t n_blocks =
+          type.name.starts_with("iq") ? kBlocksPerCase / 16 : kBlocksPerCase;
       const size_t n = n_blocks * type.block_size;
       const std::vector<float> values = RandomFloats(n, rng);
       blocks.assign(n_blocks * type.type_size, 0);

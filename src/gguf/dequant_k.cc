@@ -30,7 +30,8 @@ inline void ScaleMin6(int j, const uint8_t* s, int* scale, int* min) {
 // q2_K: 16 bytes of sub-block scales (low nibble scale, high nibble min), 64 bytes of
 // 2-bit codes, then d and dmin. Codes run in 128-element halves: within a half, bit pair
 // p of byte l (l < 32) is element 32*p + l.
-STGUARD_DEQUANT_CLONES void DecodeQ2_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES
+void DecodeQ2_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 84) {
     const uint8_t* scales = blocks;
     const uint8_t* q = blocks + 16;
@@ -70,7 +71,8 @@ inline int Q3Scale(int j, const uint8_t* s) {
 
 // q3_K: 32 bytes of high bits (a clear bit subtracts 4), 64 bytes of 2-bit codes laid out
 // as q2_K's, 12 bytes of 6-bit scales, then d.
-STGUARD_DEQUANT_CLONES void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES
+void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
     const uint8_t* hmask = blocks;
     const uint8_t* q = blocks + 32;
@@ -97,7 +99,8 @@ STGUARD_DEQUANT_CLONES void DecodeQ3_K(const uint8_t* __restrict blocks, size_t 
 
 // q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles: each 64
 // elements are 32 bytes, low nibbles first (scale 2i), then high nibbles (scale 2i+1).
-STGUARD_DEQUANT_CLONES void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES
+void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
     const float d = LoadHalf(blocks);
     const float dmin = LoadHalf(blocks + 2);
@@ -120,7 +123,8 @@ STGUARD_DEQUANT_CLONES void DecodeQ4_K(const uint8_t* __restrict blocks, size_t 
 
 // q5_K: as q4_K with 32 bytes of fifth bits before the nibbles: bit 2i of byte l adds 16
 // to element 64i + l, bit 2i+1 to element 64i + 32 + l.
-STGUARD_DEQUANT_CLONES void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES
+void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
     const float d = LoadHalf(blocks);
     const float dmin = LoadHalf(blocks + 2);
@@ -149,32 +153,36 @@ STGUARD_DEQUANT_CLONES void DecodeQ5_K(const uint8_t* __restrict blocks, size_t 
 }
 
 // q6_K: 128 bytes of low nibbles, 64 bytes of 2-bit high parts, 16 signed 8-bit
-// sub-block scales, then d. Per 128-element half: element l + 32k (k = 0..3) takes a
-// nibble of ql[l] or ql[l+32] and bits 2k of qh[l]; value = (d * scale) * (code - 32).
-STGUARD_DEQUANT_CLONES void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+// sub-block scales, then d. Per 128-element half, quarter k (32 elements, l = 0..31) takes
+// nibble k/2 of ql[l + 32*(k%2)] and bits 2k of qh[l], its first 16 elements scale
+// 2k, the next 16 scale 2k+1; value = (d * scale) * (code - 32), the product d * scale
+// rounded first as in ggml, so it can be computed once per 16 elements.
+STGUARD_DEQUANT_CLONES
+void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 210) {
-    const uint8_t* ql = blocks;
-    const uint8_t* qh = blocks + 128;
     const int8_t* sc = reinterpret_cast<const int8_t*>(blocks + 192);
     const float d = LoadHalf(blocks + 208);
-    for (int half = 0; half < 2; ++half, ql += 64, qh += 32, sc += 8, out += 128) {
-      for (int l = 0; l < 32; ++l) {
-        const int is = l / 16;
-        const int q1 = ((ql[l] & 0x0F) | (((qh[l] >> 0) & 3) << 4)) - 32;
-        const int q2 = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) - 32;
-        const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-        const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-        out[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
-        out[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
-        out[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
-        out[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t* ql = blocks + 64 * half;
+      const uint8_t* qh = blocks + 128 + 32 * half;
+      for (int k = 0; k < 4; ++k) {
+        const uint8_t* low = ql + 32 * (k % 2);
+        const int nibble_shift = 4 * (k / 2);
+        for (int part = 0; part < 2; ++part, out += 16) {
+          const float scale = d * static_cast<float>(sc[8 * half + 2 * k + part]);
+          for (int l = 16 * part; l < 16 * part + 16; ++l) {
+            const int code = ((low[l] >> nibble_shift) & 0x0F) | (((qh[l] >> (2 * k)) & 3) << 4);
+            out[l - 16 * part] = scale * static_cast<float>(code - 32);
+          }
+        }
       }
     }
   }
 }
 
 // q8_K: an F32 scale, 256 signed bytes, then 16 int16 group sums (not needed to decode).
-STGUARD_DEQUANT_CLONES void DecodeQ8_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+STGUARD_DEQUANT_CLONES
+void DecodeQ8_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 292, out += kSuperBlock) {
     const float d = LoadF32(blocks);
     const uint8_t* qs = blocks + 4;
