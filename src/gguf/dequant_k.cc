@@ -75,22 +75,21 @@ STGUARD_DEQUANT_CLONES
 void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
     const uint8_t* hmask = blocks;
-    const uint8_t* q = blocks + 32;
     const uint8_t* scales = blocks + 96;
     const float d = LoadHalf(blocks + 108);
-    int sub = 0;
-    int high_bit = 0;
-    for (int half = 0; half < 2; ++half, q += 32) {
-      for (int shift = 0; shift < 8; shift += 2, ++high_bit) {
-        for (int part = 0; part < 2; ++part, ++sub) {
-          const float dl = d * static_cast<float>(Q3Scale(sub, scales));
-          const uint8_t* qp = q + 16 * part;
-          const uint8_t* hp = hmask + 16 * part;
-          for (int l = 0; l < 16; ++l) {
-            const int code = ((qp[l] >> shift) & 3) - (((hp[l] >> high_bit) & 1) ? 0 : 4);
-            out[l] = dl * static_cast<float>(code);
-          }
-          out += 16;
+    // The 16 sub-block scales first, so the element loops hold nothing but vector work.
+    float dl[16];
+    for (int sub = 0; sub < 16; ++sub) dl[sub] = d * static_cast<float>(Q3Scale(sub, scales));
+    // Group g (0..7) is bit pair g%4 of the codes of half g/4 and bit g of hmask.
+    for (int g = 0; g < 8; ++g, out += 32) {
+      const uint8_t* q = blocks + 32 + 32 * (g / 4);
+      const int shift = 2 * (g % 4);
+      for (int part = 0; part < 2; ++part) {
+        const float scale = dl[2 * g + part];
+        for (int l = 16 * part; l < 16 * part + 16; ++l) {
+          // A clear high bit subtracts 4: written without a branch, so it vectorises.
+          const int code = ((q[l] >> shift) & 3) - 4 + 4 * ((hmask[l] >> g) & 1);
+          out[l] = scale * static_cast<float>(code);
         }
       }
     }
@@ -106,15 +105,19 @@ void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
     const float dmin = LoadHalf(blocks + 2);
     const uint8_t* scales = blocks + 4;
     const uint8_t* q = blocks + 16;
-    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+    // The 8 sub-block scales and mins first, so the element loops are pure vector work.
+    float dl[8];
+    float ml[8];
+    for (int sub = 0; sub < 8; ++sub) {
       int sc = 0;
       int m = 0;
-      ScaleMin6(2 * i, scales, &sc, &m);
-      const float d1 = d * static_cast<float>(sc);
-      const float m1 = dmin * static_cast<float>(m);
-      ScaleMin6(2 * i + 1, scales, &sc, &m);
-      const float d2 = d * static_cast<float>(sc);
-      const float m2 = dmin * static_cast<float>(m);
+      ScaleMin6(sub, scales, &sc, &m);
+      dl[sub] = d * static_cast<float>(sc);
+      ml[sub] = dmin * static_cast<float>(m);
+    }
+    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+      const float d1 = dl[2 * i], m1 = ml[2 * i];
+      const float d2 = dl[2 * i + 1], m2 = ml[2 * i + 1];
       for (int l = 0; l < 32; ++l) out[l] = d1 * static_cast<float>(q[l] & 0x0F) - m1;
       for (int l = 0; l < 32; ++l) out[l + 32] = d2 * static_cast<float>(q[l] >> 4) - m2;
     }
