@@ -3,11 +3,11 @@
 // ggml's reference dequantize_row_<type> (loaded with dlopen from the test-only library of
 // tools/fetch_ggml.sh, $STGUARD_GGML_LIB to override; never linked) on the same blocks.
 //
-//   dequant_bench [MIB]   output MiB per type (default 64)
+//   dequant_bench [MIB [TYPE...]]   output MiB per type (default 64); only the named types
 //
 // Input: 256 blocks quantized by the reference's quantize_row_<type>_ref (random blocks
 // with a finite scale for the four types that have none), repeated to fill the buffer.
-// Each side decodes the whole buffer 5 times; the best time counts. Prints MB/s of F32
+// Each side decodes the whole buffer 20 times; the best time counts. Prints MB/s of F32
 // output and the ratio stguard / ggml, one line per type (a table for bench/README.md).
 #include <dlfcn.h>
 
@@ -77,7 +77,7 @@ std::vector<uint8_t> SampleBlocks(void* ggml, const stguard::gguf::GgmlType& typ
 template <typename F>
 double BestSeconds(F&& run) {
   double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
+  for (int rep = 0; rep < 20; ++rep) {
     const auto start = std::chrono::steady_clock::now();
     run();
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   for (const stguard::gguf::GgmlType& type : stguard::gguf::GgmlTypes()) {
     if (!stguard::gguf::CanDequantize(type)) continue;
     const std::string name(type.name);
+    if (argc > 2 && std::find(argv + 2, argv + argc, name) == argv + argc) continue;
     auto reference =
         reinterpret_cast<DequantizeFn>(dlsym(ggml, ("dequantize_row_" + name).c_str()));
     if (reference == nullptr) continue;

@@ -176,7 +176,9 @@ std::vector<uint8_t> RandomBytes(size_t n, std::mt19937_64& rng) {
 // SaneHalf: a finite half-precision value of magnitude 2^-10 .. 2^1, as bits.
 uint16_t SaneHalf(std::mt19937_64& rng) {
   const uint32_t r = static_cast<uint32_t>(rng());
-  return static_cast<uint16_t>(((r & 1u) << 15) | ((5u + (r >> 1) % 12u) << 10) | (r >> 16 & 0x3FFu));
+  const uint32_t sign = r & 1u;
+  const uint32_t exponent = 5u + (r >> 1) % 12u;
+  return static_cast<uint16_t>((sign << 15) | (exponent << 10) | ((r >> 16) & 0x3FFu));
 }
 
 // The four types with no reference quantizer: random blocks with a sane scale.
@@ -219,7 +221,8 @@ TEST(GgufDequantReference, QuantizedDataDecodesToTheReferenceBits) {
     } else {
       init(static_cast<int>(type.id));
       // The IQ quantizers search their grids: slow, so fewer blocks.
-      const size_t n_blocks = type.name.starts_with("iq") ? kBlocksPerCase / 16 : kBlocksPerCase;
+      const size_t n_blocks =
+          type.name.starts_with("iq") ? kBlocksPerCase / 16 : kBlocksPerCase;
       const size_t n = n_blocks * type.block_size;
       const std::vector<float> values = RandomFloats(n, rng);
       blocks.assign(n_blocks * type.type_size, 0);

@@ -14,6 +14,17 @@
 
 namespace stguard::gguf::dequant {
 
+// STGUARD_DEQUANT_CLONES on a decoder makes the compiler emit it twice, for baseline
+// x86-64 and for AVX2 (8 floats a vector instead of 4), and pick one at load time by the
+// CPU (an ifunc). Only the vector width changes: AVX2 brings no fused multiply-add, and
+// contraction is off anyway, so both copies give the same bits (the tests run whichever
+// this CPU selects). Elsewhere it is empty.
+#if defined(__x86_64__) && defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
+#define STGUARD_DEQUANT_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define STGUARD_DEQUANT_CLONES
+#endif
+
 // A Decoder turns `n_blocks` whole blocks at `blocks` into n_blocks * block_size floats.
 // The caller has checked the sizes.
 using Decoder = void (*)(const uint8_t* blocks, size_t n_blocks, float* out);

@@ -30,6 +30,7 @@ inline void ScaleMin6(int j, const uint8_t* s, int* scale, int* min) {
 // q2_K: 16 bytes of sub-block scales (low nibble scale, high nibble min), 64 bytes of
 // 2-bit codes, then d and dmin. Codes run in 128-element halves: within a half, bit pair
 // p of byte l (l < 32) is element 32*p + l.
+STGUARD_DEQUANT_CLONES
 void DecodeQ2_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 84) {
     const uint8_t* scales = blocks;
@@ -70,25 +71,25 @@ inline int Q3Scale(int j, const uint8_t* s) {
 
 // q3_K: 32 bytes of high bits (a clear bit subtracts 4), 64 bytes of 2-bit codes laid out
 // as q2_K's, 12 bytes of 6-bit scales, then d.
+STGUARD_DEQUANT_CLONES
 void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
     const uint8_t* hmask = blocks;
-    const uint8_t* q = blocks + 32;
     const uint8_t* scales = blocks + 96;
     const float d = LoadHalf(blocks + 108);
-    int sub = 0;
-    int high_bit = 0;
-    for (int half = 0; half < 2; ++half, q += 32) {
-      for (int shift = 0; shift < 8; shift += 2, ++high_bit) {
-        for (int part = 0; part < 2; ++part, ++sub) {
-          const float dl = d * static_cast<float>(Q3Scale(sub, scales));
-          const uint8_t* qp = q + 16 * part;
-          const uint8_t* hp = hmask + 16 * part;
-          for (int l = 0; l < 16; ++l) {
-            const int code = ((qp[l] >> shift) & 3) - (((hp[l] >> high_bit) & 1) ? 0 : 4);
-            out[l] = dl * static_cast<float>(code);
-          }
-          out += 16;
+    // The 16 sub-block scales first, so the element loops hold nothing but vector work.
+    float dl[16];
+    for (int sub = 0; sub < 16; ++sub) dl[sub] = d * static_cast<float>(Q3Scale(sub, scales));
+    // Group g (0..7) is bit pair g%4 of the codes of half g/4 and bit g of hmask.
+    for (int g = 0; g < 8; ++g, out += 32) {
+      const uint8_t* q = blocks + 32 + 32 * (g / 4);
+      const int shift = 2 * (g % 4);
+      for (int part = 0; part < 2; ++part) {
+        const float scale = dl[2 * g + part];
+        for (int l = 16 * part; l < 16 * part + 16; ++l) {
+          // A clear high bit subtracts 4: written without a branch, so it vectorises.
+          const int code = ((q[l] >> shift) & 3) - 4 + 4 * ((hmask[l] >> g) & 1);
+          out[l] = scale * static_cast<float>(code);
         }
       }
     }
@@ -97,21 +98,26 @@ void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles: each 64
 // elements are 32 bytes, low nibbles first (scale 2i), then high nibbles (scale 2i+1).
+STGUARD_DEQUANT_CLONES
 void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
     const float d = LoadHalf(blocks);
     const float dmin = LoadHalf(blocks + 2);
     const uint8_t* scales = blocks + 4;
     const uint8_t* q = blocks + 16;
-    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+    // The 8 sub-block scales and mins first, so the element loops are pure vector work.
+    float dl[8];
+    float ml[8];
+    for (int sub = 0; sub < 8; ++sub) {
       int sc = 0;
       int m = 0;
-      ScaleMin6(2 * i, scales, &sc, &m);
-      const float d1 = d * static_cast<float>(sc);
-      const float m1 = dmin * static_cast<float>(m);
-      ScaleMin6(2 * i + 1, scales, &sc, &m);
-      const float d2 = d * static_cast<float>(sc);
-      const float m2 = dmin * static_cast<float>(m);
+      ScaleMin6(sub, scales, &sc, &m);
+      dl[sub] = d * static_cast<float>(sc);
+      ml[sub] = dmin * static_cast<float>(m);
+    }
+    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+      const float d1 = dl[2 * i], m1 = ml[2 * i];
+      const float d2 = dl[2 * i + 1], m2 = ml[2 * i + 1];
       for (int l = 0; l < 32; ++l) out[l] = d1 * static_cast<float>(q[l] & 0x0F) - m1;
       for (int l = 0; l < 32; ++l) out[l + 32] = d2 * static_cast<float>(q[l] >> 4) - m2;
     }
@@ -120,6 +126,7 @@ void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q5_K: as q4_K with 32 bytes of fifth bits before the nibbles: bit 2i of byte l adds 16
 // to element 64i + l, bit 2i+1 to element 64i + 32 + l.
+STGUARD_DEQUANT_CLONES
 void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
     const float d = LoadHalf(blocks);
@@ -149,31 +156,35 @@ void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 }
 
 // q6_K: 128 bytes of low nibbles, 64 bytes of 2-bit high parts, 16 signed 8-bit
-// sub-block scales, then d. Per 128-element half: element l + 32k (k = 0..3) takes a
-// nibble of ql[l] or ql[l+32] and bits 2k of qh[l]; value = (d * scale) * (code - 32).
+// sub-block scales, then d. Per 128-element half, quarter k (32 elements, l = 0..31) takes
+// nibble k/2 of ql[l + 32*(k%2)] and bits 2k of qh[l], its first 16 elements scale
+// 2k, the next 16 scale 2k+1; value = (d * scale) * (code - 32), the product d * scale
+// rounded first as in ggml, so it can be computed once per 16 elements.
+STGUARD_DEQUANT_CLONES
 void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 210) {
-    const uint8_t* ql = blocks;
-    const uint8_t* qh = blocks + 128;
     const int8_t* sc = reinterpret_cast<const int8_t*>(blocks + 192);
     const float d = LoadHalf(blocks + 208);
-    for (int half = 0; half < 2; ++half, ql += 64, qh += 32, sc += 8, out += 128) {
-      for (int l = 0; l < 32; ++l) {
-        const int is = l / 16;
-        const int q1 = ((ql[l] & 0x0F) | (((qh[l] >> 0) & 3) << 4)) - 32;
-        const int q2 = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) - 32;
-        const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-        const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-        out[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
-        out[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
-        out[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
-        out[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t* ql = blocks + 64 * half;
+      const uint8_t* qh = blocks + 128 + 32 * half;
+      for (int k = 0; k < 4; ++k) {
+        const uint8_t* low = ql + 32 * (k % 2);
+        const int nibble_shift = 4 * (k / 2);
+        for (int part = 0; part < 2; ++part, out += 16) {
+          const float scale = d * static_cast<float>(sc[8 * half + 2 * k + part]);
+          for (int l = 16 * part; l < 16 * part + 16; ++l) {
+            const int code = ((low[l] >> nibble_shift) & 0x0F) | (((qh[l] >> (2 * k)) & 3) << 4);
+            out[l - 16 * part] = scale * static_cast<float>(code - 32);
+          }
+        }
       }
     }
   }
 }
 
 // q8_K: an F32 scale, 256 signed bytes, then 16 int16 group sums (not needed to decode).
+STGUARD_DEQUANT_CLONES
 void DecodeQ8_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 292, out += kSuperBlock) {
     const float d = LoadF32(blocks);

@@ -10,6 +10,7 @@ namespace stguard::gguf::dequant {
 
 // q4_0: scale (2 bytes), then 16 bytes of 4-bit codes: the low nibbles are elements 0-15,
 // the high nibbles 16-31; value = (code - 8) * d.
+STGUARD_DEQUANT_CLONES
 void DecodeQ4_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 32) {
     const float d = LoadHalf(blocks);
@@ -23,6 +24,7 @@ void DecodeQ4_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q4_1: scale d and min m (2 bytes each), then 16 bytes of codes as q4_0;
 // value = code * d + m.
+STGUARD_DEQUANT_CLONES
 void DecodeQ4_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 20, out += 32) {
     const float d = LoadHalf(blocks);
@@ -37,6 +39,7 @@ void DecodeQ4_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q5_0: scale, 4 bytes holding each element's fifth bit (bit j for element j), then 16
 // bytes of low nibbles as q4_0; value = (code - 16) * d.
+STGUARD_DEQUANT_CLONES
 void DecodeQ5_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 22, out += 32) {
     const float d = LoadHalf(blocks);
@@ -52,6 +55,7 @@ void DecodeQ5_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 }
 
 // q5_1: scale, min, fifth bits, low nibbles; value = code * d + m.
+STGUARD_DEQUANT_CLONES
 void DecodeQ5_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 24, out += 32) {
     const float d = LoadHalf(blocks);
@@ -68,6 +72,7 @@ void DecodeQ5_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 }
 
 // q8_0: scale, then 32 signed bytes; value = code * d.
+STGUARD_DEQUANT_CLONES
 void DecodeQ8_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 34, out += 32) {
     const float d = LoadHalf(blocks);
@@ -80,26 +85,34 @@ void DecodeQ8_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q1_0: scale, then 16 bytes of sign bits (bit j%8 of byte j/8): set gives d, clear -d.
 // -d is a sign flip, not a multiply: ggml negates the scale once per block.
+STGUARD_DEQUANT_CLONES
 void DecodeQ1_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 128) {
     const float d = LoadHalf(blocks);
     const float neg_d = -d;
     const uint8_t* qs = blocks + 2;
-    for (int j = 0; j < 128; ++j) {
-      out[j] = ((qs[j / 8] >> (j % 8)) & 1) ? d : neg_d;
+    // Byte by byte, so that the 8 bits of one byte become one vector of 8 lanes.
+    for (int i = 0; i < 16; ++i) {
+      const uint32_t byte = qs[i];
+      for (int k = 0; k < 8; ++k) out[8 * i + k] = ((byte >> k) & 1u) ? d : neg_d;
     }
   }
 }
 
 // q2_0: scale, then 16 bytes of 2-bit codes (bits 2*(j%4) of byte j/4);
 // value = (code - 1) * d, so the codes stand for -1, 0, 1, 2.
+STGUARD_DEQUANT_CLONES
 void DecodeQ2_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 64) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
-    for (int j = 0; j < 64; ++j) {
-      const int code = (qs[j / 4] >> (2 * (j % 4))) & 3;
-      out[j] = static_cast<float>(code - 1) * d;
+    // Two bytes at a time, so that their 8 codes become one vector of 8 lanes.
+    for (int i = 0; i < 16; i += 2) {
+      const uint32_t pair = static_cast<uint32_t>(qs[i]) | (static_cast<uint32_t>(qs[i + 1]) << 8);
+      for (int k = 0; k < 8; ++k) {
+        const int code = static_cast<int>((pair >> (2 * k)) & 3u);
+        out[4 * i + k] = static_cast<float>(code - 1) * d;
+      }
     }
   }
 }

@@ -22,6 +22,7 @@ inline float Trit(uint8_t byte, int n, float d) {
 // tq1_0: 48 bytes of five trits (the first 32 bytes give elements 0..159 as trit n of
 // byte m at 32n + m; the next 16 give 160..239 the same way), 4 bytes of four trits
 // (elements 240..255: trit n of byte j at 4n + j), then d.
+STGUARD_DEQUANT_CLONES
 void DecodeTq1_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 54) {
     const uint8_t* qs = blocks;
@@ -41,6 +42,7 @@ void DecodeTq1_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __res
 
 // tq2_0: 64 bytes of 2-bit codes (per 32-byte half, bit pair l of byte m is element
 // 32l + m), then d; value = (code - 1) * d.
+STGUARD_DEQUANT_CLONES
 void DecodeTq2_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 66) {
     const float d = LoadHalf(blocks + 64);
