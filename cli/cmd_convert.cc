@@ -20,6 +20,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
 #include "stguard/convert.h"
@@ -40,13 +41,16 @@ constexpr char kConvertUsage[] =
     "                       [--dtype D] (DIR: pytorch_model.bin[.index.json]; OUTDIR new\n"
     "                       or empty, created with its parents)\n"
     "       stguard convert IN.npy OUT.safetensors [--name NAME]\n"
+    "       stguard convert IN.gguf OUT.safetensors|OUTDIR [--dtype BF16|F16|F32]\n"
+    "                       [--all-metadata]   (OUTDIR: a split model's first part)\n"
     "  --dtype BF16|F16|F32  the dtype floating tensors (F64, F32, F16, BF16) become\n"
     "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
     "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"
     "  --allow-external-symlinks  read shards in DIR that link out of it\n"
     "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
     "                        output bytes (default 4; 0: no bound)\n"
-    "  --name NAME           a .npy IN's tensor name (default: its file name without .npy)\n";
+    "  --name NAME           a .npy IN's tensor name (default: its file name without .npy)\n"
+    "  --all-metadata        keep a GGUF IN's metadata arrays longer than 1024 elements\n";
 
 bool IsDirectory(const std::string& path) {
   struct stat info;
@@ -144,6 +148,7 @@ struct ConvertArguments {
   std::string dtype_name;  // empty: IN is a torch checkpoint or folder
   bool has_max_output_ratio = false;
   std::string npy_name;  // --name: only for a .npy IN, which RunConvert hands on first
+  bool all_metadata = false;  // only for a GGUF IN, which RunConvert hands on first
   TorchOptions torch_options;
   TorchConvertOptions convert_options;
 };
@@ -154,7 +159,8 @@ std::optional<int> ParseConvertArguments(Args args, ConvertArguments* out) {
   std::string max_output_ratio;
   const Flag flags[] = {
       {"--drop-aliases", &out->convert_options.drop_aliases},
-      {"--allow-external-symlinks", &out->convert_options.allow_external_symlinks}};
+      {"--allow-external-symlinks", &out->convert_options.allow_external_symlinks},
+      {"--all-metadata", &out->all_metadata}};
   const ValueOption values[] = {{.name = "--dtype", .value = &out->dtype_name},
                                 {.name = "--key", .values = &out->torch_options.key_path},
                                 {.name = "--name", .value = &out->npy_name},
@@ -274,8 +280,17 @@ int RunConvert(Args args) {
   if (!args.empty() && !IsOption(args[0]) && IsNpyFile(std::string(args[0]))) {
     return ConvertNpy(args);
   }
+  // So is a GGUF IN (told by its magic): gguf_output.cc.
+  if (!args.empty() && !IsOption(args[0]) && IsGgufFile(std::string(args[0]))) {
+    return ConvertGgufCommand(args);
+  }
   ConvertArguments arguments;
   if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;
+  if (arguments.all_metadata) {
+    std::fputs("stguard convert: --all-metadata applies to a GGUF IN (given as the first "
+               "argument)\n", stderr);
+    return kExitUsage;
+  }
   if (!arguments.npy_name.empty()) {
     std::fputs("stguard convert: --name applies to a .npy IN (given as the first argument)\n",
                stderr);

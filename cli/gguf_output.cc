@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Printing GGUF files for `check` and `inspect`. Keys, strings and tensor names come from
+// Printing GGUF files for `check` and `inspect`, and `convert` to safetensors. Keys, strings and tensor names come from
 // the file: text output passes them through PrintableText, JSON through the JSON escaper
 // (validation proved them UTF-8).
 #include "gguf_output.h"
@@ -12,7 +12,9 @@
 
 #include "commands.h"
 #include "output.h"
+#include "arguments.h"
 #include "stguard/gguf.h"
+#include "stguard/gguf_convert.h"
 #include "stguard/json_escape.h"
 
 namespace stguard::cli {
@@ -289,6 +291,70 @@ int InspectGgufFile(const std::string& path, bool json) {
   } else {
     PrintText(path, *file);
   }
+  return kExitOk;
+}
+
+namespace {
+
+constexpr char kConvertGgufUsage[] =
+    "usage: stguard convert IN.gguf OUT.safetensors [--dtype BF16|F16|F32] [--all-metadata]\n"
+    "       (IN the first part NAME-00001-of-0000M.gguf of a split model: OUT a folder)\n"
+    "  --dtype BF16|F16|F32  the dtype floating and dequantized tensors become\n"
+    "                        (default: plain types kept, quantized ones F32)\n"
+    "  --all-metadata        keep metadata arrays longer than 1024 elements\n";
+
+void PrintOmitted(const std::vector<GgufOmittedKey>& omitted) {
+  for (const GgufOmittedKey& key : omitted) {
+    PrintErrorLine("stguard convert: note: metadata '" + PrintableText(key.key) + "' (" +
+                   std::to_string(key.count) + " " + key.element_type +
+                   " elements) left out of __metadata__; --all-metadata keeps it");
+  }
+}
+
+}  // namespace
+
+int ConvertGgufCommand(Args args) {
+  std::string dtype_name;
+  bool all_metadata = false;
+  const Flag flags[] = {{"--all-metadata", &all_metadata}};
+  const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name}};
+  std::vector<std::string_view> files;
+  if (auto stop = ParseArguments(args, {"convert", kConvertGgufUsage, flags, values}, &files)) {
+    return *stop;
+  }
+  if (files.size() != 2) {
+    std::fputs(kConvertGgufUsage, stderr);
+    return kExitUsage;
+  }
+  GgufConvertOptions options;
+  options.all_metadata = all_metadata;
+  if (!dtype_name.empty()) {
+    options.dtype = ParseDtype(dtype_name);
+    if (!options.dtype || !IsConversionTarget(*options.dtype)) {
+      std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
+                   PrintableText(dtype_name).c_str());
+      return kExitUsage;
+    }
+  }
+  const std::string in(files[0]);
+  const std::string out(files[1]);
+  if (out == "-") {
+    std::fputs("stguard convert: a GGUF model converts to a file or folder, not to standard "
+               "output\n", stderr);
+    return kExitUsage;
+  }
+  PrintLeftoverNotes("convert", out);
+  GgufConvertReport report;
+  if (Error error = ConvertGguf(in, out, options, &report); !error.ok()) {
+    PrintFileError("convert", IsIoError(error) ? out : in, error);
+    return ExitStatusOf(error);
+  }
+  PrintOmitted(report.omitted);
+  PrintLine(PrintableText(out) + ": " + std::to_string(report.num_tensors) + " tensors (" +
+            std::to_string(report.num_dequantized) + " dequantized) in " +
+            std::to_string(report.written.size()) + " file" +
+            (report.written.size() == 1 ? "" : "s") + ", " + std::to_string(report.total_size) +
+            " data bytes");
   return kExitOk;
 }
 

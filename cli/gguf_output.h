@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GGUF side of `stguard check` and `stguard inspect`: files are recognised by their
-// magic (never by extension), validated with stguard/gguf.h and printed here.
+// The GGUF side of `stguard check`, `stguard inspect` and `stguard convert`: files are
+// recognised by their magic (never by extension), validated with stguard/gguf.h and
+// printed or converted (stguard/gguf_convert.h) here.
 #ifndef STGUARD_CLI_GGUF_OUTPUT_H_
 #define STGUARD_CLI_GGUF_OUTPUT_H_
 
 #include <string>
+
+#include "commands.h"
 
 namespace stguard::cli {
 
@@ -18,6 +21,11 @@ int CheckGgufFile(const std::string& path, bool quiet, bool json);
 // InspectGgufFile prints a GGUF file's version, alignment, metadata and tensors (text, or
 // JSON with every array complete). Returns the exit status as CheckGgufFile does.
 int InspectGgufFile(const std::string& path, bool json);
+
+// ConvertGgufCommand runs `convert IN.gguf OUT.safetensors [--dtype F32|F16|BF16]
+// [--all-metadata]` (OUT a folder for the first part of a split model). Metadata arrays
+// left out are noted on stderr. Returns 0, 1 (IN cannot be converted) or 2 (I/O, usage).
+int ConvertGgufCommand(Args args);
 
 }  // namespace stguard::cli
 

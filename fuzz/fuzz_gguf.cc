@@ -3,14 +3,19 @@
 // inside the input. An accepted file's tensors tile the data section in order at aligned
 // offsets inside the input, their sizes follow from type and ne, every metadata value can
 // be read back, lookups find every key and tensor, and decoding then re-encoding the file
-// (the mutator's model) gives a file with the same verdict and contents.
+// (the mutator's model) gives a file with the same verdict and contents. Every tensor of
+// a block type with a dequantizer is decoded (its first kMaxDequantElements elements, so
+// an input stays fast): whatever the bytes, DequantizeRow succeeds and stays in bounds.
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "fuzz_support.h"
 #include "gguf_mutator.h"
 #include "stguard/gguf.h"
+#include "stguard/gguf_dequant.h"
 
 namespace {
 
@@ -59,6 +64,23 @@ void CheckTensors(const GgufFile& file, size_t size) {
   }
 }
 
+// kMaxDequantElements bounds the decoding per tensor (a fuzz input may claim many blocks
+// of a tiny type).
+constexpr uint64_t kMaxDequantElements = 1 << 16;
+
+void CheckDequantize(const GgufFile& file) {
+  std::vector<float> out;
+  for (const TensorInfo& tensor : file.tensors()) {
+    if (!stguard::gguf::CanDequantize(*tensor.type)) continue;
+    const uint64_t block_size = tensor.type->block_size;
+    const uint64_t n_blocks = std::min(tensor.num_elements(), kMaxDequantElements) / block_size;
+    out.assign(n_blocks * block_size, 0.0f);
+    const stguard::Error error = stguard::gguf::DequantizeRow(
+        *tensor.type, tensor.data.first(n_blocks * tensor.type->type_size), out);
+    FUZZ_CHECK_MSG(error.ok(), error.ToString());
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -74,6 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckValue(entry.value);
   }
   CheckTensors(*file, size);
+  CheckDequantize(*file);
   // Decoded and re-encoded, the file is read the same way (a round trip of the layout).
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::optional<stguard::testing::GgufModel> model = stguard_fuzz::mutator::DecodeGguf(text);

@@ -105,6 +105,19 @@ STGUARD_API const stguard_gguf_tensor* stguard_gguf_find_tensor(const stguard_gg
                                                                 const char* name,
                                                                 size_t name_len);
 
+/* stguard_gguf_dequantize decodes tensor `index` (file order) to F32 into the caller's
+ * `out`, which holds `out_len` floats: exactly the tensor's element count (the product of
+ * its ne). Block-quantized types give, bit for bit, what ggml's dequantize_row_* gives;
+ * F32, F16 and BF16 are exact and F64 is rounded to nearest even. Returns STGUARD_OK, or
+ * fills *err (when not NULL) and returns: STGUARD_GGUF_NOT_DEQUANTIZABLE naming the tensor
+ * and its type (integer tensors, q8_1); STGUARD_INVALID_ARGUMENT for a NULL argument, an
+ * index past the end or an out_len that is not the element count. `out` is untouched on
+ * error. The bytes are read through the file's mapping (see stguard/gguf.h, FILES THAT
+ * CHANGE). */
+STGUARD_API stguard_code stguard_gguf_dequantize(const stguard_gguf* gguf, size_t index,
+                                                 float* out, size_t out_len,
+                                                 stguard_error* err);
+
 #ifdef __cplusplus
 }
 #endif

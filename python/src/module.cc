@@ -13,6 +13,7 @@
 
 #include "checkpoint_lists.h"
 #include "header_file.h"
+#include "gguf_bindings.h"
 #include "raise_error.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/gguf.h"
@@ -167,4 +168,5 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
   m.def("serialize", &stguard::python::Serialize, py::arg("tensors"), py::arg("metadata"),
         "Returns the canonical file for [(name, dtype, shape, buffer)] as bytes.");
   stguard::python::RegisterHeaderFile(m);
+  stguard::python::RegisterGguf(m);
 }

@@ -2,12 +2,14 @@
 // The C API of the GGUF reader (stguard/stguard_gguf.h) over stguard::gguf::GgufFile.
 #include <memory>
 #include <new>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/little_endian.h"
 #include "capi/capi_common.h"
 #include "stguard/gguf.h"
+#include "stguard/gguf_convert.h"
 #include "stguard/stguard_gguf.h"
 
 struct stguard_gguf {
@@ -149,6 +151,30 @@ const stguard_gguf_tensor* stguard_gguf_find_tensor(const stguard_gguf* gguf, co
   const stguard::gguf::TensorInfo* info = gguf->file.FindTensor({name, name_len});
   if (info == nullptr) return nullptr;
   return &gguf->tensors[static_cast<size_t>(info - gguf->file.tensors().data())];
+}
+
+stguard_code stguard_gguf_dequantize(const stguard_gguf* gguf, size_t index, float* out,
+                                     size_t out_len, stguard_error* err) {
+  if (gguf == nullptr || (out == nullptr && out_len != 0)) return FillError(err, NullArgument());
+  if (index >= gguf->file.tensors().size()) {
+    return FillError(err, stguard::Error{stguard::ErrorCode::kInvalidArgument, 0,
+                                         "tensor index past the end",
+                                         std::to_string(index)});
+  }
+  const stguard::gguf::TensorInfo& info = gguf->file.tensors()[index];
+  if (info.num_elements() != out_len) {
+    return FillError(err, stguard::Error{stguard::ErrorCode::kInvalidArgument, 0,
+                                         "out_len is not the tensor's element count",
+                                         std::to_string(info.num_elements()) + " elements",
+                                         std::string(info.name)});
+  }
+  stguard::Error error = stguard::DequantizeTensor(*info.type, info.data, {out, out_len});
+  if (!error.ok()) {
+    error.offset = info.info_offset;
+    error.tensor = std::string(info.name);
+    return FillError(err, error);
+  }
+  return STGUARD_OK;
 }
 
 }  // extern "C"

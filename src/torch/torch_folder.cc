@@ -18,7 +18,6 @@
 
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
-#include "stguard/json_escape.h"
 #include "stguard/mapped_file.h"
 #include "stguard/torch_checkpoint.h"
 #include "write/output_folder.h"
@@ -129,21 +128,6 @@ Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
   return {};
 }
 
-std::string IndexJson(const std::map<std::string, std::string>& weight_map,
-                      uint64_t total_size) {
-  std::string json = "{\"metadata\":{\"total_size\":" + std::to_string(total_size) +
-                     "},\"weight_map\":{";
-  bool first = true;
-  for (const auto& [tensor, shard] : weight_map) {
-    if (!first) json += ',';
-    first = false;
-    AppendJsonString(tensor, &json);
-    json += ':';
-    AppendJsonString(shard, &json);
-  }
-  return json + "}}\n";
-}
-
 // TorchIndex is what the input index says: the shards in order of first use and the
 // tensors it assigns to each.
 struct TorchIndex {
@@ -226,7 +210,7 @@ Error WriteShards(const std::string& out_dir, const std::vector<TorchCheckpoint>
     }
     report->dropped.insert(report->dropped.end(), dropped.begin(), dropped.end());
   }
-  if (Error error = out.StageText(kOutIndexName, IndexJson(weight_map, total_size));
+  if (Error error = out.StageText(kOutIndexName, SafetensorsIndexJson(weight_map, total_size));
       !error.ok()) {
     return error;
   }

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "stguard/json_escape.h"
+
 namespace stguard {
 namespace {
 
@@ -135,6 +137,21 @@ Error OutputFolder::Publish() {
   staged_.clear();
   published_ = true;
   return {};
+}
+
+std::string SafetensorsIndexJson(const std::map<std::string, std::string>& weight_map,
+                                 uint64_t total_size) {
+  std::string json = "{\"metadata\":{\"total_size\":" + std::to_string(total_size) +
+                     "},\"weight_map\":{";
+  bool first = true;
+  for (const auto& [tensor, shard] : weight_map) {
+    if (!first) json += ',';
+    first = false;
+    AppendJsonString(tensor, &json);
+    json += ':';
+    AppendJsonString(shard, &json);
+  }
+  return json + "}}\n";
 }
 
 }  // namespace stguard

@@ -5,6 +5,8 @@
 #ifndef STGUARD_SRC_WRITE_OUTPUT_FOLDER_H_
 #define STGUARD_SRC_WRITE_OUTPUT_FOLDER_H_
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -65,6 +67,11 @@ class OutputFolder {
   std::vector<Made> made_;
   std::vector<Staged> staged_;
 };
+
+// SafetensorsIndexJson is model.safetensors.index.json's text: metadata.total_size and
+// the weight map (tensor name -> shard file name), keys in byte order, one line.
+std::string SafetensorsIndexJson(const std::map<std::string, std::string>& weight_map,
+                                 uint64_t total_size);
 
 }  // namespace stguard
 

@@ -172,6 +172,8 @@ const GgmlReference* GgmlReference::Load(std::string* why) {
   return loaded;
 }
 
+void* GgmlReference::Symbol(const char* name) const { return dlsym(handle_, name); }
+
 std::string GgmlReference::TypeName(uint32_t id) const {
   return api.ggml_type_name(static_cast<int>(id));
 }
@@ -303,7 +305,15 @@ bool GgmlReference::Write(const std::string& path, const std::vector<WriteKv>& k
     ggml_tensor* made = api.ggml_new_tensor(data, tensor.type, static_cast<int>(tensor.ne.size()),
                                             tensor.ne.data());
     api.ggml_set_name(made, tensor.name.c_str());
-    std::memset(api.ggml_get_data(made), 0x11, api.ggml_nbytes(made));
+    if (tensor.data.empty()) {
+      std::memset(api.ggml_get_data(made), 0x11, api.ggml_nbytes(made));
+    } else if (tensor.data.size() == api.ggml_nbytes(made)) {
+      std::memcpy(api.ggml_get_data(made), tensor.data.data(), tensor.data.size());
+    } else {
+      api.gguf_free(ctx);
+      api.ggml_free(data);
+      return false;
+    }
     api.gguf_add_tensor(ctx, made);
   }
   const bool written = api.gguf_write_to_file(ctx, path.c_str(), false);

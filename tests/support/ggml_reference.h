@@ -65,11 +65,16 @@ class GgmlReference {
     std::string name;
     int type = 0;
     std::vector<int64_t> ne;
+    std::string data;  // the tensor's bytes; empty: a 0x11 pattern
   };
   // Write writes `kvs` and `tensors` with gguf_init_empty, gguf_set_*, gguf_add_tensor
   // and gguf_write_to_file. Returns false if the reference failed.
   bool Write(const std::string& path, const std::vector<WriteKv>& kvs,
              const std::vector<WriteTensor>& tensors) const;
+
+ // Symbol returns the library's exported `name` (a function such as
+  // dequantize_row_q4_0), or null when it has none.
+  void* Symbol(const char* name) const;
 
  private:
   void* handle_ = nullptr;

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+// Decoders of the "IQ" types. The grid types (iq1_*, iq2_*, iq3_*) store, per 8 or 4
+// elements, an index into a lookup grid of small magnitudes (grids::k*Grid, one value per
+// byte) plus sign bits; iq4_nl and iq4_xs store 4-bit indexes into 16 non-linear levels.
+// Sub-block scales are small integers times the half-precision block scale, computed in
+// ggml's order (scale first, then times the grid value, then times the sign, which is a
+// multiply by -1 or 1 so that NaN keeps its sign as in ggml).
+#include "gguf/dequant_grids.h"
+#include "gguf/dequant_internal.h"
+
+namespace stguard::gguf::dequant {
+
+namespace {
+
+using grids::kSignMask;
+using grids::kSignPatterns;
+
+inline float GridValue(uint64_t entry, int j) {
+  return static_cast<float>(static_cast<uint8_t>(entry >> (8 * j)));
+}
+inline float Sign(uint8_t signs, int j) { return (signs & kSignMask[j]) ? -1.0f : 1.0f; }
+
+// Eight values: the grid entry's bytes, times dl, times the signs' bits.
+inline void SignedGrid8(uint64_t entry, uint8_t signs, float dl, float* out) {
+  for (int j = 0; j < 8; ++j) out[j] = dl * GridValue(entry, j) * Sign(signs, j);
+}
+
+// Four values from a 4-byte grid entry, with sign bits `first`.. of `signs`.
+inline void SignedGrid4(uint32_t entry, uint8_t signs, int first, float dl, float* out) {
+  for (int j = 0; j < 4; ++j) out[j] = dl * GridValue(entry, j) * Sign(signs, first + j);
+}
+
+// The 2-bit types' sub-block scale: d * (0.5 + s) / 4, as two multiplies.
+inline float QuarterScale(float d, uint32_t s) {
+  return d * (0.5f + static_cast<float>(s)) * 0.25f;
+}
+
+}  // namespace
+
+// iq2_xxs: d, then per 32 elements 8 bytes: four grid indexes, then a u32 whose top 4
+// bits are the scale and whose four 7-bit fields code each 8 elements' signs.
+STGUARD_DEQUANT_CLONES
+void DecodeIq2_xxs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 66) {
+    const float d = LoadHalf(blocks);
+    for (int ib = 0; ib < 8; ++ib) {
+      const uint8_t* group = blocks + 2 + 8 * ib;
+      const uint32_t signs_scale = LoadU32(group + 4);
+      const float db = QuarterScale(d, signs_scale >> 28);
+      for (int l = 0; l < 4; ++l, out += 8) {
+        SignedGrid8(grids::kIq2xxsGrid[group[l]],
+                    kSignPatterns[(signs_scale >> (7 * l)) & 127], db, out);
+      }
+    }
+  }
+}
+
+// iq2_xs: d, 32 u16 (9-bit grid index, 7-bit sign code), then 8 bytes of two 4-bit
+// scales (low nibble for the first 16 elements of each 32, high for the next).
+STGUARD_DEQUANT_CLONES
+void DecodeIq2_xs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 74) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* scales = blocks + 66;
+    for (int ib = 0; ib < 8; ++ib) {
+      const float db[2] = {QuarterScale(d, scales[ib] & 0x0Fu),
+                           QuarterScale(d, scales[ib] >> 4)};
+      for (int l = 0; l < 4; ++l, out += 8) {
+        const uint16_t q = LoadU16(blocks + 2 + 2 * (4 * ib + l));
+        SignedGrid8(grids::kIq2xsGrid[q & 511], kSignPatterns[q >> 9], db[l / 2], out);
+      }
+    }
+  }
+}
+
+// iq2_s: d, 32 bytes of grid index low bits, 32 bytes of plain sign bytes, 8 bytes of
+// index high bits (2 per 8 elements), 8 bytes of scales as iq2_xs.
+STGUARD_DEQUANT_CLONES
+void DecodeIq2_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 82) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* qs = blocks + 2;
+    const uint8_t* signs = blocks + 34;
+    const uint8_t* qh = blocks + 66;
+    const uint8_t* scales = blocks + 74;
+    for (int ib = 0; ib < 8; ++ib, qs += 4, signs += 4) {
+      const float db[2] = {QuarterScale(d, scales[ib] & 0x0Fu),
+                           QuarterScale(d, scales[ib] >> 4)};
+      for (int l = 0; l < 4; ++l, out += 8) {
+        const int index = qs[l] | ((qh[ib] << (8 - 2 * l)) & 0x300);
+        SignedGrid8(grids::kIq2sGrid[index], signs[l], db[l / 2], out);
+      }
+    }
+  }
+}
+
+// iq3_xxs: d, 64 bytes of grid indexes (two 4-value entries per 8 elements), then per 32
+// elements a u32 of scale (top 4 bits) and four 7-bit sign codes; scale d*(0.5+s)/2.
+STGUARD_DEQUANT_CLONES
+void DecodeIq3_xxs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 98) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* qs = blocks + 2;
+    for (int ib = 0; ib < 8; ++ib, qs += 8) {
+      const uint32_t signs_scale = LoadU32(blocks + 66 + 4 * ib);
+      const float db = d * (0.5f + static_cast<float>(signs_scale >> 28)) * 0.5f;
+      for (int l = 0; l < 4; ++l, out += 8) {
+        const uint8_t signs = kSignPatterns[(signs_scale >> (7 * l)) & 127];
+        SignedGrid4(grids::kIq3xxsGrid[qs[2 * l]], signs, 0, db, out);
+        SignedGrid4(grids::kIq3xxsGrid[qs[2 * l + 1]], signs, 4, db, out + 4);
+      }
+    }
+  }
+}
+
+// iq3_s: d, 64 bytes of grid index low bits, 8 bytes of ninth bits, 32 sign bytes, 4
+// bytes of two 4-bit scales (one per 32 elements); scale d * (1 + 2s).
+STGUARD_DEQUANT_CLONES
+void DecodeIq3_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* qs = blocks + 2;
+    const uint8_t* qh = blocks + 66;
+    const uint8_t* signs = blocks + 74;
+    const uint8_t* scales = blocks + 106;
+    for (int ib = 0; ib < 8; ++ib, qs += 8, signs += 4) {
+      const int s = (ib % 2 == 0) ? (scales[ib / 2] & 0x0F) : (scales[ib / 2] >> 4);
+      const float db = d * static_cast<float>(1 + 2 * s);
+      for (int l = 0; l < 4; ++l, out += 8) {
+        const int index1 = qs[2 * l] | ((qh[ib] << (8 - 2 * l)) & 256);
+        const int index2 = qs[2 * l + 1] | ((qh[ib] << (7 - 2 * l)) & 256);
+        SignedGrid4(grids::kIq3sGrid[index1], signs[l], 0, db, out);
+        SignedGrid4(grids::kIq3sGrid[index2], signs[l], 4, db, out + 4);
+      }
+    }
+  }
+}
+
+namespace {
+
+constexpr float kIq1Delta = 0.125f;
+
+// Eight values dl * (grid value + delta) from an iq1 grid entry of signed bytes.
+inline void ShiftedGrid8(uint64_t entry, float delta, float dl, float* out) {
+  for (int j = 0; j < 8; ++j) {
+    const float value = static_cast<float>(static_cast<int8_t>(entry >> (8 * j)));
+    out[j] = dl * (value + delta);
+  }
+}
+
+}  // namespace
+
+// iq1_s: d, 32 bytes of grid index low bits, 8 u16 (per 32 elements: four 3-bit index
+// high parts, a 3-bit scale at bit 12, the delta's sign at bit 15).
+STGUARD_DEQUANT_CLONES
+void DecodeIq1_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 50) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* qs = blocks + 2;
+    for (int ib = 0; ib < 8; ++ib, qs += 4) {
+      const uint16_t qh = LoadU16(blocks + 34 + 2 * ib);
+      const float dl = d * static_cast<float>(2 * ((qh >> 12) & 7) + 1);
+      const float delta = (qh & 0x8000) ? -kIq1Delta : kIq1Delta;
+      for (int l = 0; l < 4; ++l, out += 8) {
+        ShiftedGrid8(grids::kIq1sGrid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], delta, dl, out);
+      }
+    }
+  }
+}
+
+// iq1_m: 32 bytes of grid index low bits, 16 bytes (per 8 elements a nibble: 3 high index
+// bits and the delta's sign), 8 bytes = four u16 holding 3-bit scales (two per 32
+// elements) and, in their top nibbles, the half-precision block scale.
+STGUARD_DEQUANT_CLONES
+void DecodeIq1_m(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 56) {
+    const uint8_t* qs = blocks;
+    const uint8_t* qh = blocks + 32;
+    uint16_t sc[4];
+    for (int i = 0; i < 4; ++i) sc[i] = LoadU16(blocks + 48 + 2 * i);
+    const uint16_t scale_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
+                                                      ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+    const float d = HalfToFloat(scale_bits);
+    for (int ib = 0; ib < 8; ++ib, qs += 4, qh += 2) {
+      const int shift = 6 * (ib % 2);
+      const float dl1 = d * static_cast<float>(2 * ((sc[ib / 2] >> shift) & 7) + 1);
+      const float dl2 = d * static_cast<float>(2 * ((sc[ib / 2] >> (shift + 3)) & 7) + 1);
+      for (int l = 0; l < 4; ++l, out += 8) {
+        const uint8_t nibble = (l % 2 == 0) ? (qh[l / 2] & 0x0F) : (qh[l / 2] >> 4);
+        const int index = qs[l] | ((nibble & 7) << 8);
+        const float delta = (nibble & 8) ? -kIq1Delta : kIq1Delta;
+        ShiftedGrid8(grids::kIq1sGrid[index], delta, l < 2 ? dl1 : dl2, out);
+      }
+    }
+  }
+}
+
+// iq4_nl: d, then 16 bytes of level indexes (low nibbles first, as q4_0).
+STGUARD_DEQUANT_CLONES
+void DecodeIq4_nl(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 32) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* qs = blocks + 2;
+    for (int j = 0; j < 16; ++j) {
+      out[j] = d * static_cast<float>(grids::kIq4nlLevels[qs[j] & 0x0F]);
+      out[j + 16] = d * static_cast<float>(grids::kIq4nlLevels[qs[j] >> 4]);
+    }
+  }
+}
+
+// iq4_xs: d, a u16 of scale high bits (2 per 32 elements), 4 bytes of scale low nibbles,
+// then 128 bytes of level indexes, 16 per 32 elements as iq4_nl; scale d * (s - 32).
+STGUARD_DEQUANT_CLONES
+void DecodeIq4_xs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 136) {
+    const float d = LoadHalf(blocks);
+    const uint16_t scales_high = LoadU16(blocks + 2);
+    const uint8_t* scales_low = blocks + 4;
+    const uint8_t* qs = blocks + 8;
+    for (int ib = 0; ib < 8; ++ib, qs += 16, out += 32) {
+      const int low = (scales_low[ib / 2] >> (4 * (ib % 2))) & 0x0F;
+      const int high = (scales_high >> (2 * ib)) & 3;
+      const float dl = d * static_cast<float>((low | (high << 4)) - 32);
+      for (int j = 0; j < 16; ++j) {
+        out[j] = dl * static_cast<float>(grids::kIq4nlLevels[qs[j] & 0x0F]);
+        out[j + 16] = dl * static_cast<float>(grids::kIq4nlLevels[qs[j] >> 4]);
+      }
+    }
+  }
+}
+
+}  // namespace stguard::gguf::dequant

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// GgufMetadataText: a GGUF metadata value as the text of one __metadata__ entry. Strings
+// stay as they are; every other value becomes compact JSON that keeps its GGUF type, so
+// that {"u32":4096} and {"i64":4096} stay apart and a reader can rebuild the value.
+#include "stguard/gguf_convert.h"
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "stguard/json_escape.h"
+
+namespace stguard {
+namespace {
+
+using gguf::Value;
+using gguf::ValueType;
+
+// AppendJsonNumber appends a scalar number or bool. Floats are the shortest decimal that
+// reads back as the same f32 or f64; non-finite ones, which JSON has no number for, are
+// the strings "nan", "inf" and "-inf".
+void AppendJsonNumber(const Value& value, std::string* out) {
+  if (auto u = value.AsUnsigned()) {
+    *out += std::to_string(*u);
+  } else if (auto s = value.AsSigned()) {
+    *out += std::to_string(*s);
+  } else if (auto d = value.AsDouble()) {
+    if (!std::isfinite(*d)) {
+      *out += std::isnan(*d) ? "\"nan\"" : (*d > 0 ? "\"inf\"" : "\"-inf\"");
+      return;
+    }
+    char buffer[64];
+    const auto result = value.type == ValueType::kF32
+                            ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(*d))
+                            : std::to_chars(buffer, buffer + sizeof buffer, *d);
+    out->append(buffer, result.ptr);
+  } else if (auto b = value.AsBool()) {
+    *out += *b ? "true" : "false";
+  }
+}
+
+void AppendJsonArray(const Value& value, std::string* out) {
+  *out += '[';
+  if (value.element_type == ValueType::kString) {
+    value.StringElements([out](uint64_t i, std::string_view text) {
+      if (i > 0) *out += ',';
+      AppendJsonString(text, out);  // validation proved every string UTF-8
+      return true;
+    });
+  } else {
+    for (uint64_t i = 0; i < value.count; ++i) {
+      if (i > 0) *out += ',';
+      AppendJsonNumber(value.Element(i), out);
+    }
+  }
+  *out += ']';
+}
+
+}  // namespace
+
+std::string GgufMetadataText(const Value& value) {
+  if (value.type == ValueType::kString) return std::string(*value.AsString());
+  const bool array = value.type == ValueType::kArray;
+  std::string out = "{\"";
+  out += gguf::ValueTypeName(array ? value.element_type : value.type);
+  out += "\":";
+  if (array) {
+    AppendJsonArray(value, &out);
+  } else {
+    AppendJsonNumber(value, &out);
+  }
+  out += '}';
+  return out;
+}
+
+}  // namespace stguard
