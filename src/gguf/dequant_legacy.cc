@@ -8,6 +8,18 @@
 
 namespace stguard::gguf::dequant {
 
+namespace {
+
+// PlusMin is code * d + m as ggml's compiled code gives it when both are NaN: its add
+// keeps the product's NaN (the first operand). Compilers may swap the operands of a plain
+// `+` (clang does when it vectorises), so that case is written out.
+inline float PlusMin(float product, float m) {
+  const float sum = product + m;
+  return product != product ? product : sum;
+}
+
+}  // namespace
+
 // q4_0: scale (2 bytes), then 16 bytes of 4-bit codes: the low nibbles are elements 0-15,
 // the high nibbles 16-31; value = (code - 8) * d.
 STGUARD_DEQUANT_CLONES
@@ -31,8 +43,8 @@ void DecodeQ4_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
     const float m = LoadHalf(blocks + 2);
     const uint8_t* qs = blocks + 4;
     for (int j = 0; j < 16; ++j) {
-      out[j] = static_cast<float>(qs[j] & 0x0F) * d + m;
-      out[j + 16] = static_cast<float>(qs[j] >> 4) * d + m;
+      out[j] = PlusMin(static_cast<float>(qs[j] & 0x0F) * d, m);
+      out[j + 16] = PlusMin(static_cast<float>(qs[j] >> 4) * d, m);
     }
   }
 }
@@ -65,8 +77,8 @@ void DecodeQ5_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
     for (int j = 0; j < 16; ++j) {
       const int low_code = (qs[j] & 0x0F) | static_cast<int>(((high >> j) & 1u) << 4);
       const int high_code = (qs[j] >> 4) | static_cast<int>(((high >> (j + 16)) & 1u) << 4);
-      out[j] = static_cast<float>(low_code) * d + m;
-      out[j + 16] = static_cast<float>(high_code) * d + m;
+      out[j] = PlusMin(static_cast<float>(low_code) * d, m);
+      out[j + 16] = PlusMin(static_cast<float>(high_code) * d, m);
     }
   }
 }
