@@ -10,13 +10,11 @@ namespace stguard::gguf::dequant {
 
 namespace {
 
-// PlusMin is code * d + m as ggml's compiled code gives it when both are NaN: its add
-// keeps the product's NaN (the first operand). Compilers may swap the operands of a plain
-// `+` (clang does when it vectorises), so that case is written out.
-inline float PlusMin(float product, float m) {
-  const float sum = product + m;
-  return product != product ? product : sum;
-}
+// MinForAdd is the m to add to code * d. When d is NaN every product is d's NaN, and
+// ggml's compiled add keeps that one (its first operand) even when m is NaN too; but
+// compilers may swap the operands of `+` (clang does when it vectorises). Adding d's
+// NaN instead of m's gives the same bits whichever operand comes first.
+inline float MinForAdd(float d, float m) { return d != d ? d : m; }
 
 }  // namespace
 
@@ -40,11 +38,11 @@ STGUARD_DEQUANT_CLONES
 void DecodeQ4_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 20, out += 32) {
     const float d = LoadHalf(blocks);
-    const float m = LoadHalf(blocks + 2);
+    const float m = MinForAdd(d, LoadHalf(blocks + 2));
     const uint8_t* qs = blocks + 4;
     for (int j = 0; j < 16; ++j) {
-      out[j] = PlusMin(static_cast<float>(qs[j] & 0x0F) * d, m);
-      out[j + 16] = PlusMin(static_cast<float>(qs[j] >> 4) * d, m);
+      out[j] = static_cast<float>(qs[j] & 0x0F) * d + m;
+      out[j + 16] = static_cast<float>(qs[j] >> 4) * d + m;
     }
   }
 }
@@ -71,14 +69,14 @@ STGUARD_DEQUANT_CLONES
 void DecodeQ5_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 24, out += 32) {
     const float d = LoadHalf(blocks);
-    const float m = LoadHalf(blocks + 2);
+    const float m = MinForAdd(d, LoadHalf(blocks + 2));
     const uint32_t high = LoadU32(blocks + 4);
     const uint8_t* qs = blocks + 8;
     for (int j = 0; j < 16; ++j) {
       const int low_code = (qs[j] & 0x0F) | static_cast<int>(((high >> j) & 1u) << 4);
       const int high_code = (qs[j] >> 4) | static_cast<int>(((high >> (j + 16)) & 1u) << 4);
-      out[j] = PlusMin(static_cast<float>(low_code) * d, m);
-      out[j + 16] = PlusMin(static_cast<float>(high_code) * d, m);
+      out[j] = static_cast<float>(low_code) * d + m;
+      out[j + 16] = static_cast<float>(high_code) * d + m;
     }
   }
 }
