@@ -3,8 +3,12 @@
 // elements, an index into a lookup grid of small magnitudes (grids::k*Grid, one value per
 // byte) plus sign bits; iq4_nl and iq4_xs store 4-bit indexes into 16 non-linear levels.
 // Sub-block scales are small integers times the half-precision block scale, computed in
-// ggml's order (scale first, then times the grid value, then times the sign, which is a
-// multiply by -1 or 1 so that NaN keeps its sign as in ggml).
+// ggml's order (scale first, then times the grid value). ggml then multiplies by -1 or 1
+// for the sign; its compilers turn that into a flip of the sign bit, which also flips a
+// NaN's sign (a real multiply by -1 would keep it). The flip is written out here as an
+// integer operation, so every compiler at every optimisation level gives those bits.
+#include <bit>
+
 #include "gguf/dequant_grids.h"
 #include "gguf/dequant_internal.h"
 
@@ -18,16 +22,20 @@ using grids::kSignPatterns;
 inline float GridValue(uint64_t entry, int j) {
   return static_cast<float>(static_cast<uint8_t>(entry >> (8 * j)));
 }
-inline float Sign(uint8_t signs, int j) { return (signs & kSignMask[j]) ? -1.0f : 1.0f; }
+// WithSign flips the sign bit of `value` when bit j of `signs` is set.
+inline float WithSign(float value, uint8_t signs, int j) {
+  const uint32_t flip = (signs & kSignMask[j]) ? 0x80000000u : 0u;
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(value) ^ flip);
+}
 
 // Eight values: the grid entry's bytes, times dl, times the signs' bits.
 inline void SignedGrid8(uint64_t entry, uint8_t signs, float dl, float* out) {
-  for (int j = 0; j < 8; ++j) out[j] = dl * GridValue(entry, j) * Sign(signs, j);
+  for (int j = 0; j < 8; ++j) out[j] = WithSign(dl * GridValue(entry, j), signs, j);
 }
 
 // Four values from a 4-byte grid entry, with sign bits `first`.. of `signs`.
 inline void SignedGrid4(uint32_t entry, uint8_t signs, int first, float dl, float* out) {
-  for (int j = 0; j < 4; ++j) out[j] = dl * GridValue(entry, j) * Sign(signs, first + j);
+  for (int j = 0; j < 4; ++j) out[j] = WithSign(dl * GridValue(entry, j), signs, first + j);
 }
 
 // The 2-bit types' sub-block scale: d * (0.5 + s) / 4, as two multiplies.

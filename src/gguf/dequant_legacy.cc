@@ -8,6 +8,16 @@
 
 namespace stguard::gguf::dequant {
 
+namespace {
+
+// MinForAdd is the m to add to code * d. When d is NaN every product is d's NaN, and
+// ggml's compiled add keeps that one (its first operand) even when m is NaN too; but
+// compilers may swap the operands of `+` (clang does when it vectorises). Adding d's
+// NaN instead of m's gives the same bits whichever operand comes first.
+inline float MinForAdd(float d, float m) { return d != d ? d : m; }
+
+}  // namespace
+
 // q4_0: scale (2 bytes), then 16 bytes of 4-bit codes: the low nibbles are elements 0-15,
 // the high nibbles 16-31; value = (code - 8) * d.
 STGUARD_DEQUANT_CLONES
@@ -28,7 +38,7 @@ STGUARD_DEQUANT_CLONES
 void DecodeQ4_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 20, out += 32) {
     const float d = LoadHalf(blocks);
-    const float m = LoadHalf(blocks + 2);
+    const float m = MinForAdd(d, LoadHalf(blocks + 2));
     const uint8_t* qs = blocks + 4;
     for (int j = 0; j < 16; ++j) {
       out[j] = static_cast<float>(qs[j] & 0x0F) * d + m;
@@ -59,7 +69,7 @@ STGUARD_DEQUANT_CLONES
 void DecodeQ5_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 24, out += 32) {
     const float d = LoadHalf(blocks);
-    const float m = LoadHalf(blocks + 2);
+    const float m = MinForAdd(d, LoadHalf(blocks + 2));
     const uint32_t high = LoadU32(blocks + 4);
     const uint8_t* qs = blocks + 8;
     for (int j = 0; j < 16; ++j) {
