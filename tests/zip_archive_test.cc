@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cstring>
 #include <string>
@@ -58,8 +57,7 @@ Built Build(const std::vector<Entry>& entries, bool zip64_end = true, std::strin
   s = prefix;
   std::vector<uint32_t> crcs;
   for (const Entry& e : entries) {
-    const uint32_t crc = static_cast<uint32_t>(
-        crc32(0, reinterpret_cast<const Bytef*>(e.data.data()), static_cast<uInt>(e.data.size())));
+    const uint32_t crc = Crc32(0, std::as_bytes(std::span(e.data.data(), e.data.size())));
     crcs.push_back(crc);
     out.header_offsets.push_back(s.size());
     const std::string& local_name = e.local_name.empty() ? e.name : e.local_name;
