@@ -251,6 +251,9 @@ int RunConvert(Args args) {
   if (!args.empty() && !IsOption(args[0]) && IsNpyFile(std::string(args[0]))) {
     return ConvertNpy(args);
   }
+  if (!args.empty() && !IsOption(args[0]) && IsNpzFile(std::string(args[0]))) {
+    return ConvertNpz(args);
+  }
   ConvertArguments arguments;
   if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;
   if (!arguments.npy_name.empty()) {
