@@ -39,9 +39,9 @@ bool IsNpyFile(const std::string& path) {
 bool IsNpzFile(const std::string& path) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok() || !HasZipMagic((*file)->bytes())) return false;
-  // A ZIP holding a pickle is PyTorch's; every other ZIP is read as an npz, which says
-  // clearly when it is not one.
-  return SniffFormat((*file)->bytes()) == Format::kZip;
+  // A ZIP holding a pickle is PyTorch's; every other file that begins like a ZIP is read
+  // as an npz, which says clearly when it is not one.
+  return SniffFormat((*file)->bytes()) != Format::kPytorchZip;
 }
 
 int CheckNpz(const std::string& path, bool quiet, bool json) {

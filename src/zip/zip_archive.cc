@@ -351,6 +351,10 @@ Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, Zi
   if ((e->flags & 1u) != 0 || (e->flags & (1u << 6)) != 0 || (e->flags & (1u << 13)) != 0) {
     return Fail(ErrorCode::kZipUnsupported, at, "encrypted entry", std::string(e->name));
   }
+  // An npz names a bzip2 or LZMA member as such, whatever flags that method sets.
+  if (flavor == ZipFlavor::kNpz) {
+    if (Error error = CheckMethod(*e, flavor); !error.ok()) return error;
+  }
   // Bits 1-2 only hint at a deflated member's compression level.
   const uint16_t level_hint =
       flavor == ZipFlavor::kNpz && e->method == kZipDeflated ? 0x6 : 0;
