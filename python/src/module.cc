@@ -12,6 +12,7 @@
 #include <string>
 #include <sys/stat.h>
 
+#include "npy_bindings.h"
 #include "raise_error.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/dtype.h"
@@ -211,4 +212,5 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
         py::arg("metadata"), "Writes [(name, dtype, shape, buffer)] canonically and atomically.");
   m.def("serialize", &stguard::python::Serialize, py::arg("tensors"), py::arg("metadata"),
         "Returns the canonical file for [(name, dtype, shape, buffer)] as bytes.");
+  stguard::python::RegisterNumpyFiles(m);
 }
