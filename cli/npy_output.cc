@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "npy_output.h"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -39,9 +41,19 @@ bool IsNpyFile(const std::string& path) {
 bool IsNpzFile(const std::string& path) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok() || !HasZipMagic((*file)->bytes())) return false;
-  // A ZIP holding a pickle is PyTorch's; every other file that begins like a ZIP is read
-  // as an npz, which says clearly when it is not one.
-  return SniffFormat((*file)->bytes()) != Format::kPytorchZip;
+  const std::span<const std::byte> bytes = (*file)->bytes();
+  // An npz's first record is a "<key>.npy" (or the archive is empty); a ZIP holding a
+  // pickle is PyTorch's, whatever its first name. Anything else keeps the torch reader's
+  // verdict on a ZIP.
+  constexpr size_t kLocalHeaderLen = 30;
+  bool npy_first = std::memcmp(bytes.data(), "PK\x05\x06", 4) == 0;
+  if (!npy_first && bytes.size() >= kLocalHeaderLen) {
+    const size_t name_len = static_cast<size_t>(bytes[26]) | static_cast<size_t>(bytes[27]) << 8;
+    const std::string_view name(reinterpret_cast<const char*>(bytes.data()) + kLocalHeaderLen,
+                                std::min(name_len, bytes.size() - kLocalHeaderLen));
+    npy_first = name.size() == name_len && name.ends_with(".npy");
+  }
+  return npy_first && SniffFormat(bytes) != Format::kPytorchZip;
 }
 
 int CheckNpz(const std::string& path, bool quiet, bool json) {

@@ -15,8 +15,9 @@ bool IsNpyFile(const std::string& path);
 int CheckNpy(const std::string& path, bool quiet, bool json);
 // InspectNpy prints version, descr, fortran order, shape and bytes; returns the status.
 int InspectNpy(const std::string& path, bool json);
-// IsNpzFile says whether `path` is a ZIP archive that is not PyTorch's (a pickle-bearing
-// ZIP): such an archive is read as an .npz, which says clearly when it is not one.
+// IsNpzFile says whether `path` is a ZIP archive whose first record is named "*.npy" (or
+// an empty one) and that holds no pickle: it is read as an .npz, which says clearly when
+// it is not a valid one.
 bool IsNpzFile(const std::string& path);
 // CheckNpz validates the .npz at `path` whole (every member inflated, CRC-checked and
 // validated), prints its line and returns the exit status.
