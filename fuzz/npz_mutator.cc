@@ -17,7 +17,10 @@ namespace {
 
 uint32_t Load32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | uint32_t{p[3]} << 24; }
 uint16_t Load16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
-void Put16(std::string* s, uint32_t v) { s->push_back(char(v & 0xFF)), s->push_back(char(v >> 8 & 0xFF)); }
+void Put16(std::string* s, uint32_t v) {
+  s->push_back(char(v & 0xFF));
+  s->push_back(char(v >> 8 & 0xFF));
+}
 void Put32(std::string* s, uint32_t v) { Put16(s, v & 0xFFFF), Put16(s, v >> 16); }
 void Put64(std::string* s, uint64_t v) { Put32(s, uint32_t(v)), Put32(s, uint32_t(v >> 32)); }
 
@@ -25,7 +28,9 @@ void Put64(std::string* s, uint64_t v) { Put32(s, uint32_t(v)), Put32(s, uint32_
 // whatever its method says), or the whole input when there is no readable header.
 std::string FirstMember(const uint8_t* data, size_t size, std::string* name) {
   *name = "x.npy";
-  if (size < 30 || Load32(data) != 0x04034b50) return std::string(reinterpret_cast<const char*>(data), size);
+  if (size < 30 || Load32(data) != 0x04034b50) {
+    return std::string(reinterpret_cast<const char*>(data), size);
+  }
   const size_t name_len = Load16(data + 26), extra_len = Load16(data + 28);
   const size_t start = 30 + name_len + extra_len;
   if (start > size) return {};
@@ -117,12 +122,14 @@ size_t MutateNpz(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
   std::string name;
   std::string member = FirstMember(data, size, &name);
   // The member's own mutation, in a buffer of the caps the archive leaves room for.
-  const size_t room = max_size > 256 + 2 * name.size() ? (max_size - 256 - 2 * name.size()) / 2 : 0;
+  const size_t overhead = 256 + 2 * name.size();  // headers, names, extra, end record
+  const size_t room = max_size > overhead ? (max_size - overhead) / 2 : 0;
   if (room == 0) return size;
   member.resize(std::min(member.size(), room));
   std::string buffer = member;
   buffer.resize(room);
-  const size_t mutated = MutateNpy(reinterpret_cast<uint8_t*>(buffer.data()), member.size(), room, rng());
+  const size_t mutated =
+      MutateNpy(reinterpret_cast<uint8_t*>(buffer.data()), member.size(), room, rng());
   buffer.resize(std::min(mutated, room));
   if (rng() % 8 == 0) name = rng() % 2 ? "../x.npy" : "a";
   const unsigned method = rng() % 3;  // stored, stored blocks, fixed literals
