@@ -501,3 +501,44 @@ TEST(TorchRecordsTest, FormatRecordCrcIsChecked) {
 
 }  // namespace
 }  // namespace stguard
+
+namespace stguard {
+namespace {
+
+Result<ZipArchive> OpenNpz(const std::string& bytes) {
+  return ZipArchive::Open(std::as_bytes(std::span(bytes.data(), bytes.size())),
+                          ZipFlavor::kNpz);
+}
+
+ErrorCode NpzCodeOf(const std::vector<Entry>& entries) {
+  Result<ZipArchive> archive = OpenNpz(Build(entries).bytes);
+  return archive.ok() ? ErrorCode::kOk : archive.error().code;
+}
+
+TEST(ZipArchiveNpzTest, AcceptsPlainNamesWithoutFolderOrDataPkl) {
+  const std::vector<Entry> entries = {{"a.npy", "x"}, {"A.npy", "y"}};
+  Result<ZipArchive> archive = OpenNpz(Build(entries).bytes);
+  ASSERT_TRUE(archive.ok()) << archive.error().ToString();
+  ASSERT_NE(archive->Find("A.npy"), nullptr);  // case matters to numpy's keys
+  EXPECT_TRUE(archive->VerifyCrc(*archive->Find("a.npy")).ok());
+  // The torch flavor refuses the same archive (no folder) and folds case.
+  EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kZipBadName);
+}
+
+TEST(ZipArchiveNpzTest, RefusesNamesAnExtractorCouldPlaceElsewhere) {
+  for (const char* name : {"a/b.npy", "../b.npy", "/b.npy", "a\\b.npy", "a..b.npy", ""}) {
+    EXPECT_EQ(NpzCodeOf({{name, "x"}}), ErrorCode::kNpzMemberName) << name;
+  }
+  EXPECT_EQ(NpzCodeOf({{"a.npy", "x"}, {"a.npy", "y"}}), ErrorCode::kZipDuplicateName);
+}
+
+TEST(ZipArchiveNpzTest, RefusesMethodsOtherThanStoredAndDeflate) {
+  for (uint16_t method : {12, 14, 9, 93}) {
+    std::vector<Entry> entries = {{"a.npy", "x"}};
+    entries[0].method = method;
+    EXPECT_EQ(NpzCodeOf(entries), ErrorCode::kZipUnsupported) << method;
+  }
+}
+
+}  // namespace
+}  // namespace stguard
