@@ -67,6 +67,10 @@ int RunCheck(Args args) {
       status = std::max(status, CheckNpy(path, quiet, json));
       continue;
     }
+    if (IsNpzFile(path)) {  // a ZIP that is not PyTorch's: npy_output.cc
+      status = std::max(status, CheckNpz(path, quiet, json));
+      continue;
+    }
     const Result<Checkpoint> checkpoint = Checkpoint::Open(path, options);
     // With --canonical a valid file that differs from its canonical form counts as a
     // failure (exit 1), so scripts can gate on it.

@@ -284,6 +284,9 @@ int RunConvert(Args args) {
   if (!args.empty() && !IsOption(args[0]) && IsGgufFile(std::string(args[0]))) {
     return ConvertGgufCommand(args);
   }
+  if (!args.empty() && !IsOption(args[0]) && IsNpzFile(std::string(args[0]))) {
+    return ConvertNpz(args);
+  }
   ConvertArguments arguments;
   if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;
   if (arguments.all_metadata) {

@@ -146,6 +146,7 @@ int RunInspect(Args args) {
   const std::string path(files[0]);
   if (IsGgufFile(path)) return InspectGgufFile(path, json);  // gguf_output.cc
   if (IsNpyFile(path)) return InspectNpy(path, json);  // told by its magic: npy_output.cc
+  if (IsNpzFile(path)) return InspectNpz(path, json);  // a ZIP not PyTorch's: npy_output.cc
   const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
   if (!checkpoint.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),

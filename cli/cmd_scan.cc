@@ -14,6 +14,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "npy_output.h"
 #include "output.h"
 #include "stguard/file_verdict.h"
 #include "stguard/folder_scan.h"
@@ -206,6 +207,8 @@ int RunScan(Args args) {
     struct stat info;
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
       ScanFolder(path, folder_options, json, &status);
+    } else if (IsNpyFile(path) || IsNpzFile(path)) {  // npy_output.cc
+      status = std::max(status, ScanNumpyFile(path, json));
     } else {
       PrintReport(path, JudgePickleFile(path, options), json, &status);
     }

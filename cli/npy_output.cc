@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "npy_output.h"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -16,6 +18,8 @@
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npy_convert.h"
+#include "stguard/npz.h"
+#include "stguard/sniff.h"
 
 namespace stguard::cli {
 
@@ -34,6 +38,119 @@ bool IsNpyFile(const std::string& path) {
   if (!file.ok() || (*file)->size() < kNpyMagicLen) return false;
   std::array<std::byte, kNpyMagicLen> magic{};
   return (*file)->ReadAt(0, magic).ok() && HasNpyMagic(magic);
+}
+
+bool IsNpzFile(const std::string& path) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  if (!file.ok() || !HasZipMagic((*file)->bytes())) return false;
+  const std::span<const std::byte> bytes = (*file)->bytes();
+  // An npz's first record is a "<key>.npy" (or the archive is empty); a ZIP holding a
+  // pickle is PyTorch's, whatever its first name. Anything else keeps the torch reader's
+  // verdict on a ZIP.
+  constexpr size_t kLocalHeaderLen = 30;
+  bool npy_first = std::memcmp(bytes.data(), "PK\x05\x06", 4) == 0;
+  if (!npy_first && bytes.size() >= kLocalHeaderLen) {
+    const size_t name_len = static_cast<size_t>(bytes[26]) | static_cast<size_t>(bytes[27]) << 8;
+    const std::string_view name(reinterpret_cast<const char*>(bytes.data()) + kLocalHeaderLen,
+                                std::min(name_len, bytes.size() - kLocalHeaderLen));
+    npy_first = name.size() == name_len && name.ends_with(".npy");
+  }
+  return npy_first && SniffFormat(bytes) != Format::kPytorchZip;
+}
+
+int CheckNpz(const std::string& path, bool quiet, bool json) {
+  const Result<NpzInfo> info = ReadNpzFile(path);
+  if (quiet && info.ok()) return kExitOk;
+  uint64_t data_bytes = 0;
+  if (info.ok()) {
+    for (const NpzMember& member : info->members) data_bytes += member.array.data_len;
+  }
+  std::string line;
+  if (json) {
+    line = "{\"file\":";
+    AppendJsonText(path, &line);
+    if (info.ok()) {
+      line += ",\"ok\":true,\"format\":\"npz\",\"arrays\":" +
+              std::to_string(info->members.size()) + ",\"data_bytes\":" +
+              std::to_string(data_bytes) + "}";
+    } else {
+      line += ",\"ok\":false,\"error\":";
+      AppendErrorJson(info.error(), &line);
+      line += "}";
+    }
+  } else {
+    line = PrintableText(path) + ": ";
+    line += info.ok() ? "ok (npz, " + std::to_string(info->members.size()) + " arrays, " +
+                            std::to_string(data_bytes) + " data bytes)"
+                      : "INVALID: " + info.error().ToString();
+  }
+  PrintLine(line);
+  return info.ok() ? kExitOk : ErrorStatus(info.error());
+}
+
+int InspectNpz(const std::string& path, bool json) {
+  const Result<NpzInfo> info = ReadNpzFile(path);
+  if (!info.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
+                 info.error().ToString().c_str());
+    return ErrorStatus(info.error());
+  }
+  if (json) {
+    std::string out = "{\"file\":";
+    AppendJsonText(path, &out);
+    out += ",\"format\":\"npz\",\"arrays\":[";
+    for (size_t i = 0; i < info->members.size(); ++i) {
+      const NpzMember& m = info->members[i];
+      out += i == 0 ? "{\"name\":" : ",{\"name\":";
+      AppendJsonText(m.key, &out);
+      out += ",\"version\":\"" + VersionText(m.array) + "\",\"descr\":";
+      AppendJsonText(m.array.descr, &out);
+      out += std::string(",\"fortran_order\":") + (m.array.fortran_order ? "true" : "false") +
+             ",\"shape\":" + ShapeText(m.array.shape, ",") + ",\"compressed\":" +
+             (m.compressed ? "true" : "false") + ",\"bytes\":" +
+             std::to_string(m.array.data_len) + "}";
+    }
+    PrintLine(out + "]}");
+    return kExitOk;
+  }
+  PrintLine(PrintableText(path) + ": npz, " + std::to_string(info->members.size()) + " arrays");
+  for (const NpzMember& m : info->members) {
+    PrintLine("  " + PrintableText(m.key) + "  npy " + VersionText(m.array) + "  " +
+              m.array.descr + "  " + ShapeText(m.array.shape, ", ") +
+              (m.array.fortran_order ? "  fortran_order" : "") + "  " +
+              std::to_string(m.array.data_len) + " bytes" +
+              (m.compressed ? "  (deflated)" : "  (stored)"));
+  }
+  return kExitOk;
+}
+
+int ScanNumpyFile(const std::string& path, bool json) {
+  const bool npz = !IsNpyFile(path);
+  const Error error = npz ? ReadNpzFile(path).error() : ReadNpyFile(path).error();
+  const std::string format = npz ? "npz" : "npy";
+  const bool runs_code = error.code == ErrorCode::kNpyObjectArray;
+  std::string verdict;
+  if (error.ok()) {
+    verdict = "no pickle: plain arrays, nothing to run";
+  } else if (runs_code) {
+    verdict = "REFUSED: an object array is a pickle that would run code: " + error.ToString();
+  } else {
+    verdict = "INVALID: " + error.ToString();
+  }
+  if (json) {
+    std::string out = "{\"file\":";
+    AppendJsonText(path, &out);
+    out += ",\"format\":\"" + format + "\",\"pickle\":" + (runs_code ? "true" : "false") +
+           ",\"ok\":" + (error.ok() ? "true" : "false");
+    if (!error.ok()) {
+      out += ",\"error\":";
+      AppendErrorJson(error, &out);
+    }
+    PrintLine(out + "}");
+  } else {
+    PrintLine(PrintableText(path) + ": " + format + ": " + verdict);
+  }
+  return error.ok() ? kExitOk : ErrorStatus(error);
 }
 
 int CheckNpy(const std::string& path, bool quiet, bool json) {
@@ -84,6 +201,25 @@ int InspectNpy(const std::string& path, bool json) {
     PrintLine(std::string("  fortran_order: ") + (info->fortran_order ? "true" : "false"));
     PrintLine("  shape:         " + shape);
     PrintLine("  bytes:         " + std::to_string(info->data_len));
+  }
+  return kExitOk;
+}
+
+int ConvertNpz(Args args) {
+  static constexpr char kUsage[] =
+      "usage: stguard convert IN.npz OUT.safetensors\n"
+      "  one tensor per array, named by its key\n";
+  std::vector<std::string_view> files;
+  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, {}}, &files)) return *stop;
+  if (files.size() != 2) {
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  const std::string in(files[0]);
+  const Error error = NpzToSafetensors(in, std::string(files[1]));
+  if (!error.ok()) {
+    PrintFileError("convert", in, error);
+    return ErrorStatus(error);
   }
   return kExitOk;
 }

@@ -55,8 +55,8 @@ foreach(dir LIBDIR INCLUDEDIR)
     set(STGUARD_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
   endif()
 endforeach()
-# zlib (CRC-32 of PyTorch checkpoints' ZIP records) first, then the C++ runtime.
-set(STGUARD_PC_LIBS_PRIVATE " -lz")
+# The C++ runtime (the library needs nothing else).
+set(STGUARD_PC_LIBS_PRIVATE "")
 foreach(lib IN LISTS CMAKE_CXX_IMPLICIT_LINK_LIBRARIES)
   if(NOT lib MATCHES "^(c|gcc|gcc_s|gcc_eh)$")  # what every C link already has
     string(APPEND STGUARD_PC_LIBS_PRIVATE " -l${lib}")

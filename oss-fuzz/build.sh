@@ -59,8 +59,7 @@ done
 for target in "${targets[@]}"; do
   compile "fuzz/$target.cc" "$objects/$target.o"
   # $CXX links, even for C code; $LIB_FUZZING_ENGINE supplies main().
-  # -lz: zlib's crc32 for the ZIP records of torch checkpoints (Debian zlib1g-dev).
-  $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -lz -o "$OUT/$target"
+  $CXX $CXXFLAGS "$objects/$target.o" "$objects"/lib/*.o $LIB_FUZZING_ENGINE -o "$OUT/$target"
   case $target in
     fuzz_pickle | fuzz_zip | fuzz_torch_checkpoint) cp fuzz/torch.dict "$OUT/$target.dict" ;;
     *)

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cstring>
 #include <string>
@@ -58,8 +57,7 @@ Built Build(const std::vector<Entry>& entries, bool zip64_end = true, std::strin
   s = prefix;
   std::vector<uint32_t> crcs;
   for (const Entry& e : entries) {
-    const uint32_t crc = static_cast<uint32_t>(
-        crc32(0, reinterpret_cast<const Bytef*>(e.data.data()), static_cast<uInt>(e.data.size())));
+    const uint32_t crc = Crc32(0, std::as_bytes(std::span(e.data.data(), e.data.size())));
     crcs.push_back(crc);
     out.header_offsets.push_back(s.size());
     const std::string& local_name = e.local_name.empty() ? e.name : e.local_name;
@@ -499,6 +497,47 @@ TEST(TorchRecordsTest, FormatRecordCrcIsChecked) {
   const Error error = CheckTorchRecords(*archive);
   EXPECT_EQ(error.code, ErrorCode::kZipChecksum);
   EXPECT_EQ(error.offset, at);
+}
+
+}  // namespace
+}  // namespace stguard
+
+namespace stguard {
+namespace {
+
+Result<ZipArchive> OpenNpz(const std::string& bytes) {
+  return ZipArchive::Open(std::as_bytes(std::span(bytes.data(), bytes.size())),
+                          ZipFlavor::kNpz);
+}
+
+ErrorCode NpzCodeOf(const std::vector<Entry>& entries) {
+  Result<ZipArchive> archive = OpenNpz(Build(entries).bytes);
+  return archive.ok() ? ErrorCode::kOk : archive.error().code;
+}
+
+TEST(ZipArchiveNpzTest, AcceptsPlainNamesWithoutFolderOrDataPkl) {
+  const std::vector<Entry> entries = {{"a.npy", "x"}, {"A.npy", "y"}};
+  Result<ZipArchive> archive = OpenNpz(Build(entries).bytes);
+  ASSERT_TRUE(archive.ok()) << archive.error().ToString();
+  ASSERT_NE(archive->Find("A.npy"), nullptr);  // case matters to numpy's keys
+  EXPECT_TRUE(archive->VerifyCrc(*archive->Find("a.npy")).ok());
+  // The torch flavor refuses the same archive (no folder) and folds case.
+  EXPECT_EQ(CodeOf(Build(entries).bytes), ErrorCode::kZipBadName);
+}
+
+TEST(ZipArchiveNpzTest, RefusesNamesAnExtractorCouldPlaceElsewhere) {
+  for (const char* name : {"a/b.npy", "../b.npy", "/b.npy", "a\\b.npy", "a..b.npy", ""}) {
+    EXPECT_EQ(NpzCodeOf({{name, "x"}}), ErrorCode::kNpzMemberName) << name;
+  }
+  EXPECT_EQ(NpzCodeOf({{"a.npy", "x"}, {"a.npy", "y"}}), ErrorCode::kZipDuplicateName);
+}
+
+TEST(ZipArchiveNpzTest, RefusesMethodsOtherThanStoredAndDeflate) {
+  for (uint16_t method : {12, 14, 9, 93}) {
+    std::vector<Entry> entries = {{"a.npy", "x"}};
+    entries[0].method = method;
+    EXPECT_EQ(NpzCodeOf(entries), ErrorCode::kZipUnsupported) << method;
+  }
 }
 
 }  // namespace

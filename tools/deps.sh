@@ -6,7 +6,7 @@
 #   tools/deps.sh --all    also what fuzzing, coverage and the benchmarks need
 set -euo pipefail
 
-packages=(cmake make g++ clang libgtest-dev librapidcheck-dev pkg-config zlib1g-dev)
+packages=(cmake make g++ clang libgtest-dev librapidcheck-dev pkg-config)
 # The Python package (python/) and its tests: the extension, numpy and torch, pytest, and
 # an offline `pip install --no-build-isolation .` into a venv.
 packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-venv

@@ -24,6 +24,14 @@ namespace stguard {
                                                       const std::string& tensor_name,
                                                       std::optional<Dtype> dtype = std::nullopt);
 
+// NpzToSafetensors writes every array of the .npz at `npz_path` (validated whole first,
+// stguard/npz.h) as one safetensors file at `out_path`, one tensor per member named by its
+// key, converted as NpyArrayToSafetensors converts one array. A member whose type
+// safetensors cannot hold is kInvalidDtype naming it, found before anything is written.
+// Memory: a fixed buffer, plus, for a deflated Fortran-order member, its data.
+[[nodiscard]] STGUARD_API Error NpzToSafetensors(const std::string& npz_path,
+                                                 const std::string& out_path);
+
 }  // namespace stguard
 
 #endif  // STGUARD_NPY_CONVERT_H_

@@ -180,6 +180,8 @@ typedef enum stguard_code {
   STGUARD_NPY_OBJECT_ARRAY,
   STGUARD_NPY_DATA_LENGTH,
   STGUARD_GGUF_NOT_DEQUANTIZABLE,
+  STGUARD_DEFLATE_DATA,
+  STGUARD_NPZ_MEMBER_NAME,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

@@ -14,6 +14,7 @@
 #include "checkpoint_lists.h"
 #include "header_file.h"
 #include "gguf_bindings.h"
+#include "npy_bindings.h"
 #include "raise_error.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/gguf.h"
@@ -169,4 +170,5 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
         "Returns the canonical file for [(name, dtype, shape, buffer)] as bytes.");
   stguard::python::RegisterHeaderFile(m);
   stguard::python::RegisterGguf(m);
+  stguard::python::RegisterNumpyFiles(m);
 }

@@ -6,11 +6,13 @@
 #include "stguard/npy_convert.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
+#include "stguard/npz.h"
 #include "stguard/writer.h"
 #include "write/converting_sink.h"
 
@@ -42,6 +44,19 @@ class ChunkWriter {
       if (Error e = Flush(); !e.ok()) return e;
     }
     buffer_.insert(buffer_.end(), element.begin(), element.end());
+    return {};
+  }
+  // AppendStream takes bytes that may split elements anywhere: the buffer holds whole
+  // elements when full, so it is flushed exactly then (and the stream ends on an element).
+  Error AppendStream(std::span<const std::byte> bytes) {
+    while (!bytes.empty()) {
+      const size_t n = std::min(bytes.size(), buffer_.capacity() - buffer_.size());
+      buffer_.insert(buffer_.end(), bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(n));
+      bytes = bytes.subspan(n);
+      if (buffer_.size() == buffer_.capacity()) {
+        if (Error e = Flush(); !e.ok()) return e;
+      }
+    }
     return {};
   }
   Error Flush() {
@@ -95,7 +110,114 @@ Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& in
   return writer.Flush();
 }
 
+// StreamFortranMatrix writes a 2-D Fortran-order array (shape rows x cols, stored as cols
+// columns of rows elements) row-major, a band of whole output rows at a time: for each
+// column the band's elements are contiguous in the input, and the band's rows (at most
+// kBandLen bytes, at least one row) stay in cache while the columns are read across. This
+// blocked transpose replaces the per-element odometer for matrices.
+Error StreamFortranMatrix(std::span<const std::byte> data, const NpyArrayInfo& info,
+                          ByteSink& sink) {
+  constexpr uint64_t kBandLen = uint64_t{4} << 20;
+  const size_t size = info.type.itemsize;
+  const uint64_t rows = info.shape[0], cols = info.shape[1];
+  const uint64_t row_bytes = cols * size;  // no overflow: the total was checked by ParseNpy
+  const uint64_t band = std::clamp<uint64_t>(kBandLen / row_bytes, 1, rows);
+  std::vector<std::byte> buffer(band * row_bytes);
+  const uint64_t swap = info.type.byte_order == NpyByteOrder::kBig ? info.type.scalar_size : 1;
+  for (uint64_t first = 0; first < rows; first += band) {
+    const uint64_t count = std::min(band, rows - first);
+    for (uint64_t j = 0; j < cols; ++j) {
+      const std::byte* column = data.data() + (j * rows + first) * size;
+      std::byte* out = buffer.data() + j * size;
+      for (uint64_t k = 0; k < count; ++k) {
+        std::memcpy(out + k * row_bytes, column + k * size, size);
+      }
+    }
+    const std::span<std::byte> rows_done(buffer.data(), count * row_bytes);
+    SwapScalars(rows_done, swap);
+    if (Error e = sink.Write(rows_done); !e.ok()) return e;
+  }
+  return {};
+}
+
+// NoDtypeError is the refusal of a type safetensors cannot hold, naming the array.
+Error NoDtypeError(const NpyArrayInfo& info, uint64_t offset, const std::string& name) {
+  return Error{ErrorCode::kInvalidDtype, offset,
+               "safetensors has no dtype for this .npy type (c16, S, U, M and m have none)",
+               info.descr, name};
+}
+
+// StreamArray writes a mapped array's data (C or Fortran order) as row-major bytes.
+Error StreamArray(std::span<const std::byte> data, const NpyArrayInfo& info, ByteSink& sink) {
+  // Fortran order only differs from C order when two or more axes are longer than 1;
+  // the odometer handles every case, the plain copy is the fast path.
+  const bool reorder = info.fortran_order && info.shape.size() > 1;
+  if (reorder && info.shape.size() == 2 && info.data_len > 0) {
+    return StreamFortranMatrix(data, info, sink);
+  }
+  return reorder ? StreamFortranOrder(data, info, sink) : StreamCOrder(data, info.type, sink);
+}
+
+// StreamDeflatedMember writes a deflated .npz member's array: a C-order array streams
+// through the inflater's buffer; a Fortran-order one needs random access, so it is
+// inflated whole first (memory: that member's data).
+Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& member,
+                           ByteSink& sink) {
+  const NpyArrayInfo& info = member.array;
+  if (info.fortran_order && info.shape.size() > 1) {
+    std::vector<std::byte> whole;
+    whole.reserve(info.data_len);
+    if (Error e = StreamNpzMember(archive, member, info.data_offset,
+                                  [&](std::span<const std::byte> chunk) {
+                                    whole.insert(whole.end(), chunk.begin(), chunk.end());
+                                    return Error{};
+                                  });
+        !e.ok()) {
+      return e;
+    }
+    return StreamArray(whole, info, sink);
+  }
+  ChunkWriter writer(sink, info.type);
+  if (Error e = StreamNpzMember(archive, member, info.data_offset,
+                                [&](std::span<const std::byte> chunk) {
+                                  return writer.AppendStream(chunk);
+                                });
+      !e.ok()) {
+    return e;
+  }
+  return writer.Flush();
+}
+
 }  // namespace
+
+Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npz_path);
+  if (!file.ok()) return file.error();
+  const std::span<const std::byte> bytes = (*file)->bytes();
+  Result<NpzInfo> parsed = ParseNpz(bytes);
+  if (!parsed.ok()) return parsed.error();
+  const NpzInfo& npz = *parsed;
+  for (const NpzMember& member : npz.members) {  // refuse before anything is written
+    if (!member.array.type.dtype) {
+      return NoDtypeError(member.array, member.data_offset, member.key);
+    }
+  }
+  Writer writer;
+  for (const NpzMember& member : npz.members) {
+    const NpyArrayInfo& info = member.array;
+    Error added = writer.AddTensor(
+        member.key, *info.type.dtype, std::span<const uint64_t>(info.shape), info.data_len,
+        [&bytes, &member](ByteSink& sink) {
+          if (member.compressed) return StreamDeflatedMember(bytes, member, sink);
+          const NpyArrayInfo& array = member.array;
+          return StreamArray(bytes.subspan(member.data_offset + array.data_offset,
+                                           array.data_len),
+                             array, sink);
+        });
+    if (!added.ok()) return added;
+  }
+  return writer.WriteToFile(out_path);
+}
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
                             const std::string& tensor_name, std::optional<Dtype> dtype) {
@@ -109,23 +231,14 @@ Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_
   Result<NpyArrayInfo> parsed = ParseNpy(bytes, bytes.size());
   if (!parsed.ok()) return parsed.error();
   const NpyArrayInfo info = std::move(*parsed);
-  if (!info.type.dtype) {
-    return Error{ErrorCode::kInvalidDtype, info.data_offset,
-                 "safetensors has no dtype for this .npy type (c16, S, U, M and m have none)",
-                 info.descr, tensor_name};
-  }
+  if (!info.type.dtype) return NoDtypeError(info, info.data_offset, tensor_name);
   const std::span<const std::byte> data = bytes.subspan(info.data_offset, info.data_len);
-  // Fortran order only differs from C order when two or more axes are longer than 1;
-  // the odometer handles every case, the plain copy is the fast path.
-  const bool reorder = info.fortran_order && info.shape.size() > 1;
   const Dtype from = *info.type.dtype;
   const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
   const Dtype to = convert ? *dtype : from;
   const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
                                    : info.data_len;
-  auto stream = [&](ByteSink& sink) {
-    return reorder ? StreamFortranOrder(data, info, sink) : StreamCOrder(data, info.type, sink);
-  };
+  auto stream = [&](ByteSink& sink) { return StreamArray(data, info, sink); };
   Writer writer;
   Error added = writer.AddTensor(
       tensor_name, to, std::span<const uint64_t>(info.shape), out_len,

@@ -3,14 +3,13 @@
 // checked against its entry, then the tiling of the records (see zip_archive.h).
 #include "zip/zip_archive.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <limits>
 #include <utility>
 
 #include "base/checked_math.h"
 #include "base/little_endian.h"
+#include "zip/inflate.h"
 
 namespace stguard {
 namespace {
@@ -126,6 +125,23 @@ Error CheckName(std::string_view name, uint64_t offset, std::string_view* folder
     begin = end + 1;
   }
   *folder = name.substr(0, slash);
+  return {};
+}
+
+// CheckPlainName accepts an npz member's name: one non-empty file name with no '/', '\\',
+// NUL or "..", so that no extractor can place it outside the folder it extracts into.
+Error CheckPlainName(std::string_view name, uint64_t offset) {
+  if (name.empty()) return Fail(ErrorCode::kNpzMemberName, offset, "empty member name");
+  for (const char bad : {'/', '\\', '\0'}) {
+    if (name.find(bad) != std::string_view::npos) {
+      return Fail(ErrorCode::kNpzMemberName, offset,
+                  "member name with a '/', '\\' or NUL (an npz holds plain file names)",
+                  std::string(name));
+    }
+  }
+  if (name.find("..") != std::string_view::npos) {
+    return Fail(ErrorCode::kNpzMemberName, offset, "member name with '..'", std::string(name));
+  }
   return {};
 }
 
@@ -262,8 +278,40 @@ Error CheckRawOffset(const Reader& in, const CentralEntry& e, uint32_t raw_csize
   return {};
 }
 
-Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, CentralEntry* e,
-                       uint64_t* next) {
+// CheckMethod applies the flavor's rule on compression: torch stores every record; an npz
+// member is stored or deflated, and a deflated one claims no more than DEFLATE can give.
+Error CheckMethod(const CentralEntry& e, ZipFlavor flavor) {
+  const std::string name(e.name);
+  if (flavor == ZipFlavor::kTorch) {
+    if (e.method != kZipStored || e.csize != e.size) {
+      return Fail(ErrorCode::kZipUnsupported, e.at, "compressed entry (torch stores records)",
+                  name);
+    }
+    return {};
+  }
+  if (e.method == kZipStored) {
+    if (e.csize != e.size) {
+      return Fail(ErrorCode::kZipFormat, e.at, "stored entry whose sizes differ", name);
+    }
+    return {};
+  }
+  if (e.method != kZipDeflated) {
+    return Fail(ErrorCode::kZipUnsupported, e.at,
+                e.method == 12 || e.method == 14
+                    ? "bzip2 or LZMA member (an npz member is stored or deflated)"
+                    : "compression method other than stored or deflate",
+                name + " (method " + std::to_string(e.method) + ")");
+  }
+  if (e.size / kDeflateMaxRatio > e.csize) {
+    return Fail(ErrorCode::kZipFormat, e.at,
+                "member claims more bytes than DEFLATE can produce from its compressed size",
+                name + ": " + std::to_string(e.csize) + " -> " + std::to_string(e.size));
+  }
+  return {};
+}
+
+Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, ZipFlavor flavor,
+                       CentralEntry* e, uint64_t* next) {
   if (directory_end - at < kCentralHeaderLen || in.U32(at) != kCentralHeaderSignature) {
     return Fail(ErrorCode::kZipFormat, at, "bad central directory entry");
   }
@@ -303,14 +351,18 @@ Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, Ce
   if ((e->flags & 1u) != 0 || (e->flags & (1u << 6)) != 0 || (e->flags & (1u << 13)) != 0) {
     return Fail(ErrorCode::kZipUnsupported, at, "encrypted entry", std::string(e->name));
   }
-  if ((e->flags & ~(kFlagDataDescriptor | kFlagUtf8)) != 0) {
+  // An npz names a bzip2 or LZMA member as such, whatever flags that method sets.
+  if (flavor == ZipFlavor::kNpz) {
+    if (Error error = CheckMethod(*e, flavor); !error.ok()) return error;
+  }
+  // Bits 1-2 only hint at a deflated member's compression level.
+  const uint16_t level_hint =
+      flavor == ZipFlavor::kNpz && e->method == kZipDeflated ? 0x6 : 0;
+  if ((e->flags & ~(kFlagDataDescriptor | kFlagUtf8 | level_hint)) != 0) {
     return Fail(ErrorCode::kZipUnsupported, at, "entry with unsupported flags",
                 std::string(e->name));
   }
-  if (e->method != 0 || e->csize != e->size) {
-    return Fail(ErrorCode::kZipUnsupported, at, "compressed entry (torch stores records)",
-                std::string(e->name));
-  }
+  if (Error error = CheckMethod(*e, flavor); !error.ok()) return error;
   *next = at + kCentralHeaderLen + variable;
   return {};
 }
@@ -351,10 +403,10 @@ Error CheckLocalRecord(const Reader& in, const CentralEntry& e, uint64_t limit,
   if (zip64.want_size) size = zip64.size;
   if (zip64.want_csize) csize = zip64.csize;
   const uint64_t data = at + kLocalHeaderLen + name_len + extra_len;
-  if (limit - data < e.size) {
+  if (limit - data < e.csize) {
     return Fail(ErrorCode::kZipLayout, data, "record data runs past its bounds", name);
   }
-  uint64_t end = data + e.size;
+  uint64_t end = data + e.csize;
   if ((flags & kFlagDataDescriptor) != 0) {
     // With a data descriptor the local header holds zeros (torch's writer) or the same
     // values as the central directory; the descriptor after the data holds the values.
@@ -398,14 +450,16 @@ std::string AsciiLower(std::string_view name) {
 
 // IndexNames maps each record's name to its index. torch looks records up ignoring ASCII
 // case, so two names that differ only in case would let torch read either: both count as
-// one name, refused like an exact duplicate.
+// one name, refused like an exact duplicate. numpy's keys are case-sensitive: an npz
+// refuses exact duplicates only.
 Error IndexNames(const std::vector<ZipRecord>& records, const std::vector<CentralEntry>& entries,
-                 std::unordered_map<std::string, size_t>* by_name) {
+                 ZipFlavor flavor, std::unordered_map<std::string, size_t>* by_name) {
   std::unordered_map<std::string, size_t> folded;
   folded.reserve(records.size());
   by_name->reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
-    const auto [it, added] = folded.emplace(AsciiLower(records[i].name), i);
+    const auto [it, added] = folded.emplace(
+        flavor == ZipFlavor::kTorch ? AsciiLower(records[i].name) : records[i].name, i);
     if (!added) {
       const std::string& first = records[it->second].name;
       return Fail(ErrorCode::kZipDuplicateName, entries[i].at,
@@ -422,19 +476,29 @@ Error IndexNames(const std::vector<ZipRecord>& records, const std::vector<Centra
 
 }  // namespace
 
-uint32_t Crc32(uint32_t crc, std::span<const std::byte> bytes) {
-  // zlib takes lengths as uInt; feed it in chunks that fit.
-  constexpr size_t kChunk = size_t{1} << 30;
-  uLong value = crc;
-  while (!bytes.empty()) {
-    const size_t n = std::min(bytes.size(), kChunk);
-    value = ::crc32(value, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(n));
-    bytes = bytes.subspan(n);
+// CheckNames applies the flavor's naming rule to every entry: torch's records share one
+// top-level folder, an npz's members have none.
+Error CheckNames(const std::vector<CentralEntry>& entries, ZipFlavor flavor,
+                 std::string* folder) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const CentralEntry& entry = entries[i];
+    if (flavor == ZipFlavor::kNpz) {
+      if (Error error = CheckPlainName(entry.name, entry.at); !error.ok()) return error;
+      continue;
+    }
+    std::string_view entry_folder;
+    if (Error error = CheckName(entry.name, entry.at, &entry_folder); !error.ok()) return error;
+    if (i == 0) {
+      *folder = std::string(entry_folder);
+    } else if (entry_folder != *folder) {
+      return Fail(ErrorCode::kZipBadName, entry.at, "records under two top-level folders",
+                  *folder + " and " + std::string(entry_folder));
+    }
   }
-  return static_cast<uint32_t>(value);
+  return {};
 }
 
-Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes) {
+Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor flavor) {
   const Reader in(bytes);
   EndRecords end;
   if (Error error = ReadEndRecords(in, &end); !error.ok()) return error;
@@ -445,22 +509,15 @@ Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes) {
   entries.reserve(end.num_entries);
   uint64_t at = end.directory_offset;
   const uint64_t directory_end = end.directory_offset + end.directory_len;
-  std::string_view folder;
   for (uint64_t i = 0; i < end.num_entries; ++i) {
     CentralEntry entry;
-    if (Error error = ReadCentralEntry(in, at, directory_end, &entry, &at); !error.ok()) {
+    if (Error error = ReadCentralEntry(in, at, directory_end, flavor, &entry, &at);
+        !error.ok()) {
       return error;
-    }
-    std::string_view entry_folder;
-    if (Error error = CheckName(entry.name, entry.at, &entry_folder); !error.ok()) return error;
-    if (i == 0) {
-      folder = entry_folder;
-    } else if (entry_folder != folder) {
-      return Fail(ErrorCode::kZipBadName, entry.at, "records under two top-level folders",
-                  std::string(folder) + " and " + std::string(entry_folder));
     }
     entries.push_back(entry);
   }
+  if (Error error = CheckNames(entries, flavor, &archive.folder_); !error.ok()) return error;
   if (at != directory_end) {
     return Fail(ErrorCode::kZipLayout, at, "bytes after the last central directory entry");
   }
@@ -491,18 +548,18 @@ Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes) {
     }
     archive.records_[order[k]] =
         ZipRecord{std::string(entry.name), entry.header_offset, data_offset, entry.size,
-                  entry.crc};
+                  entry.crc, entry.method, entry.csize};
     expected = record_end;
   }
   if (expected != end.directory_offset) {
     return Fail(ErrorCode::kZipLayout, expected,
                 "bytes between the last record and the central directory");
   }
-  if (Error error = IndexNames(archive.records_, entries, &archive.by_name_); !error.ok()) {
+  if (Error error = IndexNames(archive.records_, entries, flavor, &archive.by_name_);
+      !error.ok()) {
     return error;
   }
-  archive.folder_ = std::string(folder);
-  if (archive.Find("data.pkl") == nullptr) {
+  if (flavor == ZipFlavor::kTorch && archive.Find("data.pkl") == nullptr) {
     return Fail(ErrorCode::kZipMissingRecord, end.directory_offset, "no data.pkl record",
                 archive.folder_ + "/data.pkl");
   }
@@ -511,7 +568,7 @@ Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes) {
 
 const ZipRecord* ZipArchive::Find(std::string_view path) const {
   std::string full = folder_;
-  full += '/';
+  if (!full.empty()) full += '/';
   full += path;
   const auto it = by_name_.find(full);
   return it == by_name_.end() ? nullptr : &records_[it->second];

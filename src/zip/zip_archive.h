@@ -30,6 +30,15 @@
 //   NUL; "<folder>/data.pkl" must be present.
 // Which records an archive may hold, and what they say, is torch's rule, checked above
 // this layer (torch/zip_records.h).
+// The npz flavor (ZipFlavor::kNpz, what numpy's savez and savez_compressed write through
+// Python's zipfile) keeps every rule above except these:
+// - members stored (method 0) or deflated (method 8, with flag bits 1-2, the compression
+//   level hint, allowed); bzip2, LZMA and every other method refused; a deflated member
+//   may not claim more than kDeflateMaxRatio bytes per compressed byte (zip/inflate.h);
+// - names are a plain file name, no folder: no '/', '\', NUL or "..", not empty
+//   (kNpzMemberName); they are unique byte for byte (numpy's keys are case-sensitive);
+// - no data.pkl is needed (which names an npz holds is checked by stguard/npz.h), and an
+//   archive with no record at all is accepted (np.savez() with no arrays writes one).
 // CRC-32s are not checked by Open (that would read every byte twice); callers check each
 // record when they read it, with Crc32 or ZipArchive::VerifyCrc.
 #ifndef STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
@@ -49,12 +58,21 @@ namespace stguard {
 
 // ZipRecord is one stored file of the archive.
 struct ZipRecord {
-  std::string name;         // the full name, folder included
-  uint64_t header_offset;   // where its local header starts
-  uint64_t data_offset;     // where its bytes start (absolute)
-  uint64_t size;            // its byte count
-  uint32_t crc32;           // the CRC-32 the central directory gives
+  std::string name;          // the full name, folder included
+  uint64_t header_offset;    // where its local header starts
+  uint64_t data_offset;      // where its bytes start (absolute)
+  uint64_t size;             // its byte count (uncompressed)
+  uint32_t crc32;            // the CRC-32 the central directory gives
+  uint16_t method = 0;       // 0 stored, 8 deflated (the npz flavor only)
+  uint64_t compressed_size;  // its byte count in the file (== size when stored)
 };
+
+// ZipFlavor chooses the family of archives Open accepts (see POLICY).
+enum class ZipFlavor : uint8_t { kTorch, kNpz };
+
+// kZipStored and kZipDeflated are the two compression methods stguard reads.
+inline constexpr uint16_t kZipStored = 0;
+inline constexpr uint16_t kZipDeflated = 8;
 
 // kMaxZipRecords bounds the central directory (torch writes one record per storage).
 inline constexpr uint64_t kMaxZipRecords = 1u << 24;
@@ -63,19 +81,20 @@ class ZipArchive {
  public:
   // Open checks the whole structure of `bytes` (see POLICY) and indexes the records. The
   // bytes are not copied and must outlive the archive.
-  static Result<ZipArchive> Open(std::span<const std::byte> bytes);
+  static Result<ZipArchive> Open(std::span<const std::byte> bytes,
+                                 ZipFlavor flavor = ZipFlavor::kTorch);
 
   // folder is the common top-level folder, without the slash.
   const std::string& folder() const { return folder_; }
   const std::vector<ZipRecord>& records() const { return records_; }
   // Find returns the record "<folder>/<path>", or nullptr.
   const ZipRecord* Find(std::string_view path) const;
-  // Data returns a record's bytes.
+  // Data returns a record's bytes as they are in the file (compressed when deflated).
   std::span<const std::byte> Data(const ZipRecord& record) const {
-    return bytes_.subspan(record.data_offset, record.size);
+    return bytes_.subspan(record.data_offset, record.compressed_size);
   }
-  // VerifyCrc computes a record's CRC-32 and returns kZipChecksum (at the record's data
-  // offset) when it differs from the central directory's.
+  // VerifyCrc computes a stored record's CRC-32 and returns kZipChecksum (at the record's
+  // data offset) when it differs from the central directory's.
   Error VerifyCrc(const ZipRecord& record) const;
 
  private:

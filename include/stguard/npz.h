@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// stguard/npz.h: a strict reader for NumPy's .npz archives (np.savez, np.savez_compressed),
+// which never evaluates anything and inflates with a bounded decoder of its own.
+//
+// POLICY: an .npz is accepted when it is a ZIP archive of the family Python's zipfile
+// writes for numpy, every rule of the strict ZIP reader applying (src/zip/zip_archive.h,
+// npz flavor): end record ending the file without comment, no byte before the first
+// record, between records or after the end record, local and central headers agreeing,
+// ZIP64 extra fields and data descriptors accepted, one disk. In addition:
+// - every member is stored or deflated (bzip2, LZMA, encryption: kZipUnsupported), and a
+//   deflated member's stream is valid DEFLATE ending exactly at its last byte and giving
+//   exactly its declared size (kDeflateData; src/zip/inflate.h);
+// - every member's CRC-32 matches (kZipChecksum): check reads the whole archive;
+// - every member is named "<key>.npy", the key non-empty and without '/', '\', NUL or
+//   "..", each name once (kNpzMemberName, kZipDuplicateName);
+// - every member is a valid .npy (stguard/npy.h, every rule; an object array is
+//   kNpyObjectArray: loading it would unpickle, and so run, code).
+//
+// BOUNDS: a deflated member may claim at most kDeflateMaxRatio (1,032) bytes per
+// compressed byte, what DEFLATE itself can reach, and inflating stops at the declared size:
+// time is linear in the archive (at most 1,032 output bytes per input byte). Memory is the
+// central directory's index plus one fixed buffer (about 110 KiB: the inflate window and
+// chunk, and one .npy header), whatever a member's size.
+#ifndef STGUARD_NPZ_H_
+#define STGUARD_NPZ_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stguard/error.h"
+#include "stguard/export.h"
+#include "stguard/npy.h"
+
+namespace stguard {
+
+// NpzMember is one array of a valid .npz.
+struct STGUARD_API NpzMember {
+  std::string key;               // the member's name without ".npy"
+  bool compressed = false;       // deflated (else stored)
+  uint64_t header_offset = 0;    // the member's local header in the archive
+  uint64_t data_offset = 0;      // where its bytes (compressed or not) start in the archive
+  uint64_t compressed_size = 0;  // its bytes in the archive
+  uint32_t crc32 = 0;            // the CRC-32 of its .npy bytes
+  // array describes the member's .npy; its offsets count from the start of the .npy
+  // (add data_offset for a stored member's place in the archive).
+  NpyArrayInfo array;
+};
+
+// NpzInfo is a valid .npz: its members in central directory order.
+struct STGUARD_API NpzInfo {
+  std::vector<NpzMember> members;
+};
+
+// HasZipMagic says whether `bytes` begin like a ZIP archive ("PK\3\4", or "PK\5\6" for
+// an empty one): detection by content, never by file name.
+STGUARD_API bool HasZipMagic(std::span<const std::byte> bytes);
+
+// ParseNpz validates the whole archive `bytes` (see POLICY), reading every member once.
+STGUARD_API Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes);
+
+// ReadNpzFile maps `path` and validates it with ParseNpz. kIoError / kNotARegularFile
+// when the file cannot be read.
+STGUARD_API Result<NpzInfo> ReadNpzFile(const std::string& path);
+
+// NpzChunkSink receives a member's bytes in order, in chunks of at most 64 KiB when the
+// member is deflated; a non-ok Error stops the stream and is returned.
+using NpzChunkSink = std::function<Error(std::span<const std::byte>)>;
+
+// StreamNpzMember passes the .npy bytes of `member` (of the archive `bytes` that
+// ParseNpz accepted), from `from` (an offset in the .npy) to the end, to `sink`; a stored
+// member is passed as one span of the archive, a deflated one through the fixed buffer,
+// its CRC-32 checked again.
+[[nodiscard]] STGUARD_API Error StreamNpzMember(std::span<const std::byte> bytes,
+                                                const NpzMember& member, uint64_t from,
+                                                const NpzChunkSink& sink);
+
+}  // namespace stguard
+
+#endif  // STGUARD_NPZ_H_

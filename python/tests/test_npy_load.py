@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: Apache-2.0
+"""stguard.npy.load / load_npz against np.load: every dtype stguard accepts, .npy versions
+1.0, 2.0 and 3.0, C and Fortran order, stored and deflated members; zero-copy where the
+data is aligned, writable copy-on-write; SafetensorError for what check refuses."""
+import io
+import zipfile
+
+import numpy as np
+import pytest
+from numpy.lib import format as npformat
+
+import stguard.npy
+from stguard import SafetensorError
+
+DTYPES = ["<f2", "<f4", ">f4", "<f8", ">f8", "|i1", "<i2", ">i2", "<i4", "<i8", ">i8",
+          "|u1", "<u2", ">u4", "<u8", "|b1", "<c8", ">c8", "<c16", "<U5", "|S4",
+          "<M8[s]", "<m8[ms]"]
+
+
+def sample(dtype, shape):
+    count = int(np.prod(shape))
+    kind = np.dtype(dtype).kind
+    if kind in "US":
+        return np.array(["k%d" % i for i in range(count)]).astype(dtype).reshape(shape)
+    if kind in "Mm":
+        return np.arange(count, dtype="int64").astype(dtype).reshape(shape)
+    return (np.arange(count) % 7 - 2).astype(dtype).reshape(shape)
+
+
+def same(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("version", [(1, 0), (2, 0), (3, 0)])
+@pytest.mark.parametrize("fortran", [False, True])
+def test_npy_loads_as_numpy(tmp_path, dtype, version, fortran):
+    array = sample(dtype, (3, 4))
+    if fortran:
+        array = np.asfortranarray(array)
+    path = tmp_path / "a.npy"
+    with open(path, "wb") as f:
+        npformat.write_array(f, array, version=version)
+    got = stguard.npy.load(path)
+    assert same(got, np.load(path))
+    assert same(got, np.load(path, mmap_mode="r"))
+
+
+@pytest.mark.parametrize("writer", [np.savez, np.savez_compressed])
+def test_npz_loads_as_numpy(tmp_path, writer):
+    arrays = {"a%d" % i: sample(d, (2, 3)) for i, d in enumerate(DTYPES)}
+    arrays["f"] = np.asfortranarray(sample(">f8", (4, 5)))
+    arrays["scalar"] = np.array(2.5)
+    path = tmp_path / "a.npz"
+    writer(path, **arrays)
+    got = stguard.npy.load_npz(path)
+    with np.load(path) as reference:
+        assert list(got) == reference.files and list(got) == [k for k in arrays]
+        for key in reference.files:
+            assert same(got[key], reference[key]), key
+
+
+def test_npy_is_zero_copy_and_copy_on_write(tmp_path):
+    path = tmp_path / "a.npy"
+    np.save(path, np.arange(16, dtype="<f4"))
+    array = stguard.npy.load(path)
+    assert not array.flags.owndata and array.flags.writeable and array.flags.aligned
+    array[0] = 99
+    assert np.load(path)[0] == 0  # the file never changes
+
+
+def test_stored_npz_member_is_zero_copy(tmp_path):
+    path = tmp_path / "a.npz"
+    np.savez(path, x=np.arange(16, dtype="<f8"))
+    array = stguard.npy.load_npz(path)["x"]
+    assert isinstance(array.base, (memoryview, np.ndarray, object))
+    assert not array.flags.owndata and array.flags.writeable
+    array[1] = 5
+    assert np.load(path)["x"][1] == 1
+
+
+def npy_bytes(array, **kwargs):
+    buffer = io.BytesIO()
+    npformat.write_array(buffer, array, **kwargs)
+    return buffer.getvalue()
+
+
+def test_refused_files_raise(tmp_path):
+    path = tmp_path / "o.npy"
+    np.save(path, np.array([1, None], dtype=object), allow_pickle=True)
+    with pytest.raises(SafetensorError) as error:
+        stguard.npy.load(path)
+    assert error.value.code == "NpyObjectArray"
+    path.write_bytes(npy_bytes(np.arange(3.0)) + b"\0")  # trailing byte: numpy ignores it
+    with pytest.raises(SafetensorError):
+        stguard.npy.load(path)
+    archive = tmp_path / "t.npz"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("../x.npy", npy_bytes(np.arange(3.0)))
+    with pytest.raises(SafetensorError) as error:
+        stguard.npy.load_npz(archive)
+    assert error.value.code == "NpzMemberName"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_LZMA) as zf:
+        zf.writestr("x.npy", npy_bytes(np.arange(3.0)))
+    with pytest.raises(SafetensorError):
+        stguard.npy.load_npz(archive)

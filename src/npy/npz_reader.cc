@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// The .npz reader: the strict ZIP reader (npz flavor) for the archive, then each member
+// read once, inflated through the bounded decoder when deflated, its CRC-32 checked and its
+// first bytes validated as a .npy (see stguard/npz.h).
+#include "stguard/npz.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "stguard/mapped_file.h"
+#include "zip/inflate.h"
+#include "zip/zip_archive.h"
+
+namespace stguard {
+namespace {
+
+constexpr std::string_view kNpySuffix = ".npy";
+constexpr size_t kNpyPrefixLen = kNpyMaxPreambleLen + kNpyMaxHeaderLen;
+
+// KeyOf returns the member's key, or kNpzMemberName when its name is not "<key>.npy".
+Result<std::string> KeyOf(const ZipRecord& record) {
+  const std::string_view name = record.name;
+  if (name.size() <= kNpySuffix.size() || !name.ends_with(kNpySuffix)) {
+    return Error{ErrorCode::kNpzMemberName, record.header_offset,
+                 "an npz member is named \"<key>.npy\"", record.name, {}};
+  }
+  return std::string(name.substr(0, name.size() - kNpySuffix.size()));
+}
+
+// MemberError places an error found inside a member's .npy: at its absolute offset when
+// the member is stored, at the member's data when it is deflated (the offset inside the
+// inflated bytes goes into the context).
+Error MemberError(Error error, const ZipRecord& record, const std::string& key) {
+  if (record.method == kZipStored) {
+    error.offset += record.data_offset;
+  } else {
+    error.context = "at byte " + std::to_string(error.offset) + " of the inflated member" +
+                    (error.context.empty() ? "" : ": " + error.context);
+    error.offset = record.data_offset;
+  }
+  error.tensor = key;
+  return error;
+}
+
+// InflateMember inflates a deflated record, keeping its first kNpyPrefixLen bytes in
+// *prefix and checking its CRC-32.
+Error InflateMember(const ZipArchive& archive, const ZipRecord& record,
+                    std::vector<std::byte>* prefix) {
+  uint32_t crc = 0;
+  const InflateSink sink = [&](std::span<const std::byte> chunk) {
+    const size_t keep = std::min(chunk.size(), kNpyPrefixLen - prefix->size());
+    prefix->insert(prefix->end(), chunk.begin(), chunk.begin() + static_cast<ptrdiff_t>(keep));
+    crc = Crc32(crc, chunk);
+    return Error{};
+  };
+  if (Error e = Inflate(archive.Data(record), record.data_offset, record.size, sink); !e.ok()) {
+    if (e.tensor.empty()) e.tensor = record.name;
+    return e;
+  }
+  if (crc != record.crc32) {
+    return Error{ErrorCode::kZipChecksum, record.data_offset,
+                 "member bytes fail their CRC-32 once inflated", record.name, {}};
+  }
+  return {};
+}
+
+// ReadMember validates one record as a .npy member.
+Result<NpzMember> ReadMember(const ZipArchive& archive, const ZipRecord& record,
+                             std::vector<std::byte>* prefix) {
+  Result<std::string> key = KeyOf(record);
+  if (!key.ok()) return key.error();
+  std::span<const std::byte> head;
+  if (record.method == kZipStored) {
+    if (Error e = archive.VerifyCrc(record); !e.ok()) return e;
+    head = archive.Data(record);
+  } else {
+    prefix->clear();
+    if (Error e = InflateMember(archive, record, prefix); !e.ok()) return e;
+    head = *prefix;
+  }
+  Result<NpyArrayInfo> array = ParseNpy(head, record.size);
+  if (!array.ok()) return MemberError(array.error(), record, *key);
+  NpzMember member;
+  member.key = std::move(*key);
+  member.compressed = record.method != kZipStored;
+  member.header_offset = record.header_offset;
+  member.data_offset = record.data_offset;
+  member.compressed_size = record.compressed_size;
+  member.crc32 = record.crc32;
+  member.array = std::move(*array);
+  return member;
+}
+
+}  // namespace
+
+bool HasZipMagic(std::span<const std::byte> bytes) {
+  return bytes.size() >= 4 && (std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0 ||
+                               std::memcmp(bytes.data(), "PK\x05\x06", 4) == 0);
+}
+
+Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes) {
+  Result<ZipArchive> archive = ZipArchive::Open(bytes, ZipFlavor::kNpz);
+  if (!archive.ok()) return archive.error();
+  NpzInfo info;
+  info.members.reserve(archive->records().size());
+  std::vector<std::byte> prefix;
+  prefix.reserve(kNpyPrefixLen);
+  for (const ZipRecord& record : archive->records()) {
+    Result<NpzMember> member = ReadMember(*archive, record, &prefix);
+    if (!member.ok()) return member.error();
+    info.members.push_back(std::move(*member));
+  }
+  return info;
+}
+
+Result<NpzInfo> ReadNpzFile(const std::string& path) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  if (!file.ok()) return file.error();
+  return ParseNpz((*file)->bytes());
+}
+
+Error StreamNpzMember(std::span<const std::byte> bytes, const NpzMember& member, uint64_t from,
+                      const NpzChunkSink& sink) {
+  const uint64_t size = member.array.data_offset + member.array.data_len;
+  if (from > size || member.data_offset > bytes.size() ||
+      bytes.size() - member.data_offset < member.compressed_size) {
+    return Error{ErrorCode::kInvalidArgument, member.data_offset,
+                 "member outside the archive given", member.key, {}};
+  }
+  const std::span<const std::byte> stored = bytes.subspan(member.data_offset,
+                                                          member.compressed_size);
+  if (!member.compressed) {
+    if (from == size) return {};
+    return sink(stored.subspan(from));
+  }
+  uint64_t at = 0;
+  uint32_t crc = 0;
+  const InflateSink skip_then_pass = [&](std::span<const std::byte> chunk) {
+    crc = Crc32(crc, chunk);
+    const uint64_t start = at;
+    at += chunk.size();
+    if (at <= from) return Error{};
+    return sink(chunk.subspan(from > start ? from - start : 0));
+  };
+  if (Error e = Inflate(stored, member.data_offset, size, skip_then_pass); !e.ok()) return e;
+  if (crc != member.crc32) {
+    return Error{ErrorCode::kZipChecksum, member.data_offset,
+                 "member bytes fail their CRC-32 once inflated", member.key, {}};
+  }
+  return {};
+}
+
+}  // namespace stguard
