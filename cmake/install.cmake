@@ -74,4 +74,7 @@ else()
   set(STGUARD_PC_LIBS "-L\${libdir} -lstguard")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/stguard.pc.in ${PROJECT_BINARY_DIR}/stguard.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/stguard.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/stguard-cxx.pc.in ${PROJECT_BINARY_DIR}/stguard-cxx.pc
+               @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/stguard.pc ${PROJECT_BINARY_DIR}/stguard-cxx.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

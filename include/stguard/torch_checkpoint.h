@@ -55,6 +55,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -176,6 +177,9 @@ struct TorchConvertOptions {
   // ConvertTorchFolder only: read input files (index, shards) that are symbolic links
   // resolving out of the input folder. Off: such a file is kUnsafeShardName.
   bool allow_external_symlinks = false;
+  // Called with the bytes written since its previous call, as the output is written (see
+  // Writer::set_progress), so that a tool can show how far a long conversion is.
+  std::function<void(uint64_t bytes)> progress;
 };
 
 // TorchDroppedAlias is a name conversion dropped and the name it kept.
