@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Builds the Python package: the pure-Python modules in python/stguard/ plus the
 extension stguard._core, which CMake compiles (python/CMakeLists.txt) against the same
-library as the stguard command. Metadata is in pyproject.toml."""
+library as the stguard command, and that command itself, bundled as stguard/_bin/stguard
+and started by the `stguard` console script (python/stguard/_cli.py). Metadata is in
+pyproject.toml."""
 
 import os
 import re
@@ -30,22 +32,29 @@ class CMakeExtension(Extension):
         self.target = target
 
 
+# The command-line tool's CMake target, bundled beside the extension.
+CLI_TARGET = "stguard_cli"
+
+
 class CMakeBuild(build_ext):
-    """Configures a Release build with this interpreter, builds only the extension's
-    target, and copies the module where setuptools packs it."""
+    """Configures a Release build with this interpreter (static library, no tests or fuzz
+    replays), builds the extension's target and the command-line tool, and copies both
+    where setuptools packs them."""
 
     def build_extension(self, ext: CMakeExtension) -> None:
         build_dir = Path(self.build_temp).resolve() / "cmake"
         configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir),
                      "-DCMAKE_BUILD_TYPE=Release", "-DSTGUARD_BUILD_TESTS=OFF",
+                     "-DSTGUARD_BUILD_FUZZ_REPLAY=OFF", "-DSTGUARD_BUILD_CLI=ON",
+                     "-DBUILD_SHARED_LIBS=OFF",
                      "-DSTGUARD_PYTHON=ON", f"-DPython3_EXECUTABLE={sys.executable}"]
         if shutil.which("ccache"):
             configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
                           "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
         subprocess.run(configure, check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2")
-        subprocess.run(["cmake", "--build", str(build_dir), "--target", ext.target, "-j", jobs],
-                       check=True)
+        subprocess.run(["cmake", "--build", str(build_dir), "--target", ext.target, CLI_TARGET,
+                        "-j", jobs], check=True)
         module_name = Path(self.get_ext_filename(ext.name)).name
         built = build_dir / "python" / "stguard" / module_name
         if not built.exists():
@@ -54,6 +63,11 @@ class CMakeBuild(build_ext):
         destination = Path(self.get_ext_fullpath(ext.name))
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, destination)
+        # The CLI links the static library: the one file runs wherever the wheel goes.
+        cli = destination.parent / "_bin" / "stguard"
+        cli.parent.mkdir(exist_ok=True)
+        shutil.copyfile(build_dir / "stguard", cli)
+        cli.chmod(0o755)
 
 
 setup(

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "command_table.h"
 #include "output.h"
 
 namespace stguard::cli {
@@ -30,8 +31,9 @@ std::optional<int> ParseArguments(Args args, const CommandSyntax& syntax,
       options_done = true;
       continue;
     }
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(syntax.usage, stdout);
+    if (arg == "-h" || arg == "--help") {  // the full help, from the command table
+      const CommandRow* command = FindCommand(syntax.command);
+      std::fputs(command != nullptr ? CommandHelp(*command).c_str() : syntax.usage, stdout);
       return kExitOk;
     }
     bool known = false;

@@ -23,6 +23,7 @@
 #include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
+#include "progress.h"
 #include "stguard/convert.h"
 #include "stguard/file_verdict.h"
 #include "stguard/mapped_file.h"
@@ -78,7 +79,13 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
       return kExitUsage;
     }
     TorchFolderReport report;
-    if (Error error = ConvertTorchFolder(in, out, convert_options, &report); !error.ok()) {
+    // The total is not known before the shards are read: the bar shows bytes and rate.
+    ProgressBar progress(/*total=*/0, ShowProgress(/*json=*/false, /*quiet=*/false));
+    TorchConvertOptions with_progress = convert_options;
+    with_progress.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
+    const Error error = ConvertTorchFolder(in, out, with_progress, &report);
+    progress.Clear();
+    if (!error.ok()) {
       // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
       const bool about_out = IsIoError(error) && error.context.starts_with(out);
       PrintFileError("convert", about_out ? out : in, error);
@@ -117,7 +124,12 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
     return kExitInvalid;
   }
   PrintLeftoverNotes("convert", out);
-  if (Error error = writer.WriteToFile(out); !error.ok()) {
+  const Result<uint64_t> size = writer.FileSize();
+  ProgressBar progress(size.ok() ? *size : 0, ShowProgress(/*json=*/false, /*quiet=*/false));
+  writer.set_progress([&progress](uint64_t bytes) { progress.Add(bytes); });
+  const Error written = writer.WriteToFile(out);
+  progress.Clear();
+  if (const Error& error = written; !error.ok()) {
     // A checksum failure surfaces while streaming; the output is untouched either way.
     PrintFileError("convert", error.code == ErrorCode::kZipChecksum ? in : out, error);
     return IsIoError(error) ? kExitUsage : kExitInvalid;

@@ -3,8 +3,8 @@
 // tensor's data and print min, max, mean and (for floating dtypes) NaN/+inf/-inf counts.
 //
 // The scan streams over the mapping (constant memory; scanned pages are handed back to
-// the kernel). On a terminal, a progress bar on stderr appears once the scan has taken
-// more than a second: bytes done of total, rate and time left.
+// the kernel). On a terminal (and without --json), a progress bar on stderr appears once
+// the scan has taken more than a second: bytes done of total, rate and time left.
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "arguments.h"
 #include "commands.h"
 #include "output.h"
+#include "progress.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/convert.h"
 #include "stguard/json_escape.h"
@@ -30,67 +31,6 @@ constexpr char kStatsUsage[] =
     "usage: stguard inspect --stats [--json] [--allow-external-symlinks] [--] FILE|DIR\n";
 
 using Clock = std::chrono::steady_clock;
-
-std::string Bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
-  return text;
-}
-
-// ProgressBar draws "[#####.....] 1.2 GiB / 4.0 GiB  850.0 MiB/s  ETA 0:03" on stderr,
-// redrawn at most ten times a second, once the scan has run for a second, and only when
-// stderr is a terminal.
-class ProgressBar {
- public:
-  explicit ProgressBar(uint64_t total)
-      : total_(total), enabled_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
-  ~ProgressBar() { Clear(); }
-
-  void Add(uint64_t bytes) {
-    done_ += bytes;
-    if (!enabled_) return;
-    const Clock::time_point now = Clock::now();
-    if (now - start_ < std::chrono::seconds(1)) return;
-    if (drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
-    last_draw_ = now;
-    Draw(std::chrono::duration<double>(now - start_).count());
-  }
-
-  void Clear() {
-    if (drawn_) std::fputs("\r\x1b[K", stderr);
-    drawn_ = false;
-  }
-
- private:
-  void Draw(double seconds) {
-    constexpr int kWidth = 30;
-    const double fraction = total_ == 0 ? 1.0 : std::min(1.0, double(done_) / double(total_));
-    const int filled = static_cast<int>(fraction * kWidth);
-    const double rate = seconds > 0 ? double(done_) / seconds : 0;
-    const double left = rate > 0 ? double(total_ - std::min(done_, total_)) / rate : 0;
-    const auto eta = static_cast<long>(left + 0.5);
-    std::string bar(static_cast<size_t>(filled), '#');
-    bar.append(static_cast<size_t>(kWidth - filled), '.');
-    std::fprintf(stderr, "\r[%s] %s / %s  %s/s  ETA %ld:%02ld\x1b[K", bar.c_str(),
-                 Bytes(double(done_)).c_str(), Bytes(double(total_)).c_str(),
-                 Bytes(rate).c_str(), eta / 60, eta % 60);
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-
-  uint64_t total_;
-  uint64_t done_ = 0;
-  bool enabled_;
-  bool drawn_ = false;
-  Clock::time_point start_;
-  Clock::time_point last_draw_;
-};
 
 // Number renders a statistic: "-" (text) or null (JSON) for NaN; the shortest text that
 // reads back as the same value otherwise (as an F32 for values that came from F32).
@@ -255,7 +195,7 @@ int RunInspectStats(Args args) {
   // memory stays within the bound of SECURITY.md whatever the header holds.
   StatsStore kept(checkpoint->num_tensors(), header_bytes);
   std::vector<size_t> widths = ColumnWidths(kHeadings, {});
-  ProgressBar progress(total);
+  ProgressBar progress(total, ShowProgress(json, /*quiet=*/false));  // progress.h
   ScanOptions scan;
   scan.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
   const auto fail = [&path, &progress](const Error& error) {
@@ -330,7 +270,7 @@ int RunInspectStats(Args args) {
   } else {
     char summary[96];
     std::snprintf(summary, sizeof(summary), "scanned %s in %.2f s",
-                  Bytes(double(checkpoint->total_bytes())).c_str(), seconds);
+                  HumanBytes(double(checkpoint->total_bytes())).c_str(), seconds);
     PrintLine(summary);
   }
   return kExitOk;

@@ -2,6 +2,8 @@
 // The command and option rows, and the help text printed from them.
 #include "command_table.h"
 
+#include <algorithm>
+
 namespace stguard::cli {
 namespace {
 
@@ -10,21 +12,39 @@ constexpr Formats kSafetensorsOrFolder = kSafetensors | kFolder;
 constexpr CommandRow kCommandRows[] = {
     {"check", "FILE|DIR...",
      "validate safetensors, GGUF and .npy files, folders and sharded indexes strictly",
+     "FILE  a .safetensors file, validated strictly; a GGUF or .npy file, told by its magic\n"
+     "DIR   a checkpoint folder or a *.safetensors.index.json: the index, every shard and\n"
+     "      every other *.safetensors file, config.json; pickle files are warnings",
      kSafetensorsOrFolder | kGguf | kNpy, RunCheck},
     {"inspect", "FILE|DIR", "show metadata, tensors in file order and totals",
+     "FILE  a .safetensors, GGUF or .npy file\n"
+     "DIR   with --stats: a checkpoint folder or a *.safetensors.index.json",
      kSafetensorsOrFolder | kGguf | kNpy, RunInspect},
-    {"json", "FILE", "is FILE exactly one valid JSON text? (RFC 8259)", kJsonText, RunJson},
-    {"canon", "IN OUT|-", "rewrite IN in canonical form to OUT (may be IN)", kSafetensors,
-     RunCanon},
+    {"json", "FILE", "is FILE exactly one valid JSON text? (RFC 8259)",
+     "FILE  any file; it is valid when it holds exactly one JSON text", kJsonText, RunJson},
+    {"canon", "IN OUT|-", "rewrite IN in canonical form to OUT (may be IN)",
+     "IN    a valid .safetensors file\n"
+     "OUT   the file written (atomically: a whole file or none), or - for standard output",
+     kSafetensors, RunCanon},
     {"convert", "IN OUT|-",
-     "convert floats (--dtype), or PyTorch (file, folder), .npy or GGUF to safetensors",
+     "convert floats (--dtype), or PyTorch (file, folder), .npy, .npz or GGUF to safetensors",
+     "IN    a .safetensors file (with --dtype); a PyTorch .bin/.pt/.pth/.ckpt, read without\n"
+     "      running its pickle; a folder of them (pytorch_model.bin[.index.json]); a .npy or\n"
+     "      .npz file; a GGUF file (the first part of a split model converts to a folder)\n"
+     "OUT   the file (or, for a folder, the folder) written, or - for standard output",
      kSafetensors | kTorch | kNpy | kGguf, RunConvert},
     {"scan", "FILE|DIR...",
      "static report on PyTorch checkpoints: globals, tensors, storages, first refusal",
+     "FILE  a PyTorch checkpoint, read without running its pickle\n"
+     "DIR   a folder: every checkpoint file in it",
      kTorch, RunScan},
     {"lint", "DIR|FILE", "compare a model folder with its config.json and the format's contracts",
+     "DIR   a model folder with config.json\n"
+     "FILE  a .safetensors file or a *.safetensors.index.json, with config.json beside it",
      kSafetensorsOrFolder, RunLint},
-    {"--version", "", "print the library's version", 0, RunVersion},
+    {"help", "[COMMAND]", "show the help of stguard or of one command",
+     "COMMAND  the command whose options are explained", 0, RunHelp},
+    {"version", "", "print the library's version", "", 0, RunVersion},
 };
 
 constexpr OptionRow kOptionRows[] = {
@@ -88,6 +108,28 @@ void AppendPadded(std::string_view left, std::string_view right, std::string* ou
   *out += '\n';
 }
 
+// OptionHelp is an option's help, with the formats it applies to when they are not all
+// of its command's.
+std::string OptionHelp(const CommandRow& command, const OptionRow& option) {
+  std::string help(option.help);
+  if (option.formats != command.formats) {
+    help.append(" [").append(FormatNames(option.formats)) += "]";
+  }
+  return help;
+}
+
+}  // namespace
+
+std::span<const CommandRow> CommandRows() { return kCommandRows; }
+std::span<const OptionRow> OptionRows() { return kOptionRows; }
+
+const CommandRow* FindCommand(std::string_view name) {
+  for (const CommandRow& command : kCommandRows) {
+    if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
 std::string OptionSpelling(const OptionRow& option) {
   std::string text;
   // Appends only: g++ 12 warns (-Wrestrict, a false positive) on "literal" + string.
@@ -96,11 +138,6 @@ std::string OptionSpelling(const OptionRow& option) {
   if (!option.argument.empty()) text.append(" ").append(option.argument);
   return text;
 }
-
-}  // namespace
-
-std::span<const CommandRow> CommandRows() { return kCommandRows; }
-std::span<const OptionRow> OptionRows() { return kOptionRows; }
 
 std::string FormatNames(Formats formats) {
   std::string names;
@@ -134,25 +171,52 @@ std::string CommandBlock() {
     block.append(kOptionIndent).append(summary).append("\n");
     for (const OptionRow& option : kOptionRows) {
       if (option.command != command.name) continue;
-      std::string help(option.help);
-      if (option.formats != command.formats) {
-        help.append(" [").append(FormatNames(option.formats)) += "]";
-      }
       std::string spelling(kOptionIndent);
       spelling += OptionSpelling(option);
-      AppendPadded(spelling, help, &block);
+      AppendPadded(spelling, OptionHelp(command, option), &block);
     }
   }
   return block;
 }
 
 std::string TopLevelHelp() {
-  return "usage: stguard <command> [options] OPERAND...\n"
-         "\n" +
-         CommandBlock() +
-         "\n"
-         "OUT may be - for standard output (not a terminal). '--' ends the options.\n"
-         "exit status: 0 valid, 1 invalid, 2 usage, I/O error or out of memory\n";
+  std::string help = "usage: stguard <command> [options] OPERAND...\n\n";
+  help.append(CommandBlock())
+      .append("\nOUT may be - for standard output (not a terminal). '--' ends the options.\n")
+      .append("'stguard help COMMAND' (or 'stguard COMMAND --help') explains its options;\n")
+      .append("'stguard --version' is 'stguard version'.\n")
+      .append(kExitStatusHelp)
+      .append("\n");
+  return help;
+}
+
+std::string CommandHelp(const CommandRow& command) {
+  std::string help = "usage: ";
+  help.append(Synopsis(command)).append("\n\n").append(command.summary).append("\n");
+  if (command.formats != 0) help.append("reads: ").append(FormatNames(command.formats)) += "\n";
+  if (!command.details.empty()) {
+    help += "\n";
+    std::string_view details = command.details;
+    while (!details.empty()) {  // each line indented like the options
+      const size_t end = std::min(details.find('\n'), details.size());
+      help.append(kOptionIndent).append(details.substr(0, end)) += "\n";
+      details.remove_prefix(std::min(end + 1, details.size()));
+    }
+  }
+  help += "\noptions:\n";
+  for (const OptionRow& option : kOptionRows) {
+    if (option.command != command.name) continue;
+    std::string spelling(kOptionIndent);
+    spelling += OptionSpelling(option);
+    AppendPadded(spelling, OptionHelp(command, option), &help);
+  }
+  for (const CommonOption& option : kOptionsEveryCommandTakes) {
+    std::string spelling(kOptionIndent);
+    spelling += option.spelling;
+    AppendPadded(spelling, option.help, &help);
+  }
+  help.append("\n").append(kExitStatusHelp) += "\n";
+  return help;
 }
 
 }  // namespace stguard::cli

@@ -24,6 +24,7 @@ int RunConvert(Args args);  // cmd_convert.cc
 int RunLint(Args args);     // cmd_lint.cc
 int RunScan(Args args);     // cmd_scan.cc
 int RunVersion(Args args);  // main.cc: the linked library's version
+int RunHelp(Args args);     // main.cc: the help of stguard or of one command
 
 // cmd_check_dir.cc: `check` on a checkpoint folder or a sharded index.
 struct CheckDirFlags {

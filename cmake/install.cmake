@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Install rules: the library, its public headers (with the generated version.h), the CLI,
-# a CMake package (find_package(stguard CONFIG) -> stguard::stguard) and a pkg-config
+# Install rules: the library, its public headers (with the generated version.h), the CLI
+# with its man page and bash completion, a CMake package (find_package(stguard CONFIG) -> stguard::stguard) and a pkg-config
 # file. Everything is relative to the install prefix, so `cmake --install build --prefix P`
 # gives a package that works from P.
 include(CMakePackageConfigHelpers)
@@ -17,6 +17,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/stguard ${STGUARD_GENERATED_INCL
         FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 if(STGUARD_BUILD_CLI)
   install(TARGETS stguard_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES ${STGUARD_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  # bash-completion loads completions/<command> on first use of the command.
+  install(FILES ${STGUARD_BASH_COMPLETION}
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME stguard)
 endif()
 
 install(EXPORT stguardTargets NAMESPACE stguard:: DESTINATION ${STGUARD_CMAKE_DIR}
@@ -70,4 +74,7 @@ else()
   set(STGUARD_PC_LIBS "-L\${libdir} -lstguard")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/stguard.pc.in ${PROJECT_BINARY_DIR}/stguard.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/stguard.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/stguard-cxx.pc.in ${PROJECT_BINARY_DIR}/stguard-cxx.pc
+               @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/stguard.pc ${PROJECT_BINARY_DIR}/stguard-cxx.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -216,7 +216,16 @@ TEST_P(FaultInjectionTest, EveryFailingCallLeavesTheOldFileOrTheNewOne) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Errnos, FaultInjectionTest,
-                         ::testing::Values(EIO, ENOSPC, EFBIG, EDQUOT));
+                         ::testing::Values(EIO, ENOSPC, EFBIG, EDQUOT),
+                         [](const ::testing::TestParamInfo<int>& error) -> std::string {
+                           switch (error.param) {
+                             case EIO: return "EIO";
+                             case ENOSPC: return "ENOSPC";
+                             case EFBIG: return "EFBIG";
+                             case EDQUOT: return "EDQUOT";
+                             default: return "errno" + std::to_string(error.param);
+                           }
+                         });
 
 TEST(TempNameTest, CreateRetriesWhenTheTemporaryNameIsTaken) {
   TempDir dir;

@@ -146,7 +146,10 @@ TEST_P(ShardCountTest, OpensAsOneLogicalCheckpointAndFindsEveryTensor) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TwoToFour, ShardCountTest, ::testing::Values(2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(TwoToFour, ShardCountTest, ::testing::Values(2, 3, 4),
+                         [](const ::testing::TestParamInfo<int>& shards) {
+                           return std::to_string(shards.param) + "Shards";
+                         });
 
 TEST(CheckpointDirTest, ViewsSurviveMovingTheCheckpoint) {
   TempDir dir;

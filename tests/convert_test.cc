@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <ostream>
 #include <vector>
 
 #include "stguard/convert.h"
@@ -159,6 +160,10 @@ struct Case8 {
   double (*reference)(uint32_t);
 };
 
+// PrintTo shows a case by its name: GoogleTest would otherwise print its bytes (pointers
+// included, so different on every build) after each test name it lists.
+void PrintTo(const Case8& c, std::ostream* out) { *out << c.name; }
+
 class Convert8Test : public ::testing::TestWithParam<Case8> {};
 
 TEST_P(Convert8Test, MatchesReferenceForAll256Inputs) {
@@ -177,7 +182,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case8{"E4M3FNUZ", Dtype::kF8_E4M3FNUZ, F8E4M3FnuzToF32, RefE4M3Fnuz},
                       Case8{"E5M2FNUZ", Dtype::kF8_E5M2FNUZ, F8E5M2FnuzToF32, RefE5M2Fnuz},
                       Case8{"E8M0", Dtype::kF8_E8M0, F8E8M0ToF32, RefE8M0}),
-    [](const ::testing::TestParamInfo<Case8>& param_info) { return std::string(param_info.param.name); });
+    [](const ::testing::TestParamInfo<Case8>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 // Known values from the definitions' tables, independent of the reference code above.
 TEST(ConvertTest, EightBitFormatsKnownValues) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -43,6 +44,15 @@ std::vector<float> Floats(const TorchCheckpoint& checkpoint, std::string_view na
 
 class TorchViewsTest : public ::testing::TestWithParam<const char*> {};
 
+// FileTestName names a test after its file: "views.zip.pt" gives "views_zip_pt".
+std::string FileTestName(const ::testing::TestParamInfo<const char*>& file) {
+  std::string name = file.param;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
 TEST_P(TorchViewsTest, GathersStridedViewsRowMajor) {
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(kDir + "valid/" + GetParam());
   ASSERT_TRUE(checkpoint.ok()) << checkpoint.error().ToString();
@@ -63,7 +73,7 @@ TEST_P(TorchViewsTest, GathersStridedViewsRowMajor) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, TorchViewsTest,
-                         ::testing::Values("views.zip.pt", "views.legacy.pt"));
+                         ::testing::Values("views.zip.pt", "views.legacy.pt"), FileTestName);
 
 TEST(TorchCheckpointTest, FormatsAndAliases) {
   Result<TorchCheckpoint> zip = TorchCheckpoint::Open(kDir + "valid/tied.zip.pt");
@@ -253,7 +263,8 @@ TEST_P(Torch2Test, NewDtypesFromUntypedStorages) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, Torch2Test,
-                         ::testing::Values("new_dtypes.zip.pt", "new_dtypes.legacy.pt"));
+                         ::testing::Values("new_dtypes.zip.pt", "new_dtypes.legacy.pt"),
+                         FileTestName);
 
 TEST(TorchCheckpointTest, Torch2RefusalsNameTheirReason) {
   const struct {

@@ -55,6 +55,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -180,6 +181,9 @@ struct TorchConvertOptions {
   // dtype as it is streamed, rounding to nearest even, as `convert --dtype` does for a
   // safetensors file; other dtypes are copied unchanged.
   std::optional<Dtype> dtype;
+  // Called with the bytes written since its previous call, as the output is written (see
+  // Writer::set_progress), so that a tool can show how far a long conversion is.
+  std::function<void(uint64_t bytes)> progress;
 };
 
 // TorchDroppedAlias is a name conversion dropped and the name it kept.

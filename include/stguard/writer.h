@@ -172,6 +172,11 @@ class STGUARD_API Writer {
   // kNotARegularFile; every other failure to write is kIoError.
   [[nodiscard]] Error WriteToFile(const std::string& path) const;
 
+  // set_progress makes WriteTo and WriteToFile call `progress` with the number of bytes
+  // written since its previous call, after each piece they write (the header, each
+  // chunk of data), so a tool can show how far a long write is. Empty: no calls.
+  void set_progress(std::function<void(uint64_t bytes)> progress);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -374,6 +374,7 @@ Error ConvertTorchFile(const std::string& in_path, const std::string& out_path,
       !error.ok()) {
     return error;
   }
+  writer.set_progress(convert_options.progress);
   return writer.WriteToFile(out_path);
 }
 

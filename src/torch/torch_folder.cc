@@ -115,6 +115,7 @@ Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
       !error.ok()) {
     return error;
   }
+  writer.set_progress(convert_options.progress);
   OutputFolder out;
   if (Error error = out.Create(out_dir); !error.ok()) return error;
   if (Error error = out.Stage(kOutSingleName, writer); !error.ok()) return error;
@@ -197,6 +198,7 @@ Error WriteShards(const std::string& out_dir, const std::vector<TorchCheckpoint>
         !error.ok()) {
       return error;
     }
+    writer.set_progress(convert_options.progress);
     // A storage failing its CRC-32 surfaces here, while streaming: name the shard.
     if (Error error = out.Stage(out_name, writer); !error.ok()) {
       return error.code == ErrorCode::kZipChecksum ? ShardError(error, shard_names[k]) : error;

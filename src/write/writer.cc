@@ -43,6 +43,22 @@ std::span<const std::byte> AsBytes(std::string_view text) {
   return std::as_bytes(std::span<const char>(text.data(), text.size()));
 }
 
+// ProgressSink passes every write on to `sink` and counts it to `progress`.
+class ProgressSink final : public ByteSink {
+ public:
+  ProgressSink(ByteSink& sink, const std::function<void(uint64_t)>& progress)
+      : sink_(sink), progress_(progress) {}
+  Error Write(std::span<const std::byte> bytes) override {
+    Error error = sink_.Write(bytes);
+    if (error.ok()) progress_(bytes.size());
+    return error;
+  }
+
+ private:
+  ByteSink& sink_;
+  const std::function<void(uint64_t)>& progress_;
+};
+
 }  // namespace
 
 struct Writer::Impl {
@@ -67,6 +83,7 @@ struct Writer::Impl {
   };
 
   std::vector<Tensor> tensors;
+  std::function<void(uint64_t)> progress;  // set_progress
   // Every tensor's shape as varints (stguard/shape.h), back to back: a checkpoint with one
   // shape of 50 million dims takes half its header here, not four times it.
   std::vector<uint8_t> shape_bytes;
@@ -142,8 +159,14 @@ struct Writer::Impl {
     return PlanCanonicalFile(plan_tensors, plan_metadata);
   }
 
-  // WritePlanned writes a file that Plan() laid out.
+  // WritePlanned writes a file that Plan() laid out, counting it to `progress` if set.
   Error WritePlanned(const CanonicalPlan& plan, ByteSink& sink) const {
+    if (!progress) return WritePlannedBytes(plan, sink);
+    ProgressSink counted(sink, progress);
+    return WritePlannedBytes(plan, counted);
+  }
+
+  Error WritePlannedBytes(const CanonicalPlan& plan, ByteSink& sink) const {
     if (Error error = sink.Write(AsBytes(EncodeLengthPrefix(plan.header.size())));
         !error.ok()) {
       return error;
@@ -252,6 +275,10 @@ Error Writer::AddCheckpoint(const Checkpoint& checkpoint) {
 
 size_t Writer::num_tensors() const { return impl_->tensors.size(); }
 size_t Writer::num_metadata() const { return impl_->metadata.size(); }
+
+void Writer::set_progress(std::function<void(uint64_t bytes)> progress) {
+  impl_->progress = std::move(progress);
+}
 
 Result<std::string> Writer::CanonicalHeader() const {
   return CatchOutOfMemory("out of memory while building the header", [&]() -> Result<std::string> {

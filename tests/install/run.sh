@@ -11,8 +11,11 @@
 #   - either CMakeLists.txt, configured with -DCMAKE_PREFIX_PATH=<prefix>
 #     -DSTGUARD_SOURCE_DIR=<stguard source> -DBUILD_SHARED_LIBS=ON|OFF and built; it must
 #     produce an executable named `consumer`;
+#     (and -DSTGUARD_GIT_COMMIT=<the checkout's commit> when SOURCE_DIR is a git checkout;
+#     a consumer that uses it is skipped otherwise);
 #   - or build.sh, run as `build.sh OUTPUT` with PKG_CONFIG_LIBDIR set to the prefix's
-#     pkgconfig folder (only stguard.pc is visible) and CC / CXX set; it must build OUTPUT.
+#     pkgconfig folder (only stguard's .pc files are visible) and CC / CXX set; it must
+#     build OUTPUT.
 #   - and `expect`: the exact output of `consumer corpus/sample.safetensors`, with
 #     @VERSION@ and @TENSORS@ standing for the project version and the sample's tensor
 #     count; lines starting with '#' are ignored.
@@ -50,6 +53,9 @@ expected_tensors=$(head -c $((8 + header_len)) "$sample" | tail -c "$header_len"
                    grep -o '"data_offsets"' | wc -l)
 [[ $expected_tensors -gt 0 ]] || fail "could not count the sample's tensors"
 
+# The commit FetchContent checks out (README's snippet), when the source is a git checkout.
+git_commit=$(git -C "$source_dir" rev-parse --verify --quiet HEAD 2> /dev/null || true)
+
 build="$work/build"
 for kind in static shared; do
   if [[ $kind == shared ]]; then shared=ON; else shared=OFF; fi
@@ -71,11 +77,11 @@ for kind in static shared; do
   libdir=$prefix/${libdir%/cmake/stguard}
   for file in include/stguard/reader.h include/stguard/export.h include/stguard/version.h \
               include/stguard/stguard.h include/stguard/error_codes.def \
-              bin/stguard; do
+              bin/stguard share/man/man1/stguard.1 share/bash-completion/completions/stguard; do
     [[ -f "$prefix/$file" ]] || fail "$file is not installed"
   done
   for file in cmake/stguard/stguardConfig.cmake cmake/stguard/stguardConfigVersion.cmake \
-              cmake/stguard/stguardTargets.cmake pkgconfig/stguard.pc; do
+              cmake/stguard/stguardTargets.cmake pkgconfig/stguard.pc pkgconfig/stguard-cxx.pc; do
     [[ -f "$libdir/$file" ]] || fail "${libdir#"$prefix/"}/$file is not installed"
   done
   if [[ $kind == shared ]]; then
@@ -95,23 +101,38 @@ for kind in static shared; do
   [[ "$("$prefix/bin/stguard" --version)" == "stguard $version" ]] || fail "stguard --version"
   "$prefix/bin/stguard" check "$sample" | grep -q ": ok ($expected_tensors tensors" ||
     fail "the installed stguard check"
+  # The man page and completion installed are the ones the installed CLI writes from its
+  # command table, and the man page reads as one.
+  cmp -s "$prefix/share/man/man1/stguard.1" <("$prefix/bin/stguard" --man) ||
+    fail "the installed man page is not the CLI's"
+  cmp -s "$prefix/share/bash-completion/completions/stguard" \
+         <("$prefix/bin/stguard" --bash-completion) || fail "the installed completion is not the CLI's"
+  if command -v man > /dev/null; then
+    MANPATH="$prefix/share/man" man -P cat stguard 2> /dev/null | grep -q "^SYNOPSIS" ||
+      fail "man stguard with MANPATH=$prefix/share/man"
+  fi
 
   for consumer_dir in "$here"/consumers/*/; do
     name=$(basename "$consumer_dir")
+    if grep -qs STGUARD_GIT_COMMIT "$consumer_dir/CMakeLists.txt" && [[ -z $git_commit ]]; then
+      echo "=== $kind: consumer $name SKIPPED: $source_dir is not a git checkout"
+      continue
+    fi
     out="$work/consumers/$name"
     mkdir -p "$out"
     step "$kind: consumer $name"
     if [[ -f "$consumer_dir/CMakeLists.txt" ]]; then
       # One build folder per consumer for both kinds; -U forgets where stguard was found.
       cmake -S "$consumer_dir" -B "$out" --no-warn-unused-cli -U stguard_DIR -DCMAKE_PREFIX_PATH="$prefix" \
-            -DSTGUARD_SOURCE_DIR="$source_dir" -DBUILD_SHARED_LIBS=$shared \
+            -DSTGUARD_SOURCE_DIR="$source_dir" -DSTGUARD_GIT_COMMIT="$git_commit" \
+            -DBUILD_SHARED_LIBS=$shared \
             "${cmake_launcher[@]}" > "$out/configure.log" ||
         { cat "$out/configure.log"; fail "$name: configure"; }
       cmake --build "$out" -j2 > "$out/build.log" || { cat "$out/build.log"; fail "$name: build"; }
       executable="$out/consumer"
     elif [[ -f "$consumer_dir/build.sh" ]]; then
       executable="$out/consumer-$kind"
-      PKG_CONFIG_LIBDIR="$libdir/pkgconfig" CC="${CC:-cc}" \
+      PKG_CONFIG_LIBDIR="$libdir/pkgconfig" CC="${CC:-cc}" CXX="$CXX" \
         sh "$consumer_dir/build.sh" "$executable" || fail "$name: build.sh"
     else
       fail "$name has neither CMakeLists.txt nor build.sh"
@@ -130,5 +151,22 @@ for kind in static shared; do
     fi
     echo "$actual"
   done
+  if [[ $kind == shared ]]; then
+    # README's run-time path for a shared install in a prefix the loader does not search:
+    # without an rpath the program cannot start; LD_LIBRARY_PATH (or the rpath above, or
+    # ldconfig for a system prefix) lets it.
+    step "shared: the run-time path without an rpath"
+    plain="$work/consumers/pkgconfig-no-rpath"
+    # shellcheck disable=SC2046
+    "${CC:-cc}" -std=c99 "$here/consumers/pkgconfig_c99/main.c" -o "$plain" \
+      $(PKG_CONFIG_LIBDIR="$libdir/pkgconfig" pkg-config --cflags --libs stguard)
+    if "$plain" "$sample" > "$work/no-rpath.log" 2>&1; then
+      fail "a program without an rpath found libstguard.so in a non-standard prefix"
+    fi
+    grep -q "libstguard.so.* cannot open shared object file" "$work/no-rpath.log" ||
+      { cat "$work/no-rpath.log"; fail "the loader's error is not the one README names"; }
+    LD_LIBRARY_PATH="$libdir" "$plain" "$sample" > /dev/null ||
+      fail "LD_LIBRARY_PATH=$libdir did not let the program start"
+  fi
 done
 echo "install test: ok (static and shared, $(ls -d "$here"/consumers/*/ | wc -l) consumers each)"

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""progress_tty_test.py PAUSING_CLI: the progress line of long commands.
+
+It shows on stderr only when stderr is a terminal (here a pseudo-terminal from the `pty`
+module), never when stderr is piped, never with --json. The bar appears only once work
+has run for a second; to make the work "long" without a large file, the tests' pausing
+CLI (src/base/test_pause.h) holds the process at a pause point for 1.5 s first.
+"""
+
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HOLD_SECONDS = 1.5
+
+
+def run(cli, arguments, pause_at, stderr_is_terminal, directory):
+    """Runs the pausing CLI held at `pause_at` for HOLD_SECONDS; returns (status, stderr)."""
+    marker = Path(directory) / "paused"
+    env = dict(os.environ, STGUARD_TEST_PAUSE_AT=pause_at, STGUARD_TEST_PAUSE_FILE=str(marker))
+    if stderr_is_terminal:
+        master, slave = pty.openpty()
+        process = subprocess.Popen([cli, *arguments], stdout=subprocess.DEVNULL, stderr=slave,
+                                   env=env)
+        os.close(slave)
+    else:
+        process = subprocess.Popen([cli, *arguments], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 30
+    while not marker.exists():
+        assert process.poll() is None, f"{arguments} ended before its pause point {pause_at}"
+        assert time.monotonic() < deadline, f"{arguments} never reached {pause_at}"
+        time.sleep(0.01)
+    time.sleep(HOLD_SECONDS)
+    marker.unlink()
+    if not stderr_is_terminal:
+        _, err = process.communicate(timeout=60)
+        return process.returncode, err.decode("utf-8", "replace")
+    output = b""
+    while True:  # read the terminal until the process has exited and it is drained
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every writer has closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        elif process.poll() is not None:
+            break
+    process.wait(timeout=60)
+    os.close(master)
+    return process.returncode, output.decode("utf-8", "replace")
+
+
+def write_sample(path):
+    """A safetensors file of 8 MiB of F32 zeros: more than one progress report."""
+    n = 2 << 20
+    header = ('{"t":{"dtype":"F32","shape":[%d],"data_offsets":[0,%d]}}' % (n, 4 * n)).encode()
+    header += b" " * (-len(header) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header)
+        f.truncate(8 + len(header) + 4 * n)
+
+
+def is_bar(text):
+    return "/s" in text and "\r" in text
+
+
+def main():
+    cli = sys.argv[1]
+    failures = []
+
+    def expect(condition, what, output):
+        print(("ok: " if condition else "FAIL: ") + what)
+        if not condition:
+            failures.append(what)
+            print("  stderr was: %r" % output)
+
+    with tempfile.TemporaryDirectory() as directory:
+        sample = os.path.join(directory, "big.safetensors")
+        write_sample(sample)
+        stats = ["inspect", "--stats", sample]
+        status, err = run(cli, stats, "data", True, directory)
+        expect(status == 0 and is_bar(err) and "ETA" in err and "8.0 MiB" in err,
+               "inspect --stats draws a bar on a terminal", err)
+        expect(err.rstrip("\n").endswith("\x1b[K") or "\r\x1b[K" in err,
+               "the bar is erased when the scan ends", err)
+        status, err = run(cli, stats, "data", False, directory)
+        expect(status == 0 and not is_bar(err) and err == "",
+               "inspect --stats draws nothing when stderr is piped", err)
+        status, err = run(cli, ["inspect", "--stats", "--json", sample], "data", True, directory)
+        expect(status == 0 and not is_bar(err), "inspect --stats --json draws nothing", err)
+
+        # A torch file of 16 MiB: its output passes through the writer's buffer in several
+        # writes, so the pause point "written" comes before the last of them.
+        try:
+            import torch
+        except ImportError:
+            print("SKIPPED: convert's progress: torch is not installed (python3-torch)")
+            torch = None
+        if torch is None:
+            return finish(failures)
+        torch_file = os.path.join(directory, "big.pt")
+        torch.save({"weight": torch.zeros(4 << 20)}, torch_file)
+        out = os.path.join(directory, "out.safetensors")
+        status, err = run(cli, ["convert", torch_file, out], "written", True, directory)
+        expect(status == 0 and is_bar(err), "convert draws a bar on a terminal", err)
+        os.unlink(out)
+        status, err = run(cli, ["convert", torch_file, out], "written", False, directory)
+        expect(status == 0 and not is_bar(err), "convert draws nothing when stderr is piped",
+               err)
+    finish(failures)
+
+
+def finish(failures):
+    if failures:
+        sys.exit(f"{len(failures)} failed")
+
+
+if __name__ == "__main__":
+    main()
