@@ -179,6 +179,7 @@ typedef enum stguard_code {
   STGUARD_NPY_DESCR,
   STGUARD_NPY_OBJECT_ARRAY,
   STGUARD_NPY_DATA_LENGTH,
+  STGUARD_LINT_ERROR,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;
