@@ -308,7 +308,7 @@ int RunInspectStats(Args args) {
   JsonStreamOut stream;
   if (json) {
     stream.text() = "{";
-    AppendValidEnvelope(path, Format::kSafetensors, &stream.text());
+    AppendValidEnvelope(path, Format::kSafetensors, &stream.text(), IsFolderPath(path));
     stream.text() += ",\"tensors\":[";
   } else {
     PrintLine("file: " + PrintableText(path) + " (" + std::to_string(num_shards) +
