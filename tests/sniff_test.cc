@@ -117,9 +117,13 @@ TEST(SniffTest, GgufNpyAndJsonByTheirFirstBytes) {
   EXPECT_EQ(Sniff(" \n[1, 2]"), Format::kJson);
   EXPECT_EQ(Sniff("\xEF\xBB\xBF{}"), Format::kJson);
   EXPECT_EQ(Sniff("x{}"), Format::kUnknown);
+  // A vocabulary whose first token is bracketed is no JSON array.
+  EXPECT_EQ(Sniff("[PAD]\n[UNK]\n"), Format::kUnknown);
+  EXPECT_EQ(Sniff("{PAD}"), Format::kUnknown);
+  EXPECT_EQ(Sniff("[{\"a\": 1}]"), Format::kJson);
   // A GGUF magic that torch.load would read as a pickle calling out is a pickle:
   // 'G' BINFLOAT takes 8 bytes, then a protocol 0 GLOBAL and REDUCE.
-  EXPECT_EQ(Sniff(std::string("GGUF\x03\x00\x00\x00\x00") + "cos\nsystem\n(S'x'\ntR."),
+  EXPECT_EQ(Sniff(std::string("GGUF\x03\x00\x00\x00\x00", 9) + "cos\nsystem\n(S'x'\ntR."),
             Format::kPickle);
 }
 

@@ -115,12 +115,18 @@ bool LooksLikeSafetensors(std::span<const std::byte> bytes) {
 // ---- json -----------------------------------------------------------------------------
 
 // LooksLikeJson: the first byte after JSON whitespace (and a UTF-8 byte order mark, which
-// Python's json refuses but editors write) opens an object or an array.
+// Python's json refuses but editors write) opens an object or an array, and what follows
+// can begin its contents ('[PAD]' opening a vocab.txt cannot).
 bool LooksLikeJson(std::span<const std::byte> bytes) {
   std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
+  constexpr std::string_view kSpace = " \t\r\n";
+  const size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos || (text[first] != '{' && text[first] != '[')) return false;
+  const size_t second = text.find_first_not_of(kSpace, first + 1);
+  if (second == std::string_view::npos) return false;
+  const std::string_view starts = text[first] == '{' ? "\"}" : "{[\"-0123456789tfn]";
+  return starts.find(text[second]) != std::string_view::npos;
 }
 
 // The legacy stream's first pickle: PROTO 2, LONG1 of the magic 0x1950a86a20f9469cfc6c,
