@@ -28,6 +28,7 @@
 #include "stguard/file_verdict.h"
 #include "stguard/mapped_file.h"
 #include "stguard/reader.h"
+#include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
 #include "stguard/writer.h"
 
@@ -144,8 +145,9 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
 // LooksLikeTorch says whether `path` is a folder or a file whose bytes are a torch format.
 bool LooksLikeTorch(const std::string& path) {
   if (IsDirectory(path)) return true;
-  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
-  return file.ok() && DetectTorchFormat((*file)->bytes()) != TorchFormat::kUnknown;
+  // A ZIP that is not PyTorch's still goes to the torch reader, whose errors say why.
+  const Result<Format> format = SniffFile(path);
+  return format.ok() && (IsPickleBearing(*format) || *format == Format::kZip);
 }
 
 
@@ -288,16 +290,15 @@ int ConvertSafetensors(const std::string& in, const std::string& out, Dtype targ
 }  // namespace
 
 int RunConvert(Args args) {
-  // A .npy IN (told by its magic) has its own options: npy_output.cc.
-  if (!args.empty() && !IsOption(args[0]) && IsNpyFile(std::string(args[0]))) {
-    return ConvertNpy(args);
-  }
-  // So is a GGUF IN (told by its magic): gguf_output.cc.
-  if (!args.empty() && !IsOption(args[0]) && IsGgufFile(std::string(args[0]))) {
-    return ConvertGgufCommand(args);
-  }
-  if (!args.empty() && !IsOption(args[0]) && IsNpzFile(std::string(args[0]))) {
-    return ConvertNpz(args);
+  // A .npy, .npz or GGUF IN (told by its content) has its own options: npy_output.cc,
+  // gguf_output.cc.
+  if (!args.empty() && !IsOption(args[0])) {
+    switch (SniffFile(std::string(args[0])).value_or(Format::kUnknown)) {
+      case Format::kNpy: return ConvertNpy(args);
+      case Format::kNpz: return ConvertNpz(args);
+      case Format::kGguf: return ConvertGgufCommand(args);
+      default: break;
+    }
   }
   ConvertArguments arguments;
   if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;

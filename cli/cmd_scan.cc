@@ -19,6 +19,7 @@
 #include "stguard/file_verdict.h"
 #include "stguard/folder_scan.h"
 #include "stguard/json_escape.h"
+#include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
 
 namespace stguard::cli {
@@ -207,8 +208,9 @@ int RunScan(Args args) {
     struct stat info;
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
       ScanFolder(path, folder_options, json, &status);
-    } else if (IsNpyFile(path) || IsNpzFile(path)) {  // npy_output.cc
-      status = std::max(status, ScanNumpyFile(path, json));
+    } else if (const Format format = SniffFile(path).value_or(Format::kUnknown);
+               format == Format::kNpy || format == Format::kNpz) {  // npy_output.cc
+      status = std::max(status, ScanNumpyFile(path, format == Format::kNpz, json));
     } else {
       PrintReport(path, JudgePickleFile(path, options), json, &status);
     }

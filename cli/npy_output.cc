@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "output.h"
 #include "stguard/dtype.h"
+#include "verdict_output.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npy_convert.h"
@@ -33,61 +34,6 @@ int ErrorStatus(const Error& error) { return IsIoError(error) ? kExitUsage : kEx
 
 }  // namespace
 
-bool IsNpyFile(const std::string& path) {
-  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
-  if (!file.ok() || (*file)->size() < kNpyMagicLen) return false;
-  std::array<std::byte, kNpyMagicLen> magic{};
-  return (*file)->ReadAt(0, magic).ok() && HasNpyMagic(magic);
-}
-
-bool IsNpzFile(const std::string& path) {
-  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
-  if (!file.ok() || !HasZipMagic((*file)->bytes())) return false;
-  const std::span<const std::byte> bytes = (*file)->bytes();
-  // An npz's first record is a "<key>.npy" (or the archive is empty); a ZIP holding a
-  // pickle is PyTorch's, whatever its first name. Anything else keeps the torch reader's
-  // verdict on a ZIP.
-  constexpr size_t kLocalHeaderLen = 30;
-  bool npy_first = std::memcmp(bytes.data(), "PK\x05\x06", 4) == 0;
-  if (!npy_first && bytes.size() >= kLocalHeaderLen) {
-    const size_t name_len = static_cast<size_t>(bytes[26]) | static_cast<size_t>(bytes[27]) << 8;
-    const std::string_view name(reinterpret_cast<const char*>(bytes.data()) + kLocalHeaderLen,
-                                std::min(name_len, bytes.size() - kLocalHeaderLen));
-    npy_first = name.size() == name_len && name.ends_with(".npy");
-  }
-  return npy_first && SniffFormat(bytes) != Format::kPytorchZip;
-}
-
-int CheckNpz(const std::string& path, bool quiet, bool json) {
-  const Result<NpzInfo> info = ReadNpzFile(path);
-  if (quiet && info.ok()) return kExitOk;
-  uint64_t data_bytes = 0;
-  if (info.ok()) {
-    for (const NpzMember& member : info->members) data_bytes += member.array.data_len;
-  }
-  std::string line;
-  if (json) {
-    line = "{\"file\":";
-    AppendJsonText(path, &line);
-    if (info.ok()) {
-      line += ",\"ok\":true,\"format\":\"npz\",\"arrays\":" +
-              std::to_string(info->members.size()) + ",\"data_bytes\":" +
-              std::to_string(data_bytes) + "}";
-    } else {
-      line += ",\"ok\":false,\"error\":";
-      AppendErrorJson(info.error(), &line);
-      line += "}";
-    }
-  } else {
-    line = PrintableText(path) + ": ";
-    line += info.ok() ? "ok (npz, " + std::to_string(info->members.size()) + " arrays, " +
-                            std::to_string(data_bytes) + " data bytes)"
-                      : "INVALID: " + info.error().ToString();
-  }
-  PrintLine(line);
-  return info.ok() ? kExitOk : ErrorStatus(info.error());
-}
-
 int InspectNpz(const std::string& path, bool json) {
   const Result<NpzInfo> info = ReadNpzFile(path);
   if (!info.ok()) {
@@ -96,9 +42,9 @@ int InspectNpz(const std::string& path, bool json) {
     return ErrorStatus(info.error());
   }
   if (json) {
-    std::string out = "{\"file\":";
-    AppendJsonText(path, &out);
-    out += ",\"format\":\"npz\",\"arrays\":[";
+    std::string out = "{";
+    AppendValidEnvelope(path, Format::kNpz, &out);
+    out += ",\"arrays\":[";
     for (size_t i = 0; i < info->members.size(); ++i) {
       const NpzMember& m = info->members[i];
       out += i == 0 ? "{\"name\":" : ",{\"name\":";
@@ -124,8 +70,7 @@ int InspectNpz(const std::string& path, bool json) {
   return kExitOk;
 }
 
-int ScanNumpyFile(const std::string& path, bool json) {
-  const bool npz = !IsNpyFile(path);
+int ScanNumpyFile(const std::string& path, bool npz, bool json) {
   const Error error = npz ? ReadNpzFile(path).error() : ReadNpyFile(path).error();
   const std::string format = npz ? "npz" : "npy";
   const bool runs_code = error.code == ErrorCode::kNpyObjectArray;
@@ -153,31 +98,6 @@ int ScanNumpyFile(const std::string& path, bool json) {
   return error.ok() ? kExitOk : ErrorStatus(error);
 }
 
-int CheckNpy(const std::string& path, bool quiet, bool json) {
-  const Result<NpyArrayInfo> info = ReadNpyFile(path);
-  if (quiet && info.ok()) return kExitOk;
-  std::string line;
-  if (json) {
-    line = "{\"file\":";
-    AppendJsonText(path, &line);
-    if (info.ok()) {
-      line += ",\"ok\":true,\"format\":\"npy\",\"header_bytes\":" +
-              std::to_string(info->header_len) + "}";
-    } else {
-      line += ",\"ok\":false,\"error\":";
-      AppendErrorJson(info.error(), &line);
-      line += "}";
-    }
-  } else {
-    line = PrintableText(path) + ": ";
-    line += info.ok() ? "ok (npy " + VersionText(*info) + ", " + info->descr + ", " +
-                            std::to_string(info->data_len) + " data bytes)"
-                      : "INVALID: " + info.error().ToString();
-  }
-  PrintLine(line);
-  return info.ok() ? kExitOk : ErrorStatus(info.error());
-}
-
 int InspectNpy(const std::string& path, bool json) {
   const Result<NpyArrayInfo> info = ReadNpyFile(path);
   if (!info.ok()) {
@@ -187,9 +107,9 @@ int InspectNpy(const std::string& path, bool json) {
   }
   const std::string shape = ShapeText(info->shape, json ? "," : ", ");
   if (json) {
-    std::string out = "{\"file\":";
-    AppendJsonText(path, &out);
-    out += ",\"format\":\"npy\",\"version\":\"" + VersionText(*info) + "\",\"descr\":";
+    std::string out = "{";
+    AppendValidEnvelope(path, Format::kNpy, &out);
+    out += ",\"version\":\"" + VersionText(*info) + "\",\"descr\":";
     AppendJsonText(info->descr, &out);
     out += std::string(",\"fortran_order\":") + (info->fortran_order ? "true" : "false") +
            ",\"shape\":" + shape + ",\"data_offset\":" + std::to_string(info->data_offset) +

@@ -140,7 +140,7 @@ TEST(AlignmentCliTest, CheckAlignedAcceptsAlignedAndRejectsMisalignedFiles) {
   EXPECT_EQ(RunCheck("--aligned '" + aligned + "'", &output), 0) << output;
   EXPECT_NE(output.find(": ok (2 tensors"), std::string::npos) << output;
   EXPECT_EQ(RunCheck("--aligned '" + misaligned + "'", &output), 1) << output;
-  EXPECT_NE(output.find("error: MisalignedData at byte"), std::string::npos) << output;
+  EXPECT_NE(output.find("invalid: MisalignedData at byte"), std::string::npos) << output;
   EXPECT_NE(output.find("(tensor 'w')"), std::string::npos) << output;
   EXPECT_EQ(RunCheck("'" + misaligned + "'", &output), 0) << output;  // valid without it
   EXPECT_EQ(RunCheck("--aligned --json '" + misaligned + "'", &output), 1) << output;

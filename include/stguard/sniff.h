@@ -27,8 +27,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
+#include "stguard/error.h"
 #include "stguard/export.h"
 
 namespace stguard {
@@ -41,16 +43,25 @@ enum class Format : uint8_t {
   kPytorchLegacy,   // the pickled magic number of torch < 1.6's stream
   kPickle,          // a bare pickle, any protocol (see WHAT COUNTS AS A PICKLE)
   kTar,             // a tar archive (torch's oldest format unpickles its members)
-  kZip,             // a ZIP archive without a ".pkl" record (npz, keras...)
+  kZip,             // a ZIP archive that is neither PyTorch's nor an npz (keras...), or both
+  kGguf,            // "GGUF" magic (ggml's checkpoint format; a byte-swapped one too)
+  kNpy,             // "\x93NUMPY" magic (numpy's single-array file)
+  kNpz,             // a ZIP archive whose members are all "*.npy" (numpy's savez)
+  kJson,            // not a pickle, starts (after whitespace) with '{' or '[': config.json,
+                    // an index; the JSON reader decides whether it is one
   kNumFormats,
 };
 
 // FormatName returns "unknown", "safetensors", "pytorch-zip", "pytorch-legacy",
-// "pickle", "tar" or "zip".
+// "pickle", "tar", "zip", "gguf", "npy", "npz" or "json".
 STGUARD_API std::string_view FormatName(Format format);
 
 // SniffFormat says what `bytes` (a whole file) are.
 STGUARD_API Format SniffFormat(std::span<const std::byte> bytes);
+
+// SniffFile says what the file at `path` is (through a read-only mapping: only the bytes
+// SniffFormat looks at are read). A file that cannot be opened gives its error.
+STGUARD_API Result<Format> SniffFile(const std::string& path);
 
 // IsPickleBearing says whether loading a file of this format (torch.load, pickle.load)
 // runs pickle opcodes from it: kPytorchZip, kPytorchLegacy, kPickle and kTar.

@@ -182,6 +182,7 @@ typedef enum stguard_code {
   STGUARD_GGUF_NOT_DEQUANTIZABLE,
   STGUARD_DEFLATE_DATA,
   STGUARD_NPZ_MEMBER_NAME,
+  STGUARD_LINT_ERROR,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;
