@@ -41,12 +41,17 @@ enum class Format : uint8_t {
   kPytorchLegacy,   // the pickled magic number of torch < 1.6's stream
   kPickle,          // a bare pickle, any protocol (see WHAT COUNTS AS A PICKLE)
   kTar,             // a tar archive (torch's oldest format unpickles its members)
-  kZip,             // a ZIP archive without a ".pkl" record (npz, keras...)
+  kZip,             // a ZIP archive that is neither PyTorch's nor an npz (keras...), or both
+  kGguf,            // "GGUF" magic (ggml's checkpoint format; a byte-swapped one too)
+  kNpy,             // "\x93NUMPY" magic (numpy's single-array file)
+  kNpz,             // a ZIP archive whose members are all "*.npy" (numpy's savez)
+  kJson,            // not a pickle, starts (after whitespace) with '{' or '[': config.json,
+                    // an index; the JSON reader decides whether it is one
   kNumFormats,
 };
 
 // FormatName returns "unknown", "safetensors", "pytorch-zip", "pytorch-legacy",
-// "pickle", "tar" or "zip".
+// "pickle", "tar", "zip", "gguf", "npy", "npz" or "json".
 STGUARD_API std::string_view FormatName(Format format);
 
 // SniffFormat says what `bytes` (a whole file) are.

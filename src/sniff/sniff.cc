@@ -117,6 +117,10 @@ std::string_view FormatName(Format format) {
     case Format::kPickle: return "pickle";
     case Format::kTar: return "tar";
     case Format::kZip: return "zip";
+    case Format::kGguf: return "gguf";
+    case Format::kNpy: return "npy";
+    case Format::kNpz: return "npz";
+    case Format::kJson: return "json";
     case Format::kUnknown: case Format::kNumFormats: break;
   }
   return "unknown";

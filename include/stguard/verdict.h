@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// stguard/verdict.h: the front door. One function decides whether a file or a folder of
+// any format stguard recognises is valid, and one result (the envelope) says so in the
+// same words for every command, the C API and Python.
+//
+// THE FOUR VERDICTS (VerdictName gives the word; VerdictExitStatus the exit status)
+// - valid (exit 0): every rule for the format holds, and loading it runs no code of the
+//   file's choosing. A pickle-bearing file the static scan reads to its end is valid,
+//   including one whose tensors sit under a key (needs-key: a warning names the keys) and
+//   a clean bare pickle (it holds no tensor data: a warning says so).
+// - invalid (exit 1): malformed: a rule of its format does not hold (the error says which,
+//   where, and for which tensor).
+// - refused (exit 1): loading it would run code the file chose (a pickle naming a global
+//   outside the allowlist, an npy object array), or it cannot be proven safe (a pickle the
+//   scan cannot read to its end, a tar, an archive that is neither npz nor PyTorch).
+// - error (exit 2): no verdict on the file: it could not be read (I/O), the request was
+//   not usable (a flag that does not apply to the format found), or memory ran out.
+//
+// THE ENVELOPE (AppendEnvelopeJson writes it; schema version kEnvelopeSchemaVersion)
+//   "schema_version": 1, "file": the path given, "format": FormatName of what was found,
+//   "verdict": the word above; and when not valid: "code" (the error code's name),
+//   "message" (the sentence and its detail), "offset" (only when it is a byte offset into
+//   the file named by "file", or by "member" inside a folder), "tensor" (may be "").
+//   Commands add their own fields after these.
+//
+// FOLDERS. CheckPath on a folder (or a *.safetensors.index.json) validates the logical
+// safetensors checkpoint and the files around it (config.json, the index), scans every
+// pickle-bearing file (found by content, subfolders included) statically, and validates
+// every GGUF, npy and npz file in it: each file is examined once and listed once in
+// `files`. The folder's verdict is the first failing file's (refused wins over invalid
+// only by coming first: files are visited in byte order of their names), or the folder's
+// own error.
+#ifndef STGUARD_VERDICT_H_
+#define STGUARD_VERDICT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stguard/checkpoint_dir.h"
+#include "stguard/error.h"
+#include "stguard/export.h"
+#include "stguard/file_verdict.h"
+#include "stguard/sniff.h"
+#include "stguard/torch_checkpoint.h"
+
+namespace stguard {
+
+enum class Verdict : uint8_t { kValid, kInvalid, kRefused, kError };
+
+// VerdictName returns "valid", "invalid", "refused" or "error".
+STGUARD_API std::string_view VerdictName(Verdict verdict);
+
+// VerdictExitStatus returns the exit status for a verdict: 0 valid, 1 invalid or
+// refused, 2 error. A command over several paths exits with the largest.
+STGUARD_API int VerdictExitStatus(Verdict verdict);
+
+// VerdictForError classifies an error found while checking a file: kOk → valid; I/O,
+// not-a-regular-file, out-of-memory and invalid-argument → error; codes meaning "would run
+// code" (a refused global or opcode, an npy object array) → refused; anything else →
+// invalid. Pickle-bearing files are classified by their FileVerdict instead
+// (VerdictForPickle), since "cannot prove safe" is a refusal whatever the code.
+STGUARD_API Verdict VerdictForError(const Error& error);
+
+// VerdictForPickle maps the static scan's verdict: clean and needs-key → valid;
+// names-code and cannot-prove-safe → refused (an unreadable file → error).
+STGUARD_API Verdict VerdictForPickle(const PickleFileReport& report);
+
+// ErrorOffsetInFile says whether error.offset is a byte offset into the file it concerns
+// (false for I/O, usage and memory errors, and folder-level errors such as a missing
+// shard, whose offset means nothing).
+STGUARD_API bool ErrorOffsetInFile(const Error& error);
+
+inline constexpr int kEnvelopeSchemaVersion = 1;
+
+struct CheckOptions {
+  // require_aligned_data: every safetensors tensor's data aligned to its element size.
+  bool require_aligned_data = false;
+  // Read files through symbolic links that resolve out of the folder.
+  bool allow_external_symlinks = false;
+  // How a pickle-bearing file's state dict is selected (--key) and its output bounded.
+  TorchOptions torch;
+};
+
+// CheckSummary holds the counts a valid file or folder reports (0 where not known).
+struct CheckSummary {
+  uint64_t tensors = 0;
+  uint64_t data_bytes = 0;    // tensor data bytes (safetensors, gguf, npy)
+  uint64_t header_bytes = 0;  // a single safetensors file's JSON header
+  uint64_t shards = 0;        // a folder's safetensors shards
+  std::string index;          // a folder's index file, when it has one
+};
+
+// CheckResult is the envelope and what it rests on.
+struct CheckResult {
+  std::string file;                  // the path given (or, in `files`, the name in the folder)
+  Format format = Format::kUnknown;  // what SniffFormat found (a folder: kUnknown)
+  bool is_folder = false;
+  Verdict verdict = Verdict::kError;
+  // error: ok when valid; otherwise the error that decided the verdict. For a folder,
+  // `member` names the file inside the folder it is about ("" for the folder itself).
+  Error error;
+  std::string member;
+  std::vector<Warning> warnings;
+  CheckSummary summary;
+  // pickle: the static scan's report, for a pickle-bearing file (tensors, globals, keys).
+  std::optional<PickleFileReport> pickle;
+  // files: a folder's files that were examined, each once, in walk order.
+  std::vector<CheckResult> files;
+
+  bool valid() const { return verdict == Verdict::kValid; }
+  int exit_status() const { return VerdictExitStatus(verdict); }
+};
+
+// CheckPath validates `path`: a file of any format SniffFormat recognises (a file it does
+// not recognise is read as safetensors, whose errors say why it is not one), or a folder /
+// *.safetensors.index.json as described under FOLDERS. Never throws; never runs anything.
+STGUARD_API CheckResult CheckPath(const std::string& path, const CheckOptions& options = {});
+
+// CheckFile and CheckFolder are CheckPath's two halves, for callers that already know.
+STGUARD_API CheckResult CheckFile(const std::string& path, const CheckOptions& options = {});
+STGUARD_API CheckResult CheckFolder(const std::string& path, const CheckOptions& options = {});
+
+// IsFolderPath says whether CheckPath treats `path` as a folder: a directory, or a regular
+// file whose name ends in ".json" (a sharded index).
+STGUARD_API bool IsFolderPath(const std::string& path);
+
+// UsageError returns a result with verdict error and kInvalidArgument, for a flag that
+// does not apply to the format found ("--canonical applies to safetensors files, not
+// pytorch-zip"): callers print it like any other result.
+STGUARD_API CheckResult UsageError(const std::string& path, Format format,
+                                   std::string_view flag, std::string_view applies_to);
+
+// AppendEnvelopeJson appends the envelope's fields (no braces: `"schema_version":1,
+// "file":...,...`) to *out, so callers add their own fields after a comma.
+STGUARD_API void AppendEnvelopeJson(const CheckResult& result, std::string* out);
+
+// EnvelopeJson returns the envelope as one JSON object.
+STGUARD_API std::string EnvelopeJson(const CheckResult& result);
+
+}  // namespace stguard
+
+#endif  // STGUARD_VERDICT_H_
