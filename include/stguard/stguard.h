@@ -179,6 +179,8 @@ typedef enum stguard_code {
   STGUARD_NPY_DESCR,
   STGUARD_NPY_OBJECT_ARRAY,
   STGUARD_NPY_DATA_LENGTH,
+  /* A file of another format (PyTorch, GGUF, npy) opened as safetensors. */
+  STGUARD_NOT_SAFETENSORS,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

@@ -31,13 +31,18 @@ typedef enum stguard_format {
   STGUARD_FORMAT_PYTORCH_LEGACY, /* torch < 1.6's stream of pickles */
   STGUARD_FORMAT_PICKLE,         /* a bare pickle, any protocol */
   STGUARD_FORMAT_TAR,            /* a tar archive (torch's oldest format) */
-  STGUARD_FORMAT_ZIP,            /* a ZIP archive without a ".pkl" record */
+  STGUARD_FORMAT_ZIP,            /* a ZIP archive that is neither PyTorch's nor an npz */
+  STGUARD_FORMAT_GGUF,           /* "GGUF" magic (ggml's checkpoint format) */
+  STGUARD_FORMAT_NPY,            /* "\x93NUMPY" magic (numpy's single-array file) */
+  STGUARD_FORMAT_NPZ,            /* a ZIP archive whose members are all "*.npy" */
+  STGUARD_FORMAT_JSON,           /* no pickle, starts with '{' or '[' (config.json, an index) */
 
   STGUARD_NUM_FORMATS /* not a format: the number of formats above */
 } stguard_format;
 
 /* stguard_format_name returns the format's name as the command line prints it
- * ("safetensors", "pytorch-zip", "pytorch-legacy", "pickle"...), or "unknown" for a value
+ * ("safetensors", "pytorch-zip", "pytorch-legacy", "pickle", "tar", "zip", "gguf",
+ * "npy", "npz", "json"), or "unknown" for a value
  * outside the enum. The string is static: never freed. */
 STGUARD_API const char* stguard_format_name(stguard_format format);
 

@@ -22,6 +22,10 @@ STGUARD_SAME_FORMAT(PYTORCH_LEGACY, PytorchLegacy);
 STGUARD_SAME_FORMAT(PICKLE, Pickle);
 STGUARD_SAME_FORMAT(TAR, Tar);
 STGUARD_SAME_FORMAT(ZIP, Zip);
+STGUARD_SAME_FORMAT(GGUF, Gguf);
+STGUARD_SAME_FORMAT(NPY, Npy);
+STGUARD_SAME_FORMAT(NPZ, Npz);
+STGUARD_SAME_FORMAT(JSON, Json);
 #undef STGUARD_SAME_FORMAT
 static_assert(static_cast<int>(STGUARD_NUM_FORMATS) == static_cast<int>(Format::kNumFormats),
               "stguard_format lacks a format of stguard::Format");
