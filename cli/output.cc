@@ -10,39 +10,6 @@
 #include "stguard/json_escape.h"
 
 namespace stguard::cli {
-namespace {
-
-// Utf8SequenceLength returns the length of the well-formed UTF-8 sequence at text[i]
-// (shortest form, no surrogates, at most U+10FFFF), or 0 for a byte that starts none.
-size_t Utf8SequenceLength(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  size_t len = 0;
-  unsigned char second_min = 0x80;
-  unsigned char second_max = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    if (lead == 0xE0) second_min = 0xA0;  // no overlong forms
-    if (lead == 0xED) second_max = 0x9F;  // no surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    if (lead == 0xF0) second_min = 0x90;
-    if (lead == 0xF4) second_max = 0x8F;  // nothing past U+10FFFF
-  } else {
-    return 0;
-  }
-  if (text.size() - i < len) return 0;
-  if (byte(1) < second_min || byte(1) > second_max) return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-  }
-  return len;
-}
-
-}  // namespace
 
 Error StdoutSink::Write(std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
@@ -74,27 +41,6 @@ void PrintLeftoverNotes(std::string_view command, const std::string& out) {
   }
 }
 
-void AppendJsonText(std::string_view text, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  // Rebuild the text with invalid bytes spelled out, then escape it as JSON. PrintableText
-  // would also spell out controls; here JSON's own escapes handle those.
-  std::string utf8;
-  utf8.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const size_t len = Utf8SequenceLength(text, i);
-    if (len == 0) {
-      const auto byte = static_cast<unsigned char>(text[i]);
-      utf8 += "\\x";
-      utf8 += kHex[byte >> 4];
-      utf8 += kHex[byte & 0xF];
-      ++i;
-    } else {
-      utf8.append(text, i, len);
-      i += len;
-    }
-  }
-  AppendJsonString(utf8, out);
-}
 
 void AppendErrorJson(const Error& error, std::string* out) {
   *out += "{\"code\":";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stguard/error.h"
+#include "stguard/json_escape.h"  // AppendJsonText, AppendJsonString
 #include "stguard/shape.h"
 #include "stguard/writer.h"
 
@@ -37,13 +38,6 @@ std::string StdoutRefusal();
 // beside it (see FindLeftoverTemporaryFiles in stguard/writer.h).
 void PrintLeftoverNotes(std::string_view command, const std::string& out);
 
-// AppendJsonText appends `text` as a JSON string that is always valid JSON, even for
-// bytes that are not UTF-8 (paths on Linux are any bytes but NUL and '/'): well-formed
-// UTF-8 is escaped as AppendJsonString does, and every byte that is not part of
-// well-formed UTF-8 is written as the four characters \xNN (lowercase hex, so the JSON
-// text holds "\\xff"), as the text output shows it. Used for paths, file names and error
-// contexts; names and metadata from a validated header are UTF-8 already.
-void AppendJsonText(std::string_view text, std::string* out);
 
 // AppendErrorJson appends {"code":...,"offset":...,"message":...,"context":...,
 // "tensor":...} to *out.

@@ -92,10 +92,35 @@ TEST(SniffTest, CheckpointFormats) {
 
 TEST(SniffTest, ZipHoldingAPickleRecord) {
   EXPECT_EQ(Sniff(StoredZip({"archive/data.pkl", "archive/data/0"})), Format::kPytorchZip);
-  EXPECT_EQ(Sniff(StoredZip({"arr_0.npy", "arr_1.npy"})), Format::kZip);
   EXPECT_EQ(Sniff(StoredZip({})), Format::kZip);
   // A ZIP whose directory cannot be read: a loader may read more than this walk does.
   EXPECT_EQ(Sniff(std::string("PK\x03\x04") + std::string(100, 'x')), Format::kPytorchZip);
+}
+
+TEST(SniffTest, NpzIsAZipOfNpyMembersOnly) {
+  EXPECT_EQ(Sniff(StoredZip({"arr_0.npy", "arr_1.npy"})), Format::kNpz);
+  EXPECT_EQ(Sniff(StoredZip({"weights.npy"})), Format::kNpz);
+  // Neither: a member that is no .npy makes it some other archive.
+  EXPECT_EQ(Sniff(StoredZip({"arr_0.npy", "notes.txt"})), Format::kZip);
+  EXPECT_EQ(Sniff(StoredZip({"model.keras"})), Format::kZip);
+  // Both: a .pkl record beside .npy members is what torch.load unpickles.
+  EXPECT_EQ(Sniff(StoredZip({"arr_0.npy", "archive/data.pkl"})), Format::kPytorchZip);
+}
+
+TEST(SniffTest, GgufNpyAndJsonByTheirFirstBytes) {
+  EXPECT_EQ(Sniff(std::string("GGUF\x03\x00\x00\x00", 8) + std::string(16, '\0')), Format::kGguf);
+  EXPECT_EQ(Sniff("GGU"), Format::kUnknown);
+  EXPECT_EQ(Sniff(std::string("\x93NUMPY\x01\x00\x76\x00{'descr': '<f4'}", 26)), Format::kNpy);
+  EXPECT_EQ(Sniff("\x93NUMP"), Format::kUnknown);
+  EXPECT_EQ(Sniff("{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 4096}\n"),
+            Format::kJson);
+  EXPECT_EQ(Sniff(" \n[1, 2]"), Format::kJson);
+  EXPECT_EQ(Sniff("\xEF\xBB\xBF{}"), Format::kJson);
+  EXPECT_EQ(Sniff("x{}"), Format::kUnknown);
+  // A GGUF magic that torch.load would read as a pickle calling out is a pickle:
+  // 'G' BINFLOAT takes 8 bytes, then a protocol 0 GLOBAL and REDUCE.
+  EXPECT_EQ(Sniff(std::string("GGUF\x03\x00\x00\x00\x00") + "cos\nsystem\n(S'x'\ntR."),
+            Format::kPickle);
 }
 
 TEST(SniffTest, TarByItsChecksum) {
@@ -126,7 +151,6 @@ TEST(SniffTest, PicklesOfEveryProtocol) {
 
 TEST(SniffTest, TextAndImagesAreNoPickle) {
   const char* const texts[] = {
-      "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 4096}\n",
       "#version: 0.2\n\xc4\xa0 t\n\xc4\xa0 a\nh e\n",
       "[PAD]\n[unused0]\n[UNK]\n[CLS]\n!\n\"\n#\nthe\n##s\n",
       "---\nlicense: apache-2.0\n---\n\n# Model card\n\nSee (a lot of) text.\n",
@@ -169,7 +193,12 @@ TEST(SniffTest, FormatNamesAndPickleBearing) {
                         Format::kTar}) {
     EXPECT_TRUE(IsPickleBearing(format)) << FormatName(format);
   }
-  for (Format format : {Format::kSafetensors, Format::kZip, Format::kUnknown}) {
+  EXPECT_EQ(FormatName(Format::kGguf), "gguf");
+  EXPECT_EQ(FormatName(Format::kNpy), "npy");
+  EXPECT_EQ(FormatName(Format::kNpz), "npz");
+  EXPECT_EQ(FormatName(Format::kJson), "json");
+  for (Format format : {Format::kSafetensors, Format::kZip, Format::kUnknown, Format::kGguf,
+                        Format::kNpy, Format::kNpz, Format::kJson}) {
     EXPECT_FALSE(IsPickleBearing(format)) << FormatName(format);
   }
 }

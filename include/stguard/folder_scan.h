@@ -25,6 +25,7 @@
 #include "stguard/error.h"
 #include "stguard/export.h"
 #include "stguard/file_verdict.h"
+#include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
 
 namespace stguard {
@@ -49,8 +50,16 @@ struct FolderScanEntry {
   PickleFileReport report;
 };
 
+// FolderScanOther is a file of another format the walk recognised by content and that
+// has its own validator: GGUF, npy and npz (stguard/verdict.h's CheckFolder checks them).
+struct FolderScanOther {
+  std::string name;  // as FolderScanEntry::name
+  Format format = Format::kUnknown;
+};
+
 struct FolderScanReport {
   std::vector<FolderScanEntry> files;  // in walk order
+  std::vector<FolderScanOther> others;  // in walk order
   // error: kIoError when a folder cannot be listed, kFolderTooLarge past a bound; the
   // files found until then are kept.
   Error error;

@@ -16,6 +16,14 @@ namespace stguard {
 // non-ASCII) raw. `utf8` must be valid UTF-8; this function does not check.
 STGUARD_API void AppendJsonString(std::string_view utf8, std::string* out);
 
+// AppendJsonText appends `text` as a JSON string that is always valid JSON, even for
+// bytes that are not UTF-8 (paths on Linux are any bytes but NUL and '/'): well-formed
+// UTF-8 is escaped as AppendJsonString does, and every byte that is not part of
+// well-formed UTF-8 is written as the four characters \xNN (lowercase hex, so the JSON
+// text holds "\\xff"), as the text output shows it. Used for paths, file names and error
+// contexts; names and metadata from a validated header are UTF-8 already.
+STGUARD_API void AppendJsonText(std::string_view text, std::string* out);
+
 }  // namespace stguard
 
 #endif  // STGUARD_JSON_ESCAPE_H_

@@ -27,9 +27,12 @@
 // safetensors checkpoint and the files around it (config.json, the index), scans every
 // pickle-bearing file (found by content, subfolders included) statically, and validates
 // every GGUF, npy and npz file in it: each file is examined once and listed once in
-// `files`. The folder's verdict is the first failing file's (refused wins over invalid
-// only by coming first: files are visited in byte order of their names), or the folder's
-// own error.
+// `files` (pickle-bearing files first, then the others, each in walk order). The
+// folder's verdict is the first refused file's (code outranks any other finding), else
+// the folder's own error (index, shards, config.json, the walk's bounds), else the first
+// file that is not valid. A file of the folder that cannot be read is refused (a loader
+// may read it). A folder without safetensors is checked for its other files; one with no
+// recognised file at all keeps the "no .safetensors file" error.
 #ifndef STGUARD_VERDICT_H_
 #define STGUARD_VERDICT_H_
 
@@ -91,6 +94,9 @@ struct CheckSummary {
   uint64_t header_bytes = 0;  // a single safetensors file's JSON header
   uint64_t shards = 0;        // a folder's safetensors shards
   std::string index;          // a folder's index file, when it has one
+  // detail: what was found, in a few words for a person ("gguf v3, 2 tensors, 5 keys";
+  // "npy 1.0, <f4, 64 data bytes"); empty when there is nothing to add.
+  std::string detail;
 };
 
 // CheckResult is the envelope and what it rests on.

@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "base/little_endian.h"
+#include "stguard/gguf.h"
+#include "stguard/npy.h"
 #include "sniff/pickle_walk.h"
 #include "sniff/tar_probe.h"
 
@@ -56,29 +58,35 @@ bool ZipCentralDirectory(std::span<const std::byte> bytes, uint64_t* out_offset,
   return false;
 }
 
-// ZipMayHoldPickle says whether the archive's central directory names a ".pkl" record.
-// It reads leniently (no check beyond bounds), as a loader might, and says yes when it
-// cannot read the directory at all: a loader more forgiving than this walk could.
-bool ZipMayHoldPickle(std::span<const std::byte> bytes) {
+// ZipKind is what an archive's central directory names.
+enum class ZipKind : uint8_t { kPytorch, kNpz, kOther };
+
+// ClassifyZip reads the central directory leniently (no check beyond bounds), as a loader
+// might. A ".pkl" record anywhere makes it PyTorch's (torch.load unpickles it), and so does
+// a directory this walk cannot read (a loader more forgiving than this walk could find one:
+// fail closed). Members all named "*.npy" make an npz; anything else is another archive.
+ZipKind ClassifyZip(std::span<const std::byte> bytes) {
   uint64_t at = 0;
   uint64_t count = 0;
-  if (!ZipCentralDirectory(bytes, &at, &count)) return true;
+  if (!ZipCentralDirectory(bytes, &at, &count)) return ZipKind::kPytorch;
   constexpr size_t kEntryLen = 46;
+  bool all_npy = count > 0;
   for (uint64_t k = 0; k < count; ++k) {
     if (at > bytes.size() || bytes.size() - at < kEntryLen ||
         !StartsWith(bytes.subspan(at), "PK\x01\x02")) {
-      return true;
+      return ZipKind::kPytorch;
     }
     const std::byte* entry = bytes.data() + at;
     const uint64_t name_len = LoadLittleEndian<uint16_t>(entry + 28);
     const uint64_t rest = name_len + LoadLittleEndian<uint16_t>(entry + 30) +
                           LoadLittleEndian<uint16_t>(entry + 32);
-    if (bytes.size() - at - kEntryLen < rest) return true;
+    if (bytes.size() - at - kEntryLen < rest) return ZipKind::kPytorch;
     const std::string_view name(reinterpret_cast<const char*>(entry + kEntryLen), name_len);
-    if (name.size() >= 4 && name.substr(name.size() - 4) == ".pkl") return true;
+    if (name.ends_with(".pkl")) return ZipKind::kPytorch;
+    all_npy = all_npy && name.ends_with(".npy");
     at += kEntryLen + rest;
   }
-  return false;
+  return all_npy ? ZipKind::kNpz : ZipKind::kOther;
 }
 
 // ---- tar ------------------------------------------------------------------------------
@@ -100,6 +108,17 @@ bool LooksLikeSafetensors(std::span<const std::byte> bytes) {
   if (bytes.size() < 10) return false;
   const uint64_t header_len = LoadLittleEndian<uint64_t>(bytes.data());
   return header_len >= 2 && header_len <= bytes.size() - 8 && ByteAt(bytes, 8) == '{';
+}
+
+// ---- json -----------------------------------------------------------------------------
+
+// LooksLikeJson: the first byte after JSON whitespace (and a UTF-8 byte order mark, which
+// Python's json refuses but editors write) opens an object or an array.
+bool LooksLikeJson(std::span<const std::byte> bytes) {
+  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
 }
 
 // The legacy stream's first pickle: PROTO 2, LONG1 of the magic 0x1950a86a20f9469cfc6c,
@@ -134,7 +153,12 @@ bool IsPickleBearing(Format format) {
 Format SniffFormat(std::span<const std::byte> bytes) {
   // torch.load takes any file starting with a local file header for a ZIP.
   if (StartsWith(bytes, "PK\x03\x04")) {
-    return ZipMayHoldPickle(bytes) ? Format::kPytorchZip : Format::kZip;
+    switch (ClassifyZip(bytes)) {
+      case ZipKind::kPytorch: return Format::kPytorchZip;
+      case ZipKind::kNpz: return Format::kNpz;
+      case ZipKind::kOther: break;
+    }
+    return Format::kZip;
   }
   if (StartsWith(bytes, "PK\x05\x06")) return Format::kZip;  // an empty archive
   if (StartsWith(bytes, kLegacyMagic)) return Format::kPytorchLegacy;
@@ -151,8 +175,15 @@ Format SniffFormat(std::span<const std::byte> bytes) {
   // Walk a bounded prefix: a file still reading as a pickle when it ends is one.
   const size_t window = std::min(bytes.size(), kMaxSniffWalkLen);
   const PickleWalkResult walk = WalkPickle(bytes.first(window));
+  // A GGUF or npy magic names the format only when torch.load, reading the same bytes as
+  // a pickle, would not reach a call: a file that is both is a pickle (fail closed).
+  // (npy's first byte is STACK_GLOBAL on an empty stack, so it never is.)
+  if (walk.outcome == PickleWalk::kCalls) return Format::kPickle;
+  if (gguf::LooksLikeGguf(bytes)) return Format::kGguf;
+  if (HasNpyMagic(bytes)) return Format::kNpy;
   if (walk.outcome != PickleWalk::kRejected) return Format::kPickle;
-  return walk.ran_out && window < bytes.size() ? Format::kPickle : Format::kUnknown;
+  if (walk.ran_out && window < bytes.size()) return Format::kPickle;
+  return LooksLikeJson(bytes) ? Format::kJson : Format::kUnknown;
 }
 
 }  // namespace stguard

@@ -95,6 +95,10 @@ class FolderWalk {
       }
       format = SniffFormat((*file)->bytes());
     }
+    if (format == Format::kGguf || format == Format::kNpy || format == Format::kNpz) {
+      report_->others.push_back({rel, format});
+      return;
+    }
     if (!IsPickleBearing(format)) return;
     report_->files.push_back({rel, JudgePickleFile(path, options_.torch)});
   }

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// CheckFolder: one verdict for a model folder (or a sharded index): the logical
+// safetensors checkpoint, the files around it, and every other file the walk recognises
+// by content (pickle-bearing files, GGUF, npy, npz), each examined once.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stguard/checkpoint_dir.h"
+#include "stguard/file_verdict.h"
+#include "stguard/folder_scan.h"
+#include "stguard/verdict.h"
+
+namespace stguard {
+namespace {
+
+// NoSafetensorsInFolder: CheckpointDir found neither a .safetensors file nor an index. A
+// folder of PyTorch, GGUF or npy files is still a model folder; one with nothing at all
+// keeps this error.
+bool NoSafetensorsInFolder(const Error& error) {
+  return error.code == ErrorCode::kMissingShard &&
+         std::string_view(error.message).starts_with("the folder has no .safetensors");
+}
+
+// MemberResult is the verdict on one pickle-bearing file of the folder.
+CheckResult MemberResult(FolderScanEntry entry) {
+  CheckResult member;
+  member.file = std::move(entry.name);
+  member.format = entry.report.format;
+  member.verdict = VerdictForPickle(entry.report);
+  // A file of the folder that cannot be read here may still be read by a loader: the
+  // folder cannot be proven safe.
+  if (member.verdict == Verdict::kError) member.verdict = Verdict::kRefused;
+  if (member.verdict != Verdict::kValid) member.error = entry.report.reason;
+  member.summary.tensors = entry.report.scan.tensors.size();
+  member.pickle = std::move(entry.report);
+  return member;
+}
+
+// PickleWarnings gives each pickle-bearing file that does not decide the folder's verdict
+// one warning saying its verdict: the warning the name-based check made for it, or a new
+// one. The file that decides the verdict is named by the result, never again as a warning.
+// A file named like a pickle whose content is none says so.
+void PickleWarnings(const std::vector<CheckResult>& files, const std::string& decided_by,
+                    std::vector<Warning>* warnings) {
+  std::vector<bool> matched(files.size(), false);
+  std::vector<Warning> kept;
+  for (Warning& warning : *warnings) {
+    if (warning.kind == WarningKind::kPickleFile) {
+      if (!decided_by.empty() && warning.file == decided_by) continue;
+      bool found = false;
+      for (size_t k = 0; k < files.size() && !found; ++k) {
+        if (!files[k].pickle || files[k].file != warning.file) continue;
+        warning.message = "pickle-bearing file: " + DescribeVerdict(*files[k].pickle);
+        matched[k] = found = true;
+      }
+      if (!found && warning.message.starts_with("pickle-based weight file")) {
+        warning.message = "named like a pickle-based weight file, but its content is no "
+                          "pickle that a loader would run (found by content, not by name)";
+      }
+    }
+    kept.push_back(std::move(warning));
+  }
+  for (size_t k = 0; k < files.size(); ++k) {
+    if (matched[k] || !files[k].pickle || files[k].file == decided_by) continue;
+    kept.push_back(Warning{WarningKind::kPickleFile, files[k].file, {},
+                           "pickle-bearing file: " + DescribeVerdict(*files[k].pickle)});
+  }
+  *warnings = std::move(kept);
+}
+
+// Decide sets the folder's verdict: a refused file first (running code outranks any
+// other finding), then the folder's own error, then the first failing file.
+void Decide(const Error& folder_error, CheckResult* result) {
+  const CheckResult* failing = nullptr;
+  for (const CheckResult& file : result->files) {
+    if (file.verdict == Verdict::kRefused) {
+      failing = &file;
+      break;
+    }
+    if (failing == nullptr && !file.valid()) failing = &file;
+  }
+  if (failing != nullptr && (failing->verdict == Verdict::kRefused || folder_error.ok())) {
+    result->verdict = failing->verdict;
+    result->error = failing->error;
+    result->member = failing->file;
+    // The text form names the file too (Error::ToString shows the context).
+    result->error.context = "file '" + failing->file + "'" +
+                            (failing->error.context.empty() ? "" : "; " + failing->error.context);
+    return;
+  }
+  result->error = folder_error;
+  result->verdict = VerdictForError(folder_error);
+}
+
+void Summarise(const CheckpointDir& checkpoint, CheckResult* result) {
+  result->summary.tensors = checkpoint.num_tensors();
+  result->summary.shards = checkpoint.shards().size();
+  result->summary.data_bytes = checkpoint.total_bytes();
+  if (checkpoint.has_index()) result->summary.index = checkpoint.index_path();
+  const size_t shards = checkpoint.shards().size();
+  result->summary.detail = std::to_string(checkpoint.num_tensors()) + " tensors in " +
+                           std::to_string(shards) + (shards == 1 ? " shard, " : " shards, ") +
+                           std::to_string(checkpoint.total_bytes()) + " data bytes";
+}
+
+}  // namespace
+
+CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
+  CheckResult result;
+  result.file = path;
+  result.is_folder = true;
+
+  DirOptions dir_options;
+  dir_options.allow_external_symlinks = options.allow_external_symlinks;
+  dir_options.headers_only = true;  // no shard stays mapped: any number can be checked
+  dir_options.reader.require_aligned_data = options.require_aligned_data;
+  const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, dir_options);
+  Error folder_error = checkpoint.ok() ? Error{} : checkpoint.error();
+  // Without a checkpoint the folder is the path itself (an index file names its own).
+  const std::string folder = checkpoint.ok() ? checkpoint->folder() : path;
+  if (!checkpoint.ok() && !NoSafetensorsInFolder(folder_error)) {
+    result.error = folder_error;
+    result.verdict = VerdictForError(folder_error);
+    return result;
+  }
+  if (checkpoint.ok()) {
+    result.warnings.assign(checkpoint->warnings().begin(), checkpoint->warnings().end());
+    Summarise(*checkpoint, &result);
+  }
+  ModelFolderReport around = CheckModelFolder(folder, checkpoint.ok() ? &*checkpoint : nullptr,
+                                              dir_options.reader,
+                                              options.allow_external_symlinks);
+  if (folder_error.ok() || NoSafetensorsInFolder(folder_error)) folder_error = around.error;
+  result.warnings.insert(result.warnings.end(), around.warnings.begin(), around.warnings.end());
+
+  // Every file recognised by content, subfolders included, is examined once: pickles by
+  // the static scan (nothing runs), GGUF, npy and npz by their readers.
+  FolderScanOptions scan_options;
+  scan_options.allow_external_symlinks = options.allow_external_symlinks;
+  scan_options.torch = options.torch;
+  FolderScanReport scan = ScanFolderForPickles(folder, scan_options);
+  if (folder_error.ok()) folder_error = scan.error;
+  const bool no_files = scan.files.empty() && scan.others.empty();
+  if (folder_error.ok() && !checkpoint.ok() && no_files) folder_error = checkpoint.error();
+  for (FolderScanEntry& entry : scan.files) result.files.push_back(MemberResult(std::move(entry)));
+  for (const FolderScanOther& other : scan.others) {
+    CheckResult member = CheckFile(folder + "/" + other.name, options);
+    member.file = other.name;
+    result.files.push_back(std::move(member));
+  }
+  Decide(folder_error, &result);
+  PickleWarnings(result.files, result.member, &result.warnings);
+  return result;
+}
+
+}  // namespace stguard
