@@ -5,6 +5,7 @@
 // (EnvelopeJson), parsed, so Python shows exactly what `stguard ... --json` prints.
 #include "front_door.h"
 
+#include <pybind11/stl.h>
 #include <sys/stat.h>
 
 #include <memory>
@@ -260,13 +261,13 @@ std::string ConvertHint(Format format) {
     case Format::kPytorchLegacy:
     case Format::kPickle:
     case Format::kTar:
-      return "a PyTorch checkpoint or pickle, not a safetensors file; stguard.scan() says "
-             "whether it is safe and stguard.convert() converts it without running it";
+      return "a PyTorch checkpoint or pickle: stguard.scan() says whether it is safe to "
+             "load, and stguard.convert() converts it to safetensors without running it";
     case Format::kGguf:
-      return "a GGUF file, not a safetensors file; stguard.convert() converts it";
+      return "a GGUF file: stguard.convert() converts it to safetensors";
     case Format::kNpy:
     case Format::kNpz:
-      return "a NumPy file, not a safetensors file; stguard.convert() converts it";
+      return "a NumPy file: stguard.convert() converts it to safetensors";
     default:
       return {};
   }
@@ -288,7 +289,7 @@ void ThrowOpenError(const std::string& path, const Error& error) {
   const std::string hint = ConvertHint(format);
   if (hint.empty()) ThrowSafetensorError(error);
   ThrowSafetensorError(Error{ErrorCode::kNotSafetensors, 0, "not a safetensors file",
-                             "'" + path + "' is " + std::string(FormatName(format)) + ": " + hint,
+                             "'" + path + "' is " + std::string(FormatName(format)) + ", " + hint,
                              {}});
 }
 

@@ -5,9 +5,26 @@
 
 #include <string>
 
+#include "stguard/verdict.h"
+
 namespace stguard::python {
 
 namespace py = pybind11;
+
+namespace {
+
+// MessageText is the command's text for `error`, with " at byte N" only when N points into
+// a file (ErrorOffsetInFile): a refused write or a missing file has no byte at fault.
+std::string MessageText(const Error& error) {
+  std::string text = error.ToString();
+  if (ErrorOffsetInFile(error)) return text;
+  const std::string at = std::string(ErrorCodeName(error.code)) + " at byte " +
+                         std::to_string(error.offset) + ":";
+  if (text.starts_with(at)) text.replace(0, at.size(), std::string(ErrorCodeName(error.code)) + ":");
+  return text;
+}
+
+}  // namespace
 
 py::object MakeSafetensorError(const Error& error) {
   py::object error_class = py::module_::import("stguard._error").attr("SafetensorError");
@@ -18,7 +35,7 @@ py::object MakeSafetensorError(const Error& error) {
     tensor = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
         error.tensor.data(), static_cast<Py_ssize_t>(error.tensor.size()), "replace"));
   }
-  const std::string text = error.ToString();
+  const std::string text = MessageText(error);
   py::object message = py::reinterpret_steal<py::object>(
       PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
   return error_class(message, py::str(std::string(ErrorCodeName(error.code))),

@@ -15,7 +15,8 @@ class SafetensorError(Exception):
         tensor: the tensor (or metadata key) concerned, or None.
 
     ``str(error)`` is the command's text: ``"DuplicateKey at byte 61: duplicate key
-    (tensor 'w')"``.
+    (tensor 'w')"``; the offset is shown only when it points into a file (a refused
+    write reads ``"InvalidArgument: ..."``).
 
     Example:
         >>> import stguard
@@ -39,7 +40,8 @@ class SafetensorError(Exception):
 
 def invalid_argument(message: str, tensor: Optional[str] = None) -> SafetensorError:
     """Returns an InvalidArgument error for a refusal found in Python, in the CLI's format."""
-    text = f"InvalidArgument at byte 0: {message}"
+    # No byte offset: a refused argument points into no file.
+    text = f"InvalidArgument: {message}"
     if tensor is not None:
         text += f" (tensor {tensor!r})"
     return SafetensorError(text, "InvalidArgument", 0, tensor)
