@@ -61,26 +61,6 @@ typedef enum stguard_scan_verdict {
  * "cannot-prove-safe", or "unknown" for a value outside the enum (static, never freed). */
 STGUARD_API const char* stguard_scan_verdict_name(stguard_scan_verdict verdict);
 
-/* stguard_torch_options selects the state dict and bounds the output, as the command's
- * options do. Zero-initialise it (stguard_torch_options o = {0};): every zero field means
- * the command's default. Fields may be added at the end in a later version. */
-typedef struct stguard_torch_options {
-  /* --key: num_keys NUL-terminated keys; the state dict is root[key_path[0]][key_path[1]]...
-   * Empty (num_keys 0): the root itself. Read during the call only. */
-  const char* const* key_path;
-  size_t num_keys;
-  /* --max-output-ratio: the selected tensors' bytes may be at most this many times the
-   * file's size (plus 1 MiB). 0 means the default, 4; set unbounded_output for no bound
-   * (trusted input only). */
-  uint64_t max_output_ratio;
-  int unbounded_output;
-  /* --drop-aliases (conversion only): keep one name per tied tensor, the first. */
-  int drop_aliases;
-  /* --allow-external-symlinks (folder conversion only): read shards that link out of the
-   * input folder. */
-  int allow_external_symlinks;
-} stguard_torch_options;
-
 /* stguard_torch_report is one file's scan (opaque): its format, verdict, reason, and what
  * the pickle names (globals, tensors), everything known up to the first refusal. */
 typedef struct stguard_torch_report stguard_torch_report;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "capi/capi_common.h"
+#include "capi/capi_torch_options.h"
 #include "stguard/file_verdict.h"
 #include "stguard/stguard_torch.h"
 #include "stguard/torch_checkpoint.h"
@@ -37,32 +38,6 @@ static_assert(static_cast<int>(STGUARD_SCAN_NAMES_CODE) ==
               static_cast<int>(FileVerdict::kNamesCode));
 static_assert(static_cast<int>(STGUARD_SCAN_CANNOT_PROVE_SAFE) ==
               static_cast<int>(FileVerdict::kCannotProveSafe));
-
-// ReadTorchOptions maps C options (zero fields meaning the command's defaults) to the
-// library's, or fills *err and returns false for a malformed key path.
-bool ReadTorchOptions(const stguard_torch_options* options, TorchOptions* torch,
-                      TorchConvertOptions* convert, stguard_error* err) {
-  if (options == nullptr) return true;
-  if (options->num_keys > 0 && options->key_path == nullptr) {
-    Fail(err, STGUARD_INVALID_ARGUMENT, "key_path is NULL but num_keys is not 0");
-    return false;
-  }
-  for (size_t k = 0; k < options->num_keys; ++k) {
-    if (options->key_path[k] == nullptr) {
-      Fail(err, STGUARD_INVALID_ARGUMENT, "a key of key_path is NULL");
-      return false;
-    }
-    torch->key_path.emplace_back(options->key_path[k]);
-  }
-  if (options->unbounded_output != 0) {
-    torch->max_output_ratio = 0;  // the library's "no bound"
-  } else if (options->max_output_ratio != 0) {
-    torch->max_output_ratio = options->max_output_ratio;
-  }
-  convert->drop_aliases = options->drop_aliases != 0;
-  convert->allow_external_symlinks = options->allow_external_symlinks != 0;
-  return true;
-}
 
 // IsReadFailure says whether a report's reason is no verdict on the file but a failure to
 // read it at all (stguard/file_verdict.h: callers report those as I/O errors).
@@ -129,6 +104,31 @@ stguard_code ScanWith(const stguard_torch_options* options, stguard_torch_report
 }
 
 }  // namespace
+
+bool ReadTorchOptions(const stguard_torch_options* options, TorchOptions* torch,
+                      TorchConvertOptions* convert, stguard_error* err) {
+  if (options == nullptr) return true;
+  if (options->num_keys > 0 && options->key_path == nullptr) {
+    Fail(err, STGUARD_INVALID_ARGUMENT, "key_path is NULL but num_keys is not 0");
+    return false;
+  }
+  for (size_t k = 0; k < options->num_keys; ++k) {
+    if (options->key_path[k] == nullptr) {
+      Fail(err, STGUARD_INVALID_ARGUMENT, "a key of key_path is NULL");
+      return false;
+    }
+    torch->key_path.emplace_back(options->key_path[k]);
+  }
+  if (options->unbounded_output != 0) {
+    torch->max_output_ratio = 0;  // the library's "no bound"
+  } else if (options->max_output_ratio != 0) {
+    torch->max_output_ratio = options->max_output_ratio;
+  }
+  convert->drop_aliases = options->drop_aliases != 0;
+  convert->allow_external_symlinks = options->allow_external_symlinks != 0;
+  return true;
+}
+
 }  // namespace stguard::capi
 
 using stguard::capi::Fail;

@@ -54,12 +54,14 @@ static stguard_format sniff(const char* corpus, const char* name) {
 static void test_sniffer(const char* corpus) {
   stguard_format format = STGUARD_FORMAT_SAFETENSORS;
   stguard_error err;
-  const char text[] = "{\"not\": \"a checkpoint\"}";
+  const char json[] = "{\"not\": \"a checkpoint\"}";
+  const char text[] = "just some words\n";
 
   CHECK(sniff(corpus, "torch/valid/dtypes.zip.pt") == STGUARD_FORMAT_PYTORCH_ZIP);
   CHECK(sniff(corpus, "torch/valid/dtypes.legacy.pt") == STGUARD_FORMAT_PYTORCH_LEGACY);
   CHECK(sniff(corpus, "torch/refuse/RawPickle__raw_clean_pickle.pt") == STGUARD_FORMAT_PICKLE);
   CHECK(sniff(corpus, "sample.safetensors") == STGUARD_FORMAT_SAFETENSORS);
+  CHECK(stguard_sniff_buffer(json, sizeof(json) - 1) == STGUARD_FORMAT_JSON);
   CHECK(stguard_sniff_buffer(text, sizeof(text) - 1) == STGUARD_FORMAT_UNKNOWN);
   CHECK(stguard_sniff_buffer(NULL, 10) == STGUARD_FORMAT_UNKNOWN);
 
