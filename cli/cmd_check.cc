@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard check [-q] [--json] [--canonical] [--aligned] FILE|DIR...
+// stguard check [-q] [--json] [--canonical] [--aligned] FILE|DIR...: the front door's
+// verdict (stguard/verdict.h) on each path, printed; --canonical adds the comparison of a
+// safetensors file with its canonical form.
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -8,12 +10,11 @@
 
 #include "arguments.h"
 #include "commands.h"
-#include "gguf_output.h"
-#include "npy_output.h"
 #include "output.h"
-#include "stguard/json_escape.h"
 #include "stguard/reader.h"
+#include "stguard/verdict.h"
 #include "stguard/writer.h"
+#include "verdict_output.h"
 
 namespace stguard::cli {
 
@@ -22,27 +23,117 @@ namespace {
 constexpr char kCheckUsage[] =
     "usage: stguard check [-q] [--json] [--canonical] [--aligned] [--allow-external-symlinks]\n"
     "                     [--] FILE|DIR...\n"
-    "  FILE     a .safetensors file, validated strictly; with --canonical it must also be\n"
-    "           byte-identical to its canonical form; or a GGUF file (known by its magic)\n"
+    "  FILE     any file stguard recognises by its content: safetensors (validated\n"
+    "           strictly; with --canonical it must also be byte-identical to its canonical\n"
+    "           form), a PyTorch checkpoint or pickle (the static scan's verdict, nothing\n"
+    "           run), GGUF, npy or npz\n"
     "  DIR      a checkpoint folder or a *.safetensors.index.json: the index, every\n"
-    "           *.safetensors file in the folder, config.json and pickle files\n"
+    "           *.safetensors file in the folder, config.json, and every pickle, GGUF, npy\n"
+    "           and npz file under it\n"
     "  --aligned  also require every tensor's data to be aligned to its element size\n"
-    "exit status: 0 all valid, 1 any invalid, 2 usage, I/O error or out of memory\n";
+    "verdicts: valid, invalid, refused (would run code or cannot be proven safe), error\n"
+    "exit status: 0 all valid, 1 any invalid or refused, 2 usage, I/O error or out of memory\n";
+
+// Canonical is the --canonical comparison of a valid safetensors file.
+struct Canonical {
+  std::optional<CanonicalDiff> diff;
+  // no_form: a valid file whose canonical rewrite cannot exist (its canonical header would
+  // pass the 100,000,000-byte cap), so it is not canonical.
+  Error no_form;
+  bool failed() const { return (diff && !diff->canonical) || !no_form.ok(); }
+};
+
+// CompareCanonical compares a valid safetensors file with its canonical form. Running out
+// of memory turns the result into an error (no verdict).
+Canonical CompareCanonical(const Options& options, CheckResult* result) {
+  Canonical canonical;
+  const Result<Checkpoint> checkpoint = Checkpoint::Open(result->file, options);
+  Result<CanonicalDiff> compared =
+      checkpoint.ok() ? CompareToCanonical(*checkpoint) : Result<CanonicalDiff>(checkpoint.error());
+  if (compared.ok()) {
+    canonical.diff = *compared;
+  } else if (VerdictForError(compared.error()) == Verdict::kError) {
+    result->error = compared.error();
+    result->verdict = Verdict::kError;
+  } else {
+    canonical.no_form = compared.error();
+  }
+  return canonical;
+}
+
+void AppendSummaryJson(const CheckResult& result, std::string* out) {
+  *out += ",\"tensors\":" + std::to_string(result.summary.tensors);
+  if (!result.is_folder) {
+    // A pickle has no header to count.
+    if (!result.pickle) *out += ",\"header_bytes\":" + std::to_string(result.summary.header_bytes);
+    return;
+  }
+  *out += ",\"shards\":" + std::to_string(result.summary.shards) +
+          ",\"data_bytes\":" + std::to_string(result.summary.data_bytes) + ",\"index\":";
+  if (result.summary.index.empty()) {
+    *out += "null";
+  } else {
+    AppendJsonText(result.summary.index, out);
+  }
+}
+
+void AppendCanonicalJson(const Canonical& canonical, std::string* out) {
+  if (!canonical.no_form.ok()) {
+    *out += ",\"canonical\":false,\"canonical_reason\":\"no-canonical-form\",\"canonical_error\":";
+    AppendErrorJson(canonical.no_form, out);
+  } else if (canonical.diff) {
+    *out += std::string(",\"canonical\":") + (canonical.diff->canonical ? "true" : "false");
+    if (!canonical.diff->canonical) {
+      *out += ",\"canonical_reason\":\"" +
+              std::string(CanonicalDiffReasonName(canonical.diff->reason)) +
+              "\",\"first_difference\":" + std::to_string(canonical.diff->offset) +
+              ",\"reason_offset\":" + std::to_string(canonical.diff->reason_offset);
+    }
+  }
+}
+
+// PrintCheck prints one path's result and returns its exit status.
+int PrintCheck(const CheckResult& result, const Canonical& canonical, bool quiet, bool json) {
+  const int status = std::max(result.exit_status(), canonical.failed() ? kExitInvalid : kExitOk);
+  if (quiet && status == kExitOk) return status;
+  if (json) {
+    std::string line = "{";
+    AppendResultJson(result, &line);
+    if (result.valid()) {
+      AppendSummaryJson(result, &line);
+      AppendCanonicalJson(canonical, &line);
+    }
+    line += ",";
+    AppendWarningsJson(result.warnings, &line);
+    PrintLine(line + "}");
+    return status;
+  }
+  std::string line = ResultLine(result);
+  if (!canonical.no_form.ok()) {
+    line += "; not canonical: no canonical form exists: " + canonical.no_form.ToString();
+  } else if (canonical.diff) {
+    line += "; " + DescribeCanonicalDiff(*canonical.diff);
+  }
+  PrintLine(line);
+  if (!quiet) {
+    for (const Warning& warning : result.warnings) PrintLine(WarningLine(result.file, warning));
+  }
+  return status;
+}
 
 }  // namespace
 
 int RunCheck(Args args) {
   bool quiet = false;
   bool json = false;
-  bool allow_external_symlinks = false;
   bool canonical = false;
-  Options options;
+  CheckOptions options;
   const Flag flags[] = {{"-q", &quiet},
                         {"--quiet", &quiet},
                         {"--json", &json},
                         {"--canonical", &canonical},
                         {"--aligned", &options.require_aligned_data},
-                        {"--allow-external-symlinks", &allow_external_symlinks}};
+                        {"--allow-external-symlinks", &options.allow_external_symlinks}};
   std::vector<std::string_view> files;
   if (auto stop = ParseArguments(args, {"check", kCheckUsage, flags}, &files)) return *stop;
   if (files.empty()) {
@@ -52,88 +143,24 @@ int RunCheck(Args args) {
 
   int status = kExitOk;
   for (std::string_view file : files) {
-    const std::string path(file);
-    if (IsCheckpointDirPath(path)) {  // a folder or a sharded index: cmd_check_dir.cc
-      status = std::max(status,
-                        CheckCheckpointDir(path, {quiet, json, allow_external_symlinks,
-                                                  options.require_aligned_data}));
-      continue;
-    }
-    if (IsGgufFile(path)) {  // recognised by its magic: gguf_output.cc
-      status = std::max(status, CheckGgufFile(path, quiet, json));
-      continue;
-    }
-    if (IsNpyFile(path)) {  // told by its magic: npy_output.cc
-      status = std::max(status, CheckNpy(path, quiet, json));
-      continue;
-    }
-    const Result<Checkpoint> checkpoint = Checkpoint::Open(path, options);
-    // With --canonical a valid file that differs from its canonical form counts as a
-    // failure (exit 1), so scripts can gate on it.
-    std::optional<CanonicalDiff> diff;
-    // no_canonical_form: a valid file whose canonical rewrite cannot exist (its canonical
-    // header would pass the 100,000,000-byte cap), so it is not canonical: exit 1.
-    Error no_canonical_form;
-    // The error that decides this file's line: invalid, or running out of memory.
-    Error error = checkpoint.ok() ? Error{} : checkpoint.error();
-    if (checkpoint.ok() && canonical) {
-      Result<CanonicalDiff> compared = CompareToCanonical(*checkpoint);
-      if (compared.ok()) {
-        diff = *compared;
-      } else if (compared.error().code == ErrorCode::kOutOfMemory) {
-        error = compared.error();  // no verdict: exit 2
-      } else {
-        no_canonical_form = compared.error();
-      }
-    }
-    const bool not_canonical = (diff && !diff->canonical) || !no_canonical_form.ok();
-    const bool failed = !error.ok() || not_canonical;
-    if (!error.ok()) {
-      status = std::max(status, IsIoError(error) ? kExitUsage : kExitInvalid);
-    } else if (failed) {
-      status = std::max(status, kExitInvalid);
-    }
-    if (quiet && !failed) continue;
-    std::string line;
-    if (json) {
-      line = "{\"file\":";
-      AppendJsonText(path, &line);
-      if (error.ok()) {
-        line += ",\"ok\":true,\"tensors\":" + std::to_string(checkpoint->num_tensors()) +
-                ",\"header_bytes\":" + std::to_string(checkpoint->header_len());
-        if (!no_canonical_form.ok()) {
-          line += ",\"canonical\":false,\"canonical_reason\":\"no-canonical-form\",\"canonical_error\":";
-          AppendErrorJson(no_canonical_form, &line);
-        } else if (diff) {
-          line += std::string(",\"canonical\":") + (diff->canonical ? "true" : "false");
-          if (!diff->canonical) {
-            line += ",\"canonical_reason\":\"" +
-                    std::string(CanonicalDiffReasonName(diff->reason)) +
-                    "\",\"first_difference\":" + std::to_string(diff->offset) +
-                    ",\"reason_offset\":" + std::to_string(diff->reason_offset);
-          }
+    CheckResult result = CheckPath(std::string(file), options);
+    Canonical comparison;
+    if (canonical && result.verdict != Verdict::kError) {
+      if (result.is_folder || result.format != Format::kSafetensors) {
+        // A flag that does not apply to what was found is a usage error, never ignored.
+        const bool folder = result.is_folder;
+        result = UsageError(result.file, result.format, "--canonical", "safetensors files");
+        if (folder) {
+          result.is_folder = true;
+          result.error.context = "--canonical applies to single safetensors files, not a folder";
         }
-        line += "}";
-      } else {
-        line += ",\"ok\":false,\"error\":";
-        AppendErrorJson(error, &line);
-        line += "}";
-      }
-    } else {
-      line = PrintableText(path) + ": ";
-      if (error.ok()) {
-        line += "ok (" + std::to_string(checkpoint->num_tensors()) + " tensors, " +
-                std::to_string(checkpoint->header_len()) + " header bytes)";
-        if (!no_canonical_form.ok()) {
-          line += "; not canonical: no canonical form exists: " + no_canonical_form.ToString();
-        } else if (diff) {
-          line += "; " + DescribeCanonicalDiff(*diff);
-        }
-      } else {
-        line += "error: " + error.ToString();
+      } else if (result.valid()) {
+        Options reader;
+        reader.require_aligned_data = options.require_aligned_data;
+        comparison = CompareCanonical(reader, &result);
       }
     }
-    PrintLine(line);
+    status = std::max(status, PrintCheck(result, comparison, quiet, json));
   }
   return status;
 }

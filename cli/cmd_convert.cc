@@ -25,6 +25,7 @@
 #include "stguard/convert.h"
 #include "stguard/mapped_file.h"
 #include "stguard/reader.h"
+#include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
 #include "stguard/writer.h"
 
@@ -120,8 +121,9 @@ int ConvertTorch(const std::string& in, const std::string& out, const TorchOptio
 // LooksLikeTorch says whether `path` is a folder or a file whose bytes are a torch format.
 bool LooksLikeTorch(const std::string& path) {
   if (IsDirectory(path)) return true;
-  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
-  return file.ok() && DetectTorchFormat((*file)->bytes()) != TorchFormat::kUnknown;
+  // A ZIP that is not PyTorch's still goes to the torch reader, whose errors say why.
+  const Result<Format> format = SniffFile(path);
+  return format.ok() && (IsPickleBearing(*format) || *format == Format::kZip);
 }
 
 
@@ -248,7 +250,7 @@ int ConvertSafetensors(const std::string& in, const std::string& out, Dtype targ
 
 int RunConvert(Args args) {
   // A .npy IN (told by its magic) has its own options: npy_output.cc.
-  if (!args.empty() && !IsOption(args[0]) && IsNpyFile(std::string(args[0]))) {
+  if (!args.empty() && !IsOption(args[0]) && SniffFile(std::string(args[0])).value_or(Format::kUnknown) == Format::kNpy) {
     return ConvertNpy(args);
   }
   ConvertArguments arguments;

@@ -11,8 +11,11 @@
 #include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
+#include "pickle_output.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
+#include "stguard/verdict.h"
+#include "verdict_output.h"
 
 namespace stguard::cli {
 namespace {
@@ -85,8 +88,8 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
   // Streamed through a small buffer: the output can be larger than the header.
   JsonStreamOut stream;
   std::string& out = stream.text();
-  out = "{\"file\":";
-  AppendJsonText(path, &out);
+  out = "{";
+  AppendValidEnvelope(path, Format::kSafetensors, &out);
   out += ",\"metadata\":{";
   bool first = true;
   for (const MetadataEntry& entry : checkpoint.metadata()) {
@@ -144,12 +147,27 @@ int RunInspect(Args args) {
     return kExitUsage;
   }
   const std::string path(files[0]);
-  if (IsGgufFile(path)) return InspectGgufFile(path, json);  // gguf_output.cc
-  if (IsNpyFile(path)) return InspectNpy(path, json);  // told by its magic: npy_output.cc
+  // The front door decides what the file is and whether it is valid; only a valid file is
+  // described. Otherwise its result is printed as `check` prints it (text on stderr).
+  const CheckResult result = CheckFile(path);
+  if (!result.valid()) {
+    if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
+    PrintErrorLine(ResultLine(result));
+    return result.exit_status();
+  }
+  switch (result.format) {
+    case Format::kGguf: return InspectGgufFile(path, json);  // gguf_output.cc
+    case Format::kNpy: return InspectNpy(path, json);        // npy_output.cc
+    case Format::kPytorchZip:
+    case Format::kPytorchLegacy:
+    case Format::kPickle:
+    case Format::kTar:
+      return InspectPickle(result, json);  // pickle_output.cc
+    default: break;
+  }
   const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
-  if (!checkpoint.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
-                 checkpoint.error().ToString().c_str());
+  if (!checkpoint.ok()) {  // changed since it was checked
+    PrintErrorLine(PrintableText(path) + ": error: " + checkpoint.error().ToString());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
   if (json) {

@@ -3,12 +3,15 @@
 // parsing and printing only; the rules live in src/lint/ (stguard/lint.h).
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/lint.h"
+#include "stguard/verdict.h"
+#include "verdict_output.h"
 
 namespace stguard::cli {
 namespace {
@@ -50,6 +53,23 @@ std::string FindingLine(const std::string& path, const LintFinding& finding) {
   return line + ": " + PrintableText(finding.message);
 }
 
+// LintVerdict turns check's valid result into lint's: invalid (kLintError) when lint
+// found an error, naming the first one's tensor.
+CheckResult LintVerdict(CheckResult verdict, const LintReport& report) {
+  if (report.num_errors() == 0) return verdict;
+  for (const LintFinding& finding : report.findings) {
+    if (finding.severity != LintSeverity::kError) continue;
+    verdict.verdict = Verdict::kInvalid;
+    verdict.error = Error{ErrorCode::kLintError, 0, "lint found errors",
+                          std::to_string(report.num_errors()) + " error" +
+                              (report.num_errors() == 1 ? "" : "s") + ", the first: " +
+                              finding.rule,
+                          finding.tensor};
+    break;
+  }
+  return verdict;
+}
+
 std::string Count(size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
@@ -72,6 +92,13 @@ int RunLint(Args args) {
   }
   const std::string path(operands[0]);
 
+  // Lint runs check first, through the same front door as `check`: a folder check refuses
+  // (a malicious pickle beside valid weights) is never "ok" here.
+  CheckOptions check;
+  check.allow_external_symlinks = options.dir.allow_external_symlinks;
+  CheckResult verdict = CheckPath(path, check);
+  if (!verdict.valid()) return PrintResult(verdict, /*quiet=*/false, json);
+
   const LintReport report = LintModel(path, options);
   if (!report.error.ok()) {
     if (json) {
@@ -87,9 +114,9 @@ int RunLint(Args args) {
   }
   const int status = report.num_errors() == 0 ? kExitOk : kExitInvalid;
   if (json) {
-    std::string line = "{\"file\":";
-    AppendJsonString(path, &line);
-    line += std::string(",\"ok\":") + (status == kExitOk ? "true" : "false") + ",\"family\":";
+    std::string line = "{";
+    AppendResultJson(LintVerdict(std::move(verdict), report), &line);
+    line += ",\"family\":";
     if (report.family.empty()) {
       line += "null";
     } else {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@
 #include "stguard/convert.h"
 #include "stguard/json_escape.h"
 #include "stguard/tensor_stats.h"
+#include "stguard/verdict.h"
+#include "verdict_output.h"
 
 namespace stguard::cli {
 namespace {
@@ -222,6 +225,23 @@ void AppendJsonRow(const ShardFile& shard, const TensorView& tensor, const Tenso
 
 }  // namespace
 
+namespace {
+
+// RefuseUnlessValid prints the front door's result and returns its exit status when the
+// path is not valid; nullopt when it is.
+std::optional<int> RefuseUnlessValid(const std::string& path, const DirOptions& options,
+                                     bool json) {
+  CheckOptions check;
+  check.allow_external_symlinks = options.allow_external_symlinks;
+  const CheckResult result = CheckPath(path, check);
+  if (result.valid()) return std::nullopt;
+  if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
+  PrintErrorLine(ResultLine(result));
+  return result.exit_status();
+}
+
+}  // namespace
+
 int RunInspectStats(Args args) {
   bool json = false;
   DirOptions options;
@@ -236,6 +256,9 @@ int RunInspectStats(Args args) {
     return kExitUsage;
   }
   const std::string path(files[0]);
+  // The front door's verdict first: statistics are computed only over a file or folder
+  // that check calls valid (a malicious pickle beside the weights stops it here).
+  if (std::optional<int> status = RefuseUnlessValid(path, options, json)) return *status;
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   if (!checkpoint.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
@@ -284,8 +307,8 @@ int RunInspectStats(Args args) {
   const size_t num_tensors = checkpoint->num_tensors();
   JsonStreamOut stream;
   if (json) {
-    stream.text() = "{\"file\":";
-    AppendJsonText(path, &stream.text());
+    stream.text() = "{";
+    AppendValidEnvelope(path, Format::kSafetensors, &stream.text());
     stream.text() += ",\"tensors\":[";
   } else {
     PrintLine("file: " + PrintableText(path) + " (" + std::to_string(num_shards) +

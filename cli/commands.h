@@ -5,7 +5,6 @@
 #define STGUARD_CLI_COMMANDS_H_
 
 #include <span>
-#include <string>
 #include <string_view>
 
 namespace stguard::cli {
@@ -24,19 +23,6 @@ int RunConvert(Args args);  // cmd_convert.cc
 int RunLint(Args args);     // cmd_lint.cc
 int RunScan(Args args);     // cmd_scan.cc
 int RunVersion(Args args);  // main.cc: the linked library's version
-
-// cmd_check_dir.cc: `check` on a checkpoint folder or a sharded index.
-struct CheckDirFlags {
-  bool quiet = false;
-  bool json = false;
-  bool allow_external_symlinks = false;
-  bool require_aligned_data = false;  // --aligned: every shard's tensors aligned
-};
-// IsCheckpointDirPath says whether `path` is a folder or a regular file ending in ".json".
-bool IsCheckpointDirPath(const std::string& path);
-// CheckCheckpointDir validates the logical checkpoint at `path` and its model folder,
-// prints one result line (and warning lines), and returns the exit status.
-int CheckCheckpointDir(const std::string& path, const CheckDirFlags& flags);
 
 // cmd_stats.cc: `inspect --stats [--json] FILE|DIR`, dispatched from RunInspect.
 int RunInspectStats(Args args);

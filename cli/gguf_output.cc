@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "verdict_output.h"
 #include "stguard/gguf.h"
 #include "stguard/json_escape.h"
 
@@ -169,9 +170,9 @@ void AppendTensorJson(const TensorInfo& tensor, std::string* out) {
 void PrintJson(const std::string& path, const GgufFile& file) {
   JsonStreamOut stream;
   std::string& out = stream.text();
-  out = "{\"file\":";
-  AppendJsonText(path, &out);
-  out += ",\"format\":\"gguf\",\"verdict\":\"valid\",\"version\":" +
+  out = "{";
+  AppendValidEnvelope(path, Format::kGguf, &out);
+  out += ",\"version\":" +
          std::to_string(file.version()) + ",\"alignment\":" + std::to_string(file.alignment()) +
          ",\"metadata\":{";
   bool first = true;
@@ -208,74 +209,6 @@ void PrintJson(const std::string& path, const GgufFile& file) {
 int ExitStatusOf(const Error& error) { return IsIoError(error) ? kExitUsage : kExitInvalid; }
 
 }  // namespace
-
-bool IsGgufFile(const std::string& path) {
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return false;
-  std::byte prefix[4];
-  const size_t got = std::fread(prefix, 1, sizeof prefix, file);
-  std::fclose(file);
-  return gguf::LooksLikeGguf(std::span(prefix, got));
-}
-
-namespace {
-
-// CheckSplit validates the whole set when `file` is the first part of a split model;
-// other files (and later parts) are checked alone. Returns the set's error, or kOk with
-// *parts and *tensors set for a set of more than one part.
-Error CheckSplit(const std::string& path, const GgufFile& file, size_t* parts, uint64_t* tensors) {
-  const gguf::MetadataEntry* count = file.FindKey("split.count");
-  const gguf::MetadataEntry* no = file.FindKey("split.no");
-  if (count == nullptr || no == nullptr || count->value.AsUnsigned().value_or(0) <= 1 ||
-      no->value.AsUnsigned().value_or(1) != 0) {
-    return {};
-  }
-  Result<gguf::GgufSplitSet> set = gguf::CheckSplitSet(path);
-  if (!set.ok()) return set.error();
-  *parts = set->parts.size();
-  *tensors = set->num_tensors;
-  return {};
-}
-
-}  // namespace
-
-int CheckGgufFile(const std::string& path, bool quiet, bool json) {
-  Result<GgufFile> file = GgufFile::Open(path);
-  size_t parts = 1;
-  uint64_t set_tensors = 0;
-  if (file.ok()) {
-    if (Error error = CheckSplit(path, *file, &parts, &set_tensors); !error.ok()) file = error;
-  }
-  if (quiet && file.ok()) return kExitOk;
-  std::string line;
-  if (json) {
-    line = "{\"file\":";
-    AppendJsonText(path, &line);
-    line += ",\"format\":\"gguf\"";
-    if (file.ok()) {
-      line += ",\"ok\":true,\"tensors\":" + std::to_string(file->tensors().size()) +
-              ",\"header_bytes\":" + std::to_string(file->data_offset()) + "}";
-    } else {
-      line += ",\"ok\":false,\"error\":";
-      AppendErrorJson(file.error(), &line);
-      line += "}";
-    }
-  } else {
-    line = PrintableText(path) + ": ";
-    if (!file.ok()) {
-      line += "error: " + file.error().ToString();
-    } else if (parts > 1) {
-      line += "ok (gguf v" + std::to_string(file->version()) + " split model, " +
-              std::to_string(parts) + " parts, " + std::to_string(set_tensors) + " tensors)";
-    } else {
-      line += "ok (gguf v" + std::to_string(file->version()) + ", " +
-              std::to_string(file->tensors().size()) + " tensors, " +
-              std::to_string(file->metadata().size()) + " keys)";
-    }
-  }
-  PrintLine(line);
-  return file.ok() ? kExitOk : ExitStatusOf(file.error());
-}
 
 int InspectGgufFile(const std::string& path, bool json) {
   const Result<GgufFile> file = GgufFile::Open(path);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GGUF side of `stguard check` and `stguard inspect`: files are recognised by their
-// magic (never by extension), validated with stguard/gguf.h and printed here.
+// The GGUF side of `stguard inspect`: the front door (stguard/verdict.h) recognises and
+// validates the file; its contents are printed here.
 #ifndef STGUARD_CLI_GGUF_OUTPUT_H_
 #define STGUARD_CLI_GGUF_OUTPUT_H_
 
@@ -8,15 +8,8 @@
 
 namespace stguard::cli {
 
-// IsGgufFile says whether `path` is a readable file that begins with "GGUF".
-bool IsGgufFile(const std::string& path);
-
-// CheckGgufFile validates one GGUF file and prints its line (text or JSON; nothing for a
-// valid file when quiet). Returns the exit status: 0 valid, 1 invalid, 2 I/O error.
-int CheckGgufFile(const std::string& path, bool quiet, bool json);
-
 // InspectGgufFile prints a GGUF file's version, alignment, metadata and tensors (text, or
-// JSON with every array complete). Returns the exit status as CheckGgufFile does.
+// JSON with every array complete). Returns the exit status: 0 valid, 1 invalid, 2 I/O error.
 int InspectGgufFile(const std::string& path, bool json);
 
 }  // namespace stguard::cli

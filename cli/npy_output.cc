@@ -11,6 +11,7 @@
 #include "arguments.h"
 #include "commands.h"
 #include "output.h"
+#include "verdict_output.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npy_convert.h"
@@ -27,38 +28,6 @@ int ErrorStatus(const Error& error) { return IsIoError(error) ? kExitUsage : kEx
 
 }  // namespace
 
-bool IsNpyFile(const std::string& path) {
-  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
-  if (!file.ok() || (*file)->size() < kNpyMagicLen) return false;
-  std::array<std::byte, kNpyMagicLen> magic{};
-  return (*file)->ReadAt(0, magic).ok() && HasNpyMagic(magic);
-}
-
-int CheckNpy(const std::string& path, bool quiet, bool json) {
-  const Result<NpyArrayInfo> info = ReadNpyFile(path);
-  if (quiet && info.ok()) return kExitOk;
-  std::string line;
-  if (json) {
-    line = "{\"file\":";
-    AppendJsonText(path, &line);
-    if (info.ok()) {
-      line += ",\"ok\":true,\"format\":\"npy\",\"header_bytes\":" +
-              std::to_string(info->header_len) + "}";
-    } else {
-      line += ",\"ok\":false,\"error\":";
-      AppendErrorJson(info.error(), &line);
-      line += "}";
-    }
-  } else {
-    line = PrintableText(path) + ": ";
-    line += info.ok() ? "ok (npy " + VersionText(*info) + ", " + info->descr + ", " +
-                            std::to_string(info->data_len) + " data bytes)"
-                      : "INVALID: " + info.error().ToString();
-  }
-  PrintLine(line);
-  return info.ok() ? kExitOk : ErrorStatus(info.error());
-}
-
 int InspectNpy(const std::string& path, bool json) {
   const Result<NpyArrayInfo> info = ReadNpyFile(path);
   if (!info.ok()) {
@@ -68,9 +37,9 @@ int InspectNpy(const std::string& path, bool json) {
   }
   const std::string shape = ShapeText(info->shape, json ? "," : ", ");
   if (json) {
-    std::string out = "{\"file\":";
-    AppendJsonText(path, &out);
-    out += ",\"format\":\"npy\",\"version\":\"" + VersionText(*info) + "\",\"descr\":";
+    std::string out = "{";
+    AppendValidEnvelope(path, Format::kNpy, &out);
+    out += ",\"version\":\"" + VersionText(*info) + "\",\"descr\":";
     AppendJsonText(info->descr, &out);
     out += std::string(",\"fortran_order\":") + (info->fortran_order ? "true" : "false") +
            ",\"shape\":" + shape + ",\"data_offset\":" + std::to_string(info->data_offset) +

@@ -27,8 +27,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
+#include "stguard/error.h"
 #include "stguard/export.h"
 
 namespace stguard {
@@ -56,6 +58,10 @@ STGUARD_API std::string_view FormatName(Format format);
 
 // SniffFormat says what `bytes` (a whole file) are.
 STGUARD_API Format SniffFormat(std::span<const std::byte> bytes);
+
+// SniffFile says what the file at `path` is (through a read-only mapping: only the bytes
+// SniffFormat looks at are read). A file that cannot be opened gives its error.
+STGUARD_API Result<Format> SniffFile(const std::string& path);
 
 // IsPickleBearing says whether loading a file of this format (torch.load, pickle.load)
 // runs pickle opcodes from it: kPytorchZip, kPytorchLegacy, kPickle and kTar.

@@ -179,6 +179,7 @@ typedef enum stguard_code {
   STGUARD_NPY_DESCR,
   STGUARD_NPY_OBJECT_ARRAY,
   STGUARD_NPY_DATA_LENGTH,
+  STGUARD_LINT_ERROR,
   /* A file of another format (PyTorch, GGUF, npy) opened as safetensors. */
   STGUARD_NOT_SAFETENSORS,
 

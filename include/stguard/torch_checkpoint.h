@@ -74,8 +74,6 @@ enum class TorchFormat : uint8_t { kUnknown, kZip, kLegacy, kRawPickle };
 // TorchFormatName returns "zip", "legacy", "raw-pickle" or "unknown".
 STGUARD_API std::string_view TorchFormatName(TorchFormat format);
 
-// DetectTorchFormat looks only at the first bytes.
-STGUARD_API TorchFormat DetectTorchFormat(std::span<const std::byte> bytes);
 
 // kTorchOutputAllowance is the output any checkpoint may ask for whatever its size, so that
 // a small file with an expanded buffer still converts.

@@ -129,6 +129,11 @@ STGUARD_API CheckResult CheckPath(const std::string& path, const CheckOptions& o
 STGUARD_API CheckResult CheckFile(const std::string& path, const CheckOptions& options = {});
 STGUARD_API CheckResult CheckFolder(const std::string& path, const CheckOptions& options = {});
 
+// ResultForPickle builds the result for a pickle-bearing file already judged (`scan`
+// prints it): the verdict by VerdictForPickle, the warning a needs-key or bare pickle
+// gets, the tensor count, and the report itself.
+STGUARD_API CheckResult ResultForPickle(const std::string& path, PickleFileReport report);
+
 // IsFolderPath says whether CheckPath treats `path` as a folder: a directory, or a regular
 // file whose name ends in ".json" (a sharded index).
 STGUARD_API bool IsFolderPath(const std::string& path);

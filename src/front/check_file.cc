@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // CheckFile: one file of any recognised format, dispatched by SniffFormat (never by its
 // name), to the one verdict of stguard/verdict.h.
+#include "stguard/verdict.h"
+
 #include <sys/stat.h>
 
-#include <memory>
 #include <string>
 
 #include "stguard/file_verdict.h"
 #include "stguard/gguf.h"
-#include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/reader.h"
 #include "stguard/sniff.h"
-#include "stguard/verdict.h"
 
 namespace stguard {
 namespace {
@@ -37,25 +36,6 @@ void CheckSafetensors(const std::string& path, const CheckOptions& options,
   }
   result->summary.detail = std::to_string(checkpoint->num_tensors()) + " tensors, " +
                            std::to_string(checkpoint->header_len()) + " header bytes";
-}
-
-// CheckPickleBearing gives the static scan's verdict (nothing runs): clean and needs-key
-// are valid (needs-key with a warning naming the keys), names-code and cannot-prove-safe
-// refused.
-void CheckPickleBearing(const std::string& path, const CheckOptions& options,
-                        CheckResult* result) {
-  PickleFileReport report = JudgePickleFile(path, options.torch);
-  result->verdict = VerdictForPickle(report);
-  if (result->verdict != Verdict::kValid) {
-    result->error = report.reason;
-  } else if (report.verdict == FileVerdict::kNeedsKey || !report.reason.ok()) {
-    result->warnings.push_back(
-        Warning{WarningKind::kPickleFile, path, {}, DescribeVerdict(report)});
-  }
-  result->summary.tensors = report.scan.tensors.size();
-  result->summary.detail = std::string(FileVerdictName(report.verdict)) + ", " +
-                           std::to_string(report.scan.tensors.size()) + " tensors";
-  result->pickle = std::move(report);
 }
 
 // GgufSplitError validates the whole set when `file` is the first part of a split model
@@ -127,6 +107,25 @@ void RefuseOtherArchive(CheckResult* result) {
 
 }  // namespace
 
+// The static scan's verdict (nothing runs): clean and needs-key are valid (needs-key with a
+// warning naming the keys), names-code and cannot-prove-safe refused.
+CheckResult ResultForPickle(const std::string& path, PickleFileReport report) {
+  CheckResult result;
+  result.file = path;
+  result.format = report.format;
+  result.verdict = VerdictForPickle(report);
+  if (result.verdict != Verdict::kValid) {
+    result.error = report.reason;
+  } else if (report.verdict == FileVerdict::kNeedsKey || !report.reason.ok()) {
+    result.warnings.push_back(Warning{WarningKind::kPickleFile, path, {}, DescribeVerdict(report)});
+  }
+  result.summary.tensors = report.scan.tensors.size();
+  result.summary.detail = std::string(FileVerdictName(report.verdict)) + ", " +
+                          std::to_string(report.scan.tensors.size()) + " tensors";
+  result.pickle = std::move(report);
+  return result;
+}
+
 bool IsFolderPath(const std::string& path) {
   struct stat info;
   if (::stat(path.c_str(), &info) != 0) return false;  // CheckFile reports the error
@@ -137,22 +136,20 @@ bool IsFolderPath(const std::string& path) {
 CheckResult CheckFile(const std::string& path, const CheckOptions& options) {
   CheckResult result;
   result.file = path;
-  {
-    // Sniffing reads the first bytes and a ZIP's directory through the mapping; the
-    // format's own reader then opens the file again.
-    Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
-    if (!file.ok()) {
-      SetError(file.error(), &result);
-      return result;
-    }
-    result.format = SniffFormat((*file)->bytes());
+  // Sniffing reads the first bytes (and a ZIP's directory); the format's own reader then
+  // opens the file again.
+  const Result<Format> format = SniffFile(path);
+  if (!format.ok()) {
+    SetError(format.error(), &result);
+    return result;
   }
+  result.format = *format;
   switch (result.format) {
     case Format::kPytorchZip:
     case Format::kPytorchLegacy:
     case Format::kPickle:
     case Format::kTar:
-      CheckPickleBearing(path, options, &result);
+      result = ResultForPickle(path, JudgePickleFile(path, options.torch));
       break;
     case Format::kGguf: CheckGguf(path, &result); break;
     case Format::kNpy: CheckNpy(path, &result); break;

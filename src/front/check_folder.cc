@@ -2,6 +2,8 @@
 // CheckFolder: one verdict for a model folder (or a sharded index): the logical
 // safetensors checkpoint, the files around it, and every other file the walk recognises
 // by content (pickle-bearing files, GGUF, npy, npz), each examined once.
+#include "stguard/verdict.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,7 +11,6 @@
 #include "stguard/checkpoint_dir.h"
 #include "stguard/file_verdict.h"
 #include "stguard/folder_scan.h"
-#include "stguard/verdict.h"
 
 namespace stguard {
 namespace {
@@ -24,16 +25,11 @@ bool NoSafetensorsInFolder(const Error& error) {
 
 // MemberResult is the verdict on one pickle-bearing file of the folder.
 CheckResult MemberResult(FolderScanEntry entry) {
-  CheckResult member;
-  member.file = std::move(entry.name);
-  member.format = entry.report.format;
-  member.verdict = VerdictForPickle(entry.report);
+  CheckResult member = ResultForPickle(entry.name, std::move(entry.report));
+  member.warnings.clear();  // the folder gives each pickle-bearing file its one warning
   // A file of the folder that cannot be read here may still be read by a loader: the
   // folder cannot be proven safe.
   if (member.verdict == Verdict::kError) member.verdict = Verdict::kRefused;
-  if (member.verdict != Verdict::kValid) member.error = entry.report.reason;
-  member.summary.tensors = entry.report.scan.tensors.size();
-  member.pickle = std::move(entry.report);
   return member;
 }
 

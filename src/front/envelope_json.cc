@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The envelope's JSON fields, written once for the CLI, the C API and Python (see
 // stguard/verdict.h for the fields and when each is present).
+#include "stguard/verdict.h"
+
 #include <string>
 
 #include "stguard/json_escape.h"
-#include "stguard/verdict.h"
 
 namespace stguard {
 

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string_view>
 
 #include "base/little_endian.h"
 #include "stguard/gguf.h"
+#include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "sniff/pickle_walk.h"
 #include "sniff/tar_probe.h"
@@ -184,6 +186,12 @@ Format SniffFormat(std::span<const std::byte> bytes) {
   if (walk.outcome != PickleWalk::kRejected) return Format::kPickle;
   if (walk.ran_out && window < bytes.size()) return Format::kPickle;
   return LooksLikeJson(bytes) ? Format::kJson : Format::kUnknown;
+}
+
+Result<Format> SniffFile(const std::string& path) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  if (!file.ok()) return file.error();
+  return SniffFormat((*file)->bytes());
 }
 
 }  // namespace stguard

@@ -227,7 +227,7 @@ Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
 
 }  // namespace
 
-TorchFormat DetectTorchFormat(std::span<const std::byte> bytes) {
+TorchFormat ContainerOf(std::span<const std::byte> bytes) {
   if (StartsWith(bytes, "PK\x03\x04", 4)) return TorchFormat::kZip;
   if (LegacyMagicLen(bytes) != 0) return TorchFormat::kLegacy;
   // A pickle of protocol 2-5 starts PROTO, its protocol, then an opcode. (A safetensors
@@ -252,7 +252,7 @@ std::string_view TorchFormatName(TorchFormat format) {
 
 Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,
                          std::vector<GlobalUse>* globals) {
-  out->format = DetectTorchFormat(bytes);
+  out->format = ContainerOf(bytes);
   // First, as torch.load tries it first: whatever else the file is, a tar header wins.
   if (Error error = CheckNotTarShaped(bytes); !error.ok()) return error;
   switch (out->format) {

@@ -28,6 +28,13 @@ struct LoadedPickle {
   std::vector<StoragePlacement> placements;
 };
 
+// ContainerOf picks which of the torch reader's containers to read from the first bytes.
+// It is not a format detector (SniffFormat, stguard/sniff.h, says what a file is, for every
+// command): a file reaches the torch reader only once the sniffer found it pickle-bearing,
+// and this picks the reader's path (a ZIP, the legacy stream, a bare pickle of protocol
+// 2-5; anything else is scanned as a pickle of protocol 0 or 1 by file_verdict.cc).
+TorchFormat ContainerOf(std::span<const std::byte> bytes);
+
 // LoadTorchContainer detects the format, checks the container, runs the main pickle and
 // places every storage it names. `globals` receives the globals named, even on error.
 Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,

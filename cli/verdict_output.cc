@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// The front door's result, printed the same way by check, inspect, lint and scan.
+#include "verdict_output.h"
+
+#include <string>
+
+#include "output.h"
+#include "stguard/file_verdict.h"
+
+namespace stguard::cli {
+namespace {
+
+// Why explains a result that is not valid: the pickle scan's own sentence for a
+// pickle-bearing file (a folder's member included), else the error.
+std::string Why(const CheckResult& result) {
+  const CheckResult* about = &result;
+  if (result.is_folder && !result.member.empty()) {
+    for (const CheckResult& file : result.files) {
+      if (file.file == result.member) about = &file;
+    }
+  }
+  if (about->pickle && about->verdict != Verdict::kError) {
+    const std::string sentence = DescribeVerdict(*about->pickle);
+    return about == &result ? sentence : "file '" + PrintableText(about->file) + "': " + sentence;
+  }
+  return result.error.ToString();
+}
+
+}  // namespace
+
+std::string ResultLine(const CheckResult& result) {
+  std::string line = PrintableText(result.file) + ": ";
+  if (!result.valid()) return line + std::string(VerdictName(result.verdict)) + ": " + Why(result);
+  std::string detail = result.summary.detail;
+  if (!result.summary.index.empty()) detail += ", index " + result.summary.index;
+  if (detail.empty() && result.is_folder) {
+    detail = std::to_string(result.files.size()) + (result.files.size() == 1 ? " file" : " files");
+  }
+  return line + "ok" + (detail.empty() ? "" : " (" + PrintableText(detail) + ")");
+}
+
+std::string WarningLine(const std::string& path, const Warning& warning) {
+  std::string line = PrintableText(path) + ": warning: " +
+                     std::string(WarningKindName(warning.kind)) + ": " +
+                     PrintableText(warning.file);
+  if (!warning.tensor.empty()) line += " (tensor '" + PrintableText(warning.tensor) + "')";
+  return line + ": " + PrintableText(warning.message);
+}
+
+void AppendResultJson(const CheckResult& result, std::string* out) {
+  AppendEnvelopeJson(result, out);
+  *out += std::string(",\"ok\":") + (result.valid() ? "true" : "false");
+  if (!result.valid()) {
+    *out += ",\"error\":";
+    AppendErrorJson(result.error, out);
+  }
+}
+
+void AppendValidEnvelope(const std::string& path, Format format, std::string* out) {
+  CheckResult result;
+  result.file = path;
+  result.format = format;
+  result.verdict = Verdict::kValid;
+  AppendResultJson(result, out);
+}
+
+void AppendWarningsJson(std::span<const Warning> warnings, std::string* out) {
+  *out += "\"warnings\":[";
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (i > 0) *out += ",";
+    *out += "{\"kind\":";
+    AppendJsonString(WarningKindName(warnings[i].kind), out);
+    *out += ",\"file\":";
+    AppendJsonText(warnings[i].file, out);
+    *out += ",\"tensor\":";
+    AppendJsonText(warnings[i].tensor, out);
+    *out += ",\"message\":";
+    AppendJsonText(warnings[i].message, out);
+    *out += "}";
+  }
+  *out += "]";
+}
+
+int PrintResult(const CheckResult& result, bool quiet, bool json) {
+  const int status = result.exit_status();
+  if (quiet && result.valid()) return status;
+  if (json) {
+    std::string line = "{";
+    AppendResultJson(result, &line);
+    line += ",";
+    AppendWarningsJson(result.warnings, &line);
+    PrintLine(line + "}");
+    return status;
+  }
+  PrintLine(ResultLine(result));
+  if (!quiet) {
+    for (const Warning& warning : result.warnings) PrintLine(WarningLine(result.file, warning));
+  }
+  return status;
+}
+
+}  // namespace stguard::cli
