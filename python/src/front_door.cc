@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The front door from Python (see front_door.h). Every verdict comes from the library:
-// CheckPath for check, JudgePickleFile / ScanFolderForPickles and VerdictForPickle for
-// scan, LintModel for lint; the envelope's fields are the library's own JSON
+// CheckPath for check, JudgePickleFile / ScanFolderForPickles and ResultForPickle for
+// scan, CheckPath, LintModel and LintVerdict for lint; the envelope's fields are the library's own JSON
 // (EnvelopeJson), parsed, so Python shows exactly what `stguard ... --json` prints.
 #include "front_door.h"
 
@@ -19,7 +19,7 @@
 #include "stguard/file_verdict.h"
 #include "stguard/folder_scan.h"
 #include "stguard/lint.h"
-#include "stguard/mapped_file.h"
+#include "stguard/lint_verdict.h"
 #include "stguard/sniff.h"
 #include "stguard/verdict.h"
 
@@ -35,6 +35,11 @@ py::str Text(std::string_view text) {
       PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
   if (object == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(object);
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
 py::list KeyPaths(const PickleFileReport& report) {
@@ -131,18 +136,6 @@ py::dict CheckPathDict(const std::string& path, bool allow_external_symlinks,
   return EnvelopeDict(*result);
 }
 
-// PickleResult is the envelope of one file's static scan: the scan decides the verdict
-// (VerdictForPickle), and the reason is the error when it is not valid.
-CheckResult PickleResult(std::string file, PickleFileReport report) {
-  CheckResult result;
-  result.file = std::move(file);
-  result.format = report.format;
-  result.verdict = VerdictForPickle(report);
-  if (result.verdict != Verdict::kValid) result.error = report.reason;
-  result.pickle = std::move(report);
-  return result;
-}
-
 // ScanFolder scans every pickle-bearing file under a folder; the folder takes the first
 // failing file's verdict (as `check DIR` does), or the walk's own error.
 CheckResult ScanFolder(const std::string& path, const FolderScanOptions& options) {
@@ -152,7 +145,7 @@ CheckResult ScanFolder(const std::string& path, const FolderScanOptions& options
   result.is_folder = true;
   result.verdict = Verdict::kValid;
   for (FolderScanEntry& entry : report.files) {
-    result.files.push_back(PickleResult(entry.name, std::move(entry.report)));
+    result.files.push_back(ResultForPickle(entry.name, std::move(entry.report)));
   }
   for (const CheckResult& file : result.files) {
     if (file.verdict == Verdict::kValid) continue;
@@ -174,14 +167,13 @@ py::dict Scan(const std::string& path, const std::vector<std::string>& key_path,
   std::unique_ptr<CheckResult> result;
   {
     py::gil_scoped_release release;
-    struct stat info;
-    if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    if (IsDirectory(path)) {
       FolderScanOptions options;
       options.torch = torch;
       options.allow_external_symlinks = allow_external_symlinks;
       result = std::make_unique<CheckResult>(ScanFolder(path, options));
     } else {
-      result = std::make_unique<CheckResult>(PickleResult(path, JudgePickleFile(path, torch)));
+      result = std::make_unique<CheckResult>(ResultForPickle(path, JudgePickleFile(path, torch)));
     }
   }
   return EnvelopeDict(*result);
@@ -200,7 +192,8 @@ py::dict Finding(const LintFinding& finding) {
   return out;
 }
 
-// Lint runs LintModel: its findings, and the envelope of the check it runs first.
+// Lint gives lint's verdict as `stguard lint` does: check's (CheckPath) when not valid,
+// else LintVerdict over LintModel's findings, which come with it.
 py::dict Lint(const std::string& path, const std::string& config_path,
               bool allow_external_symlinks) {
   LintOptions options;
@@ -208,20 +201,26 @@ py::dict Lint(const std::string& path, const std::string& config_path,
   options.dir.allow_external_symlinks = allow_external_symlinks;
   CheckOptions check_options;
   check_options.allow_external_symlinks = allow_external_symlinks;
-  std::unique_ptr<LintReport> report;
-  std::unique_ptr<CheckResult> check;
+  std::unique_ptr<LintReport> report = std::make_unique<LintReport>();
+  std::unique_ptr<CheckResult> result;
   {
     py::gil_scoped_release release;
-    check = std::make_unique<CheckResult>(CheckPath(path, check_options));
-    report = std::make_unique<LintReport>(LintModel(path, options));
+    result = std::make_unique<CheckResult>(CheckPath(path, check_options));
+    if (result->valid()) {
+      *report = LintModel(path, options);
+      if (report->error.ok()) {
+        *result = LintVerdict(std::move(*result), *report);
+      } else {  // lint could not run (an unreadable config): no verdict
+        result->verdict = VerdictForError(report->error);
+        result->error = report->error;
+      }
+    }
   }
-  py::dict out = EnvelopeDict(*check);
+  py::dict out = EnvelopeDict(*result);
   py::list findings;
   for (const LintFinding& finding : report->findings) findings.append(Finding(finding));
   out["findings"] = findings;
   out["family"] = report->family.empty() ? py::object(py::none()) : Text(report->family);
-  out["lint_error"] =
-      report->error.ok() ? py::object(py::none()) : MakeSafetensorError(report->error);
   out["num_errors"] = report->num_errors();
   out["num_warnings"] = report->num_warnings();
   out["num_tensors"] = report->num_tensors;
@@ -232,25 +231,14 @@ py::dict Lint(const std::string& path, const std::string& config_path,
 // Sniff returns the format's name of the file at `path` ("safetensors", "pytorch-zip"...),
 // "folder" for a directory; raises SafetensorError when it cannot be read.
 py::str Sniff(const std::string& path) {
-  Format format = Format::kUnknown;
-  Error error;
-  bool is_folder = false;
+  if (IsDirectory(path)) return Text("folder");
+  Result<Format> format = Error{};
   {
     py::gil_scoped_release release;
-    struct stat info;
-    if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      is_folder = true;
-    } else {
-      Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
-      if (file.ok()) {
-        format = SniffFormat((*file)->bytes());
-      } else {
-        error = file.error();
-      }
-    }
+    format = SniffFile(path);
   }
-  if (!error.ok()) ThrowSafetensorError(error);
-  return is_folder ? Text("folder") : Text(FormatName(format));
+  if (!format.ok()) ThrowSafetensorError(format.error());
+  return Text(FormatName(*format));
 }
 
 // ConvertHint says what a file of `format` is and how to convert it, or "" when it is no
@@ -280,16 +268,15 @@ void ThrowOpenError(const std::string& path, const Error& error) {
       error.code == ErrorCode::kOutOfMemory) {
     ThrowSafetensorError(error);
   }
-  Format format = Format::kUnknown;
+  Result<Format> format = Error{};
   {
     py::gil_scoped_release release;
-    Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
-    if (file.ok()) format = SniffFormat((*file)->bytes());
+    format = SniffFile(path);
   }
-  const std::string hint = ConvertHint(format);
+  const std::string hint = format.ok() ? ConvertHint(*format) : std::string();
   if (hint.empty()) ThrowSafetensorError(error);
   ThrowSafetensorError(Error{ErrorCode::kNotSafetensors, 0, "not a safetensors file",
-                             "'" + path + "' is " + std::string(FormatName(format)) + ", " + hint,
+                             "'" + path + "' is " + std::string(FormatName(*format)) + ", " + hint,
                              {}});
 }
 

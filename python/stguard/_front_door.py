@@ -265,17 +265,18 @@ class LintFinding:
 
 @dataclass(frozen=True)
 class LintResult(Envelope):
-    """What ``lint`` found: the envelope of the check it runs first, and the findings.
+    """What ``lint`` found: its verdict (check's, when check does not find the path valid;
+    else invalid with code ``"LintError"`` when a finding is an error) and the findings.
 
-    True in a boolean context when the check is valid and no finding is an error.
+    True in a boolean context when the verdict is valid.
 
     Attributes (beside the envelope's):
         family: the model family matched ("llama", "qwen2"...), or None.
         findings: LintFinding list.
         errors, warnings: how many findings of each severity.
         tensors, shards: the checkpoint's counts.
-        error: the SafetensorError behind the check's verdict (or lint's own failure to
-            run: an unreadable config), or None.
+        error: the SafetensorError behind the verdict (check's, LintError, or lint's own
+            failure to run: an unreadable config), or None.
     """
 
     family: Optional[str] = None
@@ -285,10 +286,6 @@ class LintResult(Envelope):
     tensors: int = 0
     shards: int = 0
     error: Optional[SafetensorError] = None
-
-    @property
-    def ok(self) -> bool:
-        return self.verdict == "valid" and self.errors == 0
 
 
 def lint(path: PathLike, config: Optional[PathLike] = None, *,
@@ -304,16 +301,10 @@ def lint(path: PathLike, config: Optional[PathLike] = None, *,
     """
     raw = _core.lint(os.fspath(path), "" if config is None else os.fspath(config),
                      allow_external_symlinks)
-    fields = _envelope_fields(raw)
-    error = raw["error"]
-    if raw["lint_error"] is not None and error is None:  # lint could not run: no verdict
-        error = raw["lint_error"]
-        fields.update(verdict="error", code=error.code, message=str(error), offset=None,
-                      tensor=error.tensor or "")
-    return LintResult(**fields, family=raw["family"],
+    return LintResult(**_envelope_fields(raw), family=raw["family"],
                       findings=[LintFinding(**f) for f in raw["findings"]],
                       errors=raw["num_errors"], warnings=raw["num_warnings"],
-                      tensors=raw["num_tensors"], shards=raw["num_shards"], error=error)
+                      tensors=raw["num_tensors"], shards=raw["num_shards"], error=raw["error"])
 
 
 # ---------------------------------------------------------------------------- convert

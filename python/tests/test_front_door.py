@@ -131,16 +131,29 @@ def test_scan_folder(tmp_path):
 
 
 def test_lint_gives_check_verdict_first(tmp_path, cli):
+    # Reject: a refused pickle beside valid weights is never "ok" for lint.
     mixed = model_folder(tmp_path, malicious=True)
     result = stguard.lint(mixed)
     assert not result.ok and result.verdict == "refused" and result.code == "PickleGlobalRefused"
+    assert result.findings == []  # lint does not run on what check refuses
+    # Accept: the same weights alone are linted (this sample breaks the int4 group rule).
     clean = stguard.lint(model_folder(tmp_path, malicious=False))
-    assert clean.verdict == "valid"
-    assert clean.ok == (clean.errors == 0)
     assert any(f.rule == "config-missing" for f in clean.findings)
-    assert run_cli(cli, "lint", str(tmp_path / "clean")).returncode == (0 if clean.ok else 1)
+    assert (clean.verdict, clean.code, clean.errors) == ("invalid", "LintError", 1)
+    assert clean.tensor == "model.layers.0.mlp.up_proj"
     missing = stguard.lint(tmp_path / "absent")
     assert missing.verdict == "error" and not missing.ok
+
+
+@pytest.mark.parametrize("malicious", [True, False])
+def test_lint_verdict_matches_the_command(cli, tmp_path, malicious):
+    folder = model_folder(tmp_path, malicious)
+    result = stguard.lint(folder)
+    command = run_cli(cli, "lint", "--json", str(folder))
+    assert command.returncode == EXIT_STATUS[result.verdict]
+    printed = json.loads(command.stdout.splitlines()[0])
+    for key in ENVELOPE:
+        assert getattr(result, key) == printed.get(key), key
 
 
 # ---------------------------------------------------------------------------- convert

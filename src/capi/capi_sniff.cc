@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // C API: what a file is (stguard/stguard_check.h over stguard/sniff.h).
-#include <memory>
 #include <span>
 #include <string>
 
 #include "capi/capi_common.h"
-#include "stguard/mapped_file.h"
 #include "stguard/sniff.h"
 #include "stguard/stguard_check.h"
 
@@ -69,10 +67,9 @@ extern "C" stguard_code stguard_sniff_file(const char* path, stguard_format* out
   *out_format = STGUARD_FORMAT_UNKNOWN;
   if (path == nullptr) return Fail(err, STGUARD_INVALID_ARGUMENT, "path is NULL");
   return stguard::capi::Guarded(err, [&] {
-    const stguard::Result<std::unique_ptr<stguard::MappedFile>> file =
-        stguard::MappedFile::Open(std::string(path));
-    if (!file.ok()) return stguard::capi::FillError(err, file.error());
-    *out_format = static_cast<stguard_format>(stguard::SniffFormat((*file)->bytes()));
+    const stguard::Result<stguard::Format> format = stguard::SniffFile(std::string(path));
+    if (!format.ok()) return stguard::capi::FillError(err, format.error());
+    *out_format = static_cast<stguard_format>(*format);
     return STGUARD_OK;
   });
 }
