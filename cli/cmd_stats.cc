@@ -242,6 +242,104 @@ std::optional<int> RefuseUnlessValid(const std::string& path, const DirOptions& 
 
 }  // namespace
 
+namespace {
+
+// ScanPass computes every tensor's statistics (so that any error comes before any output)
+// into *kept and, for the table, measures *widths. Returns the first error.
+Error ScanPass(const CheckpointDir& checkpoint, bool json, ProgressBar* progress,
+               StatsStore* kept, std::vector<size_t>* widths) {
+  ScanOptions scan;
+  scan.progress = [progress](uint64_t bytes) { progress->Add(bytes); };
+  for (const ShardFile& shard : checkpoint.shards()) {
+    for (const TensorView& tensor : shard.checkpoint.tensors()) {
+      // Copied with pread, not read through the mapping: a file truncated meanwhile is an
+      // I/O error naming it, not a SIGBUS.
+      Result<TensorStats> stats = ComputeTensorStats(shard.checkpoint, tensor, scan);
+      if (!stats.ok()) return stats.error();
+      kept->Add(*stats);
+      if (!json) {
+        const std::vector<TableCell> cells = RowCells(tensor, *stats);
+        for (size_t i = 0; i < cells.size(); ++i) {
+          (*widths)[i] = std::max((*widths)[i], cells[i].width());
+        }
+      }
+    }
+  }
+  return {};
+}
+
+// PrintHead starts the output: the JSON envelope, or the text heading and column titles.
+void PrintHead(const std::string& path, const CheckpointDir& checkpoint, bool json,
+               const std::vector<size_t>& widths, JsonStreamOut* stream) {
+  if (json) {
+    stream->text() = "{";
+    AppendValidEnvelope(path, Format::kSafetensors, &stream->text(), IsFolderPath(path));
+    stream->text() += ",\"tensors\":[";
+    return;
+  }
+  const size_t num_shards = checkpoint.shards().size();
+  PrintLine("file: " + PrintableText(path) + " (" + std::to_string(num_shards) +
+            (num_shards == 1 ? " shard, " : " shards, ") +
+            std::to_string(checkpoint.num_tensors()) + " tensors, " +
+            std::to_string(checkpoint.total_bytes()) + " data bytes)");
+  std::vector<TableCell> heading_cells(kHeadings.size());
+  for (size_t i = 0; i < kHeadings.size(); ++i) heading_cells[i].text = kHeadings[i];
+  PrintTableRow(heading_cells, widths);  // padded to the widest shape: never one string
+}
+
+// PrintRows prints every tensor's row from *kept (computing again what it could not
+// keep). Returns the error of a tensor computed again, after flushing what was printed.
+Error PrintRows(const CheckpointDir& checkpoint, bool json, const std::vector<size_t>& widths,
+                StatsStore* kept, JsonStreamOut* stream) {
+  kept->Rewind();
+  const size_t num_shards = checkpoint.shards().size();
+  size_t index = 0;
+  for (const ShardFile& shard : checkpoint.shards()) {
+    if (!json && num_shards > 1 && !shard.checkpoint.tensors().empty()) {
+      PrintLine("shard " + PrintableText(shard.name) + ":");
+    }
+    for (const TensorView& tensor : shard.checkpoint.tensors()) {
+      TensorStats stats;
+      if (!kept->Next(&stats)) {
+        Result<TensorStats> again = ComputeTensorStats(shard.checkpoint, tensor);
+        if (!again.ok()) {
+          stream->Flush(true);
+          std::fflush(stdout);
+          return again.error();
+        }
+        stats = *again;
+      }
+      if (json) {
+        if (index > 0) stream->text() += ",";
+        AppendJsonRow(shard, tensor, stats, stream);
+      } else {
+        PrintTableRow(RowCells(tensor, stats), widths);
+      }
+      ++index;
+    }
+  }
+  return {};
+}
+
+// PrintTotals ends the output with the totals and the time the scan took.
+void PrintTotals(const CheckpointDir& checkpoint, bool json, double seconds,
+                 JsonStreamOut* stream) {
+  if (json) {
+    stream->text() += "],\"totals\":{\"tensors\":" + std::to_string(checkpoint.num_tensors()) +
+                      ",\"shards\":" + std::to_string(checkpoint.shards().size()) +
+                      ",\"bytes\":" + std::to_string(checkpoint.total_bytes()) +
+                      ",\"seconds\":" + Number(seconds, false, true) + "}}\n";
+    stream->Flush(true);
+    return;
+  }
+  char summary[96];
+  std::snprintf(summary, sizeof(summary), "scanned %s in %.2f s",
+                Bytes(double(checkpoint.total_bytes())).c_str(), seconds);
+  PrintLine(summary);
+}
+
+}  // namespace
+
 int RunInspectStats(Args args) {
   bool json = false;
   DirOptions options;
@@ -261,101 +359,39 @@ int RunInspectStats(Args args) {
   if (std::optional<int> status = RefuseUnlessValid(path, options, json)) return *status;
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   if (!checkpoint.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
-                 checkpoint.error().ToString().c_str());
+    PrintErrorLine(PrintableText(path) + ": error: " + checkpoint.error().ToString());
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
-
   uint64_t total = 0;
   uint64_t header_bytes = 0;
   for (const ShardFile& shard : checkpoint->shards()) {
     header_bytes += shard.checkpoint.header_len();
     for (const TensorView& tensor : shard.checkpoint.tensors()) total += tensor.byte_size();
   }
-  // Two passes: the first scans every tensor (so that any error comes before any output)
-  // and measures the table; the second prints. Nothing of a row is kept in memory but its
-  // statistics, and those only when they are small next to the headers (StatsStore), so
-  // memory stays within the bound of SECURITY.md whatever the header holds.
+  // Two passes: the first scans every tensor and measures the table; the second prints.
+  // Nothing of a row is kept in memory but its statistics, and those only when they are
+  // small next to the headers (StatsStore), so memory stays within the bound of
+  // SECURITY.md whatever the header holds.
   StatsStore kept(checkpoint->num_tensors(), header_bytes);
   std::vector<size_t> widths = ColumnWidths(kHeadings, {});
   ProgressBar progress(total);
-  ScanOptions scan;
-  scan.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
   const auto fail = [&path, &progress](const Error& error) {
     progress.Clear();
     PrintFileError("inspect", path, error);
     return IsIoError(error) ? kExitUsage : kExitInvalid;
   };
   const Clock::time_point start = Clock::now();
-  for (const ShardFile& shard : checkpoint->shards()) {
-    for (const TensorView& tensor : shard.checkpoint.tensors()) {
-      // Copied with pread, not read through the mapping: a file truncated meanwhile is an
-      // I/O error naming it, not a SIGBUS.
-      Result<TensorStats> stats = ComputeTensorStats(shard.checkpoint, tensor, scan);
-      if (!stats.ok()) return fail(stats.error());
-      kept.Add(*stats);
-      if (!json) {
-        const std::vector<TableCell> cells = RowCells(tensor, *stats);
-        for (size_t i = 0; i < cells.size(); ++i) widths[i] = std::max(widths[i], cells[i].width());
-      }
-    }
+  if (Error error = ScanPass(*checkpoint, json, &progress, &kept, &widths); !error.ok()) {
+    return fail(error);
   }
   progress.Clear();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-
-  const size_t num_shards = checkpoint->shards().size();
-  const size_t num_tensors = checkpoint->num_tensors();
   JsonStreamOut stream;
-  if (json) {
-    stream.text() = "{";
-    AppendValidEnvelope(path, Format::kSafetensors, &stream.text());
-    stream.text() += ",\"tensors\":[";
-  } else {
-    PrintLine("file: " + PrintableText(path) + " (" + std::to_string(num_shards) +
-              (num_shards == 1 ? " shard, " : " shards, ") + std::to_string(num_tensors) +
-              " tensors, " + std::to_string(checkpoint->total_bytes()) + " data bytes)");
-    std::vector<TableCell> heading_cells(kHeadings.size());
-    for (size_t i = 0; i < kHeadings.size(); ++i) heading_cells[i].text = kHeadings[i];
-    PrintTableRow(heading_cells, widths);  // padded to the widest shape: never one string
+  PrintHead(path, *checkpoint, json, widths, &stream);
+  if (Error error = PrintRows(*checkpoint, json, widths, &kept, &stream); !error.ok()) {
+    return fail(error);
   }
-  kept.Rewind();
-  size_t index = 0;
-  for (const ShardFile& shard : checkpoint->shards()) {
-    if (!json && num_shards > 1 && !shard.checkpoint.tensors().empty()) {
-      PrintLine("shard " + PrintableText(shard.name) + ":");
-    }
-    for (const TensorView& tensor : shard.checkpoint.tensors()) {
-      TensorStats stats;
-      if (!kept.Next(&stats)) {
-        Result<TensorStats> again = ComputeTensorStats(shard.checkpoint, tensor);
-        if (!again.ok()) {
-          stream.Flush(true);
-          std::fflush(stdout);
-          return fail(again.error());
-        }
-        stats = *again;
-      }
-      if (json) {
-        if (index > 0) stream.text() += ",";
-        AppendJsonRow(shard, tensor, stats, &stream);
-      } else {
-        PrintTableRow(RowCells(tensor, stats), widths);
-      }
-      ++index;
-    }
-  }
-  if (json) {
-    stream.text() += "],\"totals\":{\"tensors\":" + std::to_string(num_tensors) +
-                     ",\"shards\":" + std::to_string(num_shards) +
-                     ",\"bytes\":" + std::to_string(checkpoint->total_bytes()) +
-                     ",\"seconds\":" + Number(seconds, false, true) + "}}\n";
-    stream.Flush(true);
-  } else {
-    char summary[96];
-    std::snprintf(summary, sizeof(summary), "scanned %s in %.2f s",
-                  Bytes(double(checkpoint->total_bytes())).c_str(), seconds);
-    PrintLine(summary);
-  }
+  PrintTotals(*checkpoint, json, seconds, &stream);
   return kExitOk;
 }
 

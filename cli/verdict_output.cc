@@ -56,10 +56,12 @@ void AppendResultJson(const CheckResult& result, std::string* out) {
   }
 }
 
-void AppendValidEnvelope(const std::string& path, Format format, std::string* out) {
+void AppendValidEnvelope(const std::string& path, Format format, std::string* out,
+                         bool is_folder) {
   CheckResult result;
   result.file = path;
   result.format = format;
+  result.is_folder = is_folder;
   result.verdict = Verdict::kValid;
   AppendResultJson(result, out);
 }

@@ -23,7 +23,8 @@ void AppendResultJson(const CheckResult& result, std::string* out);
 
 // AppendValidEnvelope appends the fields of a valid file's envelope and "ok":true, for
 // commands (inspect) that print only valid files.
-void AppendValidEnvelope(const std::string& path, Format format, std::string* out);
+void AppendValidEnvelope(const std::string& path, Format format, std::string* out,
+                         bool is_folder = false);
 
 // AppendWarningsJson appends "warnings":[{"kind","file","tensor","message"}...].
 void AppendWarningsJson(std::span<const Warning> warnings, std::string* out);

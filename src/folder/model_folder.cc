@@ -288,12 +288,11 @@ ModelFolderReport CheckModelFolder(const std::string& folder, const CheckpointDi
 
 namespace {
 
-ModelFolderReport CheckModelFolderOrThrow(const std::string& folder,
-                                          const CheckpointDir* weights,
-                                          const Options& options,
-                                          bool allow_external_symlinks) {
-  ModelFolderReport report;
-  TieSetting tie = TieSetting::kAbsent;
+// ReadFolderConfig checks config.json when present (a link out of the folder is refused
+// unless allowed; not a regular file, over the cap or not one JSON object: an error) and
+// sets *tie from it; its warnings go to report->warnings.
+Error ReadFolderConfig(const std::string& folder, const Options& options,
+                       bool allow_external_symlinks, TieSetting* tie, ModelFolderReport* report) {
   const std::string config_path = JoinPath(folder, kConfigName);
   struct stat info;
   if (!allow_external_symlinks && ::lstat(config_path.c_str(), &info) == 0 &&
@@ -302,104 +301,112 @@ ModelFolderReport CheckModelFolderOrThrow(const std::string& folder,
     // read (and quote in a warning) another file on the machine.
     std::string real_folder;
     if (!folder::RealPath(folder, &real_folder)) {
-      report.error = FolderIoError("cannot resolve folder", folder, errno);
-      return report;
+      return FolderIoError("cannot resolve folder", folder, errno);
     }
-    if (Error error = Contain(real_folder, config_path, kConfigName); !error.ok()) {
-      report.error = std::move(error);
-      return report;
-    }
+    if (Error error = Contain(real_folder, config_path, kConfigName); !error.ok()) return error;
   }
-  if (::stat(config_path.c_str(), &info) == 0) {
-    // Checked before opening: open(2) on a FIFO would wait for a writer forever.
-    if (!S_ISREG(info.st_mode)) {
-      report.error = ConfigError(0, "config.json is not a regular file");
-      return report;
-    }
-    Result<std::unique_ptr<MappedFile>> mapping = MappedFile::Open(config_path);
-    if (!mapping.ok()) {
-      report.error = mapping.error();
-      return report;
-    }
-    const std::span<const std::byte> bytes = (*mapping)->bytes();
-    const uint64_t cap = std::min(options.max_header_len, kMaxHeaderLen);
-    if (bytes.size() > cap) {
-      report.error = ConfigError(0, "config.json is larger than the cap",
-                                 std::to_string(bytes.size()) + " > " + std::to_string(cap));
-      return report;
-    }
-    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    report.error = CheckConfig(text, options, &tie, &report.warnings);
-    if (!report.error.ok()) return report;
-  } else if (errno != ENOENT) {
-    report.error = FolderIoError("cannot open", config_path, errno);
-    return report;
+  if (::stat(config_path.c_str(), &info) != 0) {
+    return errno == ENOENT ? Error{} : FolderIoError("cannot open", config_path, errno);
   }
+  // Checked before opening: open(2) on a FIFO would wait for a writer forever.
+  if (!S_ISREG(info.st_mode)) return ConfigError(0, "config.json is not a regular file");
+  Result<std::unique_ptr<MappedFile>> mapping = MappedFile::Open(config_path);
+  if (!mapping.ok()) return mapping.error();
+  const std::span<const std::byte> bytes = (*mapping)->bytes();
+  const uint64_t cap = std::min(options.max_header_len, kMaxHeaderLen);
+  if (bytes.size() > cap) {
+    return ConfigError(0, "config.json is larger than the cap",
+                       std::to_string(bytes.size()) + " > " + std::to_string(cap));
+  }
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return CheckConfig(text, options, tie, &report->warnings);
+}
 
+// WarnAboutTying warns when tie_word_embeddings is not a bool, or is false while the
+// weights have no lm_head.weight.
+void WarnAboutTying(TieSetting tie, const CheckpointDir* weights, ModelFolderReport* report) {
   if (tie == TieSetting::kNotBool) {
-    report.warnings.push_back(Warning{WarningKind::kTieWordEmbeddingsNotBool,
-                                      std::string(kConfigName), {},
-                                      "config.json's tie_word_embeddings is not true or false"});
+    report->warnings.push_back(Warning{WarningKind::kTieWordEmbeddingsNotBool,
+                                       std::string(kConfigName), {},
+                                       "config.json's tie_word_embeddings is not true or false"});
   }
   if (tie == TieSetting::kFalse && weights != nullptr &&
       weights->Find("lm_head.weight") == nullptr) {
-    report.warnings.push_back(Warning{
+    report->warnings.push_back(Warning{
         WarningKind::kLmHeadMissing, std::string(kConfigName), "lm_head.weight",
         "config.json sets tie_word_embeddings to false, but no tensor is named "
         "lm_head.weight: the output layer would be left uninitialised"});
   }
+}
 
-  Result<std::vector<std::string>> names = ListFolder(folder);
-  if (!names.ok()) {
-    report.error = names.error();
-    return report;
-  }
-  for (const std::string& name : *names) {
+// WarnAboutCodeRisks flags the files whose names say their loading can run code, and the
+// NumPy files that hold (or may hold) object arrays.
+void WarnAboutCodeRisks(const std::string& folder, const std::vector<std::string>& names,
+                        ModelFolderReport* report) {
+  for (const std::string& name : names) {
     const std::string lower = Lowercase(name);
     if (const char* message = CodeRiskMessage(lower); message != nullptr) {
-      report.warnings.push_back(Warning{WarningKind::kPickleFile, name, {}, message});
+      report->warnings.push_back(Warning{WarningKind::kPickleFile, name, {}, message});
     } else if (EndsWith(lower, ".npy") || EndsWith(lower, ".npz")) {
       if (NumpyMayHoldObjects(JoinPath(folder, name))) {
-        report.warnings.push_back(Warning{
+        report->warnings.push_back(Warning{
             WarningKind::kPickleFile, name, {},
             "NumPy file that may contain pickles: it holds (or may hold) object arrays, "
             "which np.load(allow_pickle=True) unpickles, running arbitrary code"});
       }
     }
   }
+}
 
-  // Every *.safetensors file must be valid, whatever the index says: loaders try
-  // model.safetensors before an index, so it may be what actually loads.
+// CheckEverySafetensors validates every *.safetensors file the weights did not, whatever
+// the index says: loaders try model.safetensors before an index, so it may be what
+// actually loads.
+Error CheckEverySafetensors(const std::string& folder, const std::vector<std::string>& names,
+                            const CheckpointDir* weights, const Options& options,
+                            bool allow_external_symlinks) {
   std::string real_folder;
   if (!allow_external_symlinks && !folder::RealPath(folder, &real_folder)) {
-    report.error = FolderIoError("cannot resolve folder", folder, errno);
-    return report;
+    return FolderIoError("cannot resolve folder", folder, errno);
   }
-  for (const std::string& name : *names) {
+  for (const std::string& name : names) {
     if (!EndsWith(name, ".safetensors")) continue;
     if (weights != nullptr && IsValidatedShard(*weights, folder, name)) continue;
     const std::string path = JoinPath(folder, name);
     if (!allow_external_symlinks) {
-      if (Error error = Contain(real_folder, path, name); !error.ok()) {
-        report.error = std::move(error);
-        return report;
-      }
+      if (Error error = Contain(real_folder, path, name); !error.ok()) return error;
     }
     struct stat file_info;
     if (::stat(path.c_str(), &file_info) != 0 || !S_ISREG(file_info.st_mode)) {
-      report.error = Error{ErrorCode::kMissingShard, 0,
-                           "a .safetensors name in the folder is not a regular file",
-                           "file '" + name + "'"};
-      return report;
+      return Error{ErrorCode::kMissingShard, 0,
+                   "a .safetensors name in the folder is not a regular file",
+                   "file '" + name + "'"};
     }
     Result<Checkpoint> checkpoint = Checkpoint::OpenHeader(path, options);
     if (!checkpoint.ok()) {
-      report.error = checkpoint.error();
-      report.error.context = "file '" + name + "'" +
-                             (report.error.context.empty() ? "" : "; " + report.error.context);
-      return report;
+      Error error = checkpoint.error();
+      error.context = "file '" + name + "'" + (error.context.empty() ? "" : "; " + error.context);
+      return error;
     }
   }
+  return {};
+}
+
+ModelFolderReport CheckModelFolderOrThrow(const std::string& folder,
+                                          const CheckpointDir* weights,
+                                          const Options& options,
+                                          bool allow_external_symlinks) {
+  ModelFolderReport report;
+  TieSetting tie = TieSetting::kAbsent;
+  report.error = ReadFolderConfig(folder, options, allow_external_symlinks, &tie, &report);
+  if (!report.error.ok()) return report;
+  WarnAboutTying(tie, weights, &report);
+  Result<std::vector<std::string>> names = ListFolder(folder);
+  if (!names.ok()) {
+    report.error = names.error();
+    return report;
+  }
+  WarnAboutCodeRisks(folder, *names, &report);
+  report.error = CheckEverySafetensors(folder, *names, weights, options, allow_external_symlinks);
   return report;
 }
 

@@ -235,7 +235,7 @@ def test_check_dir_fails_closed(kind, tmp_path):
     assert torch_load_runs(path, marker), "the payload must be one torch.load runs"
     result = run("check", folder)
     assert result.returncode == 1, result.stdout
-    assert "pytorch_model.bin" in result.stdout and "error" in result.stdout
+    assert "pytorch_model.bin" in result.stdout and "refused" in result.stdout
     assert "cannot be proven safe" in result.stdout or "names code" in result.stdout
     report = json.loads(run("check", "--json", folder).stdout)
     assert report["ok"] is False and "pytorch_model.bin" in report["error"]["context"]

@@ -45,7 +45,7 @@ TEST_F(GgufCli, CheckRecognisesGgufByMagic) {
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("ok (gguf v3, 2 tensors, 14 keys)"), std::string::npos) << run.output;
   const CliRun json = RunCli("check --json " + ShellQuoted(path_), Streams::kStdoutOnly);
-  EXPECT_NE(json.output.find("\"format\":\"gguf\",\"ok\":true,\"tensors\":2"), std::string::npos)
+  EXPECT_NE(json.output.find("\"format\":\"gguf\",\"verdict\":\"valid\",\"ok\":true,\"tensors\":2"), std::string::npos)
       << json.output;
 }
 

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Every command's --json output carries the envelope (tests/cli/envelope.schema.json) and
+its exit status follows the verdict: 0 valid, 1 invalid or refused, 2 error.
+
+Standard library only: the schema is checked by the small validator below, which knows
+the keywords the schema uses (type, const, enum, required, properties, minimum, if/then/
+else, not, anyOf) and fails on any other, so the schema cannot silently outgrow it.
+
+Usage: test_envelope.py STGUARD_CLI CORPUS_DIR
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TYPES = {"object": dict, "string": str, "integer": int, "array": list, "boolean": bool}
+KNOWN = {"$schema", "title", "description", "type", "const", "enum", "required",
+         "properties", "minimum", "if", "then", "else", "not", "anyOf"}
+
+
+def errors(schema, value, where="$"):
+    """The ways `value` breaks `schema` (an empty list when it conforms)."""
+    unknown = set(schema) - KNOWN
+    if unknown:
+        raise ValueError(f"validator does not know {sorted(unknown)}")
+    found = []
+    if "type" in schema:
+        wanted = TYPES[schema["type"]]
+        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+            return [f"{where}: not {schema['type']}: {value!r}"]
+    if "const" in schema and value != schema["const"]:
+        found.append(f"{where}: {value!r} is not {schema['const']!r}")
+    if "enum" in schema and value not in schema["enum"]:
+        found.append(f"{where}: {value!r} not in {schema['enum']}")
+    if "minimum" in schema and isinstance(value, int) and value < schema["minimum"]:
+        found.append(f"{where}: {value} < {schema['minimum']}")
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            if key not in value:
+                found.append(f"{where}: missing {key!r}")
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                found += errors(sub, value[key], f"{where}.{key}")
+    if "not" in schema and not errors(schema["not"], value, where):
+        found.append(f"{where}: matches a schema it must not")
+    if "anyOf" in schema and all(errors(s, value, where) for s in schema["anyOf"]):
+        found.append(f"{where}: matches none of anyOf")
+    if "if" in schema:
+        branch = "then" if not errors(schema["if"], value, where) else "else"
+        if branch in schema:
+            found += errors(schema[branch], value, where)
+    return found
+
+
+def self_test(schema):
+    """The validator rejects what the schema forbids (so the checks below can fail)."""
+    good = {"schema_version": 1, "file": "f", "format": "npy", "verdict": "valid"}
+    bad_ones = [
+        {**good, "schema_version": 2},
+        {**good, "format": "bin"},
+        {**good, "verdict": "ok"},
+        {k: v for k, v in good.items() if k != "file"},
+        {**good, "code": "HeaderTooLarge"},                       # valid with a code
+        {**good, "verdict": "invalid"},                           # invalid without one
+        {**good, "verdict": "invalid", "code": "X", "message": "m", "tensor": "",
+         "offset": -1},
+    ]
+    assert not errors(schema, good), errors(schema, good)
+    for bad in bad_ones:
+        assert errors(schema, bad), f"validator accepted {bad}"
+
+
+def run(cli, *args):
+    result = subprocess.run([cli, *args], capture_output=True, text=True, timeout=120)
+    return result.returncode, result.stdout
+
+
+def npy_bytes():
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + \
+        struct.pack("<2f", 1.0, 2.0)
+
+
+def gguf_bytes():
+    # GGUF v3, one tensor "t" of F32 [2] and no key: header, tensor info, padding to 32.
+    out = b"GGUF" + struct.pack("<IQQ", 3, 1, 0)
+    out += struct.pack("<Q", 1) + b"t" + struct.pack("<IQIQ", 1, 2, 0, 0)
+    out += b"\0" * (-len(out) % 32)
+    return out + struct.pack("<2f", 1.0, 2.0)
+
+
+def cases(cli, corpus, tmp):
+    """(arguments, expected exit status) for every command with --json."""
+    valid_st = os.path.join(corpus, "valid", "worked_example.safetensors")
+    valid_pt = os.path.join(corpus, "torch", "valid", "dtypes.zip.pt")
+    evil_pt = os.path.join(corpus, "torch", "refuse", "PickleGlobalRefused__raw_os_system.pt")
+    npy = os.path.join(tmp, "a.npy")
+    with open(npy, "wb") as f:
+        f.write(npy_bytes())
+    gguf = os.path.join(tmp, "m.gguf")
+    with open(gguf, "wb") as f:
+        f.write(gguf_bytes())
+    broken = os.path.join(tmp, "broken.safetensors")
+    with open(broken, "wb") as f:
+        f.write(struct.pack("<Q", 1 << 40) + b"{}")
+    good = os.path.join(tmp, "good")
+    os.mkdir(good)
+    shutil.copy(valid_st, os.path.join(good, "model.safetensors"))
+    evil = os.path.join(tmp, "evil")
+    shutil.copytree(good, evil)
+    shutil.copy(evil_pt, os.path.join(evil, "pytorch_model.bin"))
+    missing = os.path.join(tmp, "missing")
+    return [
+        (["check", "--json", valid_st], 0), (["check", "--json", valid_pt], 0),
+        (["check", "--json", evil_pt], 1), (["check", "--json", npy], 0),
+        (["check", "--json", gguf], 0), (["check", "--json", broken], 1),
+        (["check", "--json", good], 0), (["check", "--json", evil], 1),
+        (["check", "--json", missing], 2), (["check", "--json", "--canonical", valid_pt], 2),
+        (["inspect", "--json", valid_st], 0), (["inspect", "--json", valid_pt], 0),
+        (["inspect", "--json", npy], 0), (["inspect", "--json", gguf], 0),
+        (["inspect", "--json", broken], 1), (["inspect", "--json", evil_pt], 1),
+        (["inspect", "--json", missing], 2),
+        (["inspect", "--stats", "--json", good], 0), (["inspect", "--stats", "--json", evil], 1),
+        (["lint", "--json", good], 0), (["lint", "--json", evil], 1),
+        (["lint", "--json", missing], 2),
+    ]
+
+
+def main():
+    cli, corpus = sys.argv[1], sys.argv[2]
+    with open(os.path.join(HERE, "envelope.schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    self_test(schema)
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for args, status in cases(cli, corpus, tmp):
+            got, out = run(cli, *args)
+            lines = [line for line in out.splitlines() if line.strip()]
+            if got != status:
+                failures.append(f"{args}: exit {got}, expected {status}: {out}")
+            if len(lines) != 1:
+                failures.append(f"{args}: expected one JSON line, got {out!r}")
+                continue
+            try:
+                value = json.loads(lines[0])
+            except json.JSONDecodeError as error:
+                failures.append(f"{args}: not JSON ({error}): {lines[0]!r}")
+                continue
+            failures += [f"{args}: {e}" for e in errors(schema, value)]
+            expected = {0: "valid", 2: "error"}.get(status)
+            if expected and value.get("verdict") != expected:
+                failures.append(f"{args}: verdict {value.get('verdict')}, expected {expected}")
+    for failure in failures:
+        print("FAIL", failure)
+    print(f"{'FAILED' if failures else 'ok'}: envelope schema over every command's --json")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

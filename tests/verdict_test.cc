@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// The front door's library API (stguard/verdict.h): the verdict words and exit statuses,
+// which errors are which verdict, the envelope's JSON fields, and CheckPath's dispatch by
+// content for every format.
+#include "stguard/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "support/temp_dir.h"
+#include "support/test_files.h"
+
+namespace stguard {
+namespace {
+
+using testing::ReadFileBytes;
+using testing::TempDir;
+using testing::WriteFileBytes;
+
+const std::string kCorpus = std::string(STGUARD_CORPUS_DIR) + "/";
+
+TEST(VerdictTest, WordsAndExitStatuses) {
+  EXPECT_EQ(VerdictName(Verdict::kValid), "valid");
+  EXPECT_EQ(VerdictName(Verdict::kInvalid), "invalid");
+  EXPECT_EQ(VerdictName(Verdict::kRefused), "refused");
+  EXPECT_EQ(VerdictName(Verdict::kError), "error");
+  EXPECT_EQ(VerdictExitStatus(Verdict::kValid), 0);
+  EXPECT_EQ(VerdictExitStatus(Verdict::kInvalid), 1);
+  EXPECT_EQ(VerdictExitStatus(Verdict::kRefused), 1);
+  EXPECT_EQ(VerdictExitStatus(Verdict::kError), 2);
+}
+
+TEST(VerdictTest, ErrorsToVerdicts) {
+  EXPECT_EQ(VerdictForError(Error{}), Verdict::kValid);
+  EXPECT_EQ(VerdictForError(Error{ErrorCode::kHeaderTooLarge}), Verdict::kInvalid);
+  EXPECT_EQ(VerdictForError(Error{ErrorCode::kGgufTrailingBytes}), Verdict::kInvalid);
+  EXPECT_EQ(VerdictForError(Error{ErrorCode::kPickleGlobalRefused}), Verdict::kRefused);
+  EXPECT_EQ(VerdictForError(Error{ErrorCode::kNpyObjectArray}), Verdict::kRefused);
+  EXPECT_EQ(VerdictForError(Error{ErrorCode::kIoError}), Verdict::kError);
+  EXPECT_EQ(VerdictForError(Error{ErrorCode::kOutOfMemory}), Verdict::kError);
+  EXPECT_EQ(VerdictForError(Error{ErrorCode::kInvalidArgument}), Verdict::kError);
+}
+
+TEST(VerdictTest, OffsetOnlyWhenItPointsIntoAFile) {
+  EXPECT_TRUE(ErrorOffsetInFile(Error{ErrorCode::kHeaderTooLarge, 0}));
+  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kIoError}));
+  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kMissingShard}));
+  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kLintError}));
+  EXPECT_FALSE(ErrorOffsetInFile(Error{}));
+}
+
+TEST(VerdictTest, EnvelopeFields) {
+  CheckResult valid;
+  valid.file = "a.safetensors";
+  valid.format = Format::kSafetensors;
+  valid.verdict = Verdict::kValid;
+  EXPECT_EQ(EnvelopeJson(valid), R"({"schema_version":1,"file":"a.safetensors",)"
+                                  R"("format":"safetensors","verdict":"valid"})");
+  CheckResult invalid = valid;
+  invalid.verdict = Verdict::kInvalid;
+  invalid.error = Error{ErrorCode::kInvalidShape, 42, "bad shape", "dims", "w"};
+  EXPECT_EQ(EnvelopeJson(invalid),
+            R"({"schema_version":1,"file":"a.safetensors","format":"safetensors",)"
+            R"("verdict":"invalid","code":"InvalidShape","message":"bad shape: dims",)"
+            R"("offset":42,"tensor":"w"})");
+  CheckResult io = valid;
+  io.verdict = Verdict::kError;
+  io.error = Error{ErrorCode::kIoError, 0, "cannot open file"};
+  EXPECT_EQ(EnvelopeJson(io).find("offset"), std::string::npos);
+  // A folder shows an offset only with the member it is in.
+  CheckResult folder = invalid;
+  folder.is_folder = true;
+  EXPECT_EQ(EnvelopeJson(folder).find("offset"), std::string::npos);
+  EXPECT_NE(EnvelopeJson(folder).find(R"("format":"folder")"), std::string::npos);
+  folder.member = "model.safetensors";
+  EXPECT_NE(EnvelopeJson(folder).find(R"("member":"model.safetensors","offset":42)"),
+            std::string::npos);
+  // Paths that are not UTF-8 stay valid JSON.
+  valid.file = "a\xff";
+  EXPECT_NE(EnvelopeJson(valid).find(R"("file":"a\\xff")"), std::string::npos);
+}
+
+TEST(VerdictTest, CheckPathDispatchesByContent) {
+  TempDir dir;
+  const std::string st = dir.File("weights.bin");  // a safetensors file, whatever its name
+  ASSERT_TRUE(WriteFileBytes(st, ReadFileBytes(kCorpus + "valid/worked_example.safetensors")));
+  CheckResult result = CheckPath(st);
+  EXPECT_EQ(result.format, Format::kSafetensors);
+  EXPECT_EQ(result.verdict, Verdict::kValid);
+  EXPECT_EQ(result.summary.tensors, 1u);
+
+  result = CheckPath(kCorpus + "torch/valid/dtypes.zip.pt");
+  EXPECT_EQ(result.format, Format::kPytorchZip);
+  EXPECT_EQ(result.verdict, Verdict::kValid);
+  ASSERT_TRUE(result.pickle.has_value());
+  EXPECT_EQ(result.pickle->scan.tensors.size(), 11u);
+
+  // needs-key is valid, with a warning naming the key.
+  result = CheckPath(kCorpus + "torch/valid/training.zip.pt");
+  EXPECT_EQ(result.verdict, Verdict::kValid);
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_NE(result.warnings[0].message.find("--key state_dict"), std::string::npos);
+
+  result = CheckPath(kCorpus + "torch/refuse/PickleGlobalRefused__raw_os_system.pt");
+  EXPECT_EQ(result.format, Format::kPickle);
+  EXPECT_EQ(result.verdict, Verdict::kRefused);
+  EXPECT_EQ(result.error.code, ErrorCode::kPickleGlobalRefused);
+
+  result = CheckPath(dir.File("absent"));
+  EXPECT_EQ(result.verdict, Verdict::kError);
+  EXPECT_EQ(result.error.code, ErrorCode::kIoError);
+}
+
+TEST(VerdictTest, TruncatedSafetensorsIsInvalidNotRefused) {
+  TempDir dir;
+  std::string bytes = ReadFileBytes(kCorpus + "valid/worked_example.safetensors");
+  bytes.resize(bytes.size() - 1);
+  ASSERT_TRUE(WriteFileBytes(dir.File("t"), bytes));
+  const CheckResult result = CheckPath(dir.File("t"));
+  EXPECT_EQ(result.verdict, Verdict::kInvalid);
+  EXPECT_NE(result.error.code, ErrorCode::kOk);
+}
+
+TEST(VerdictTest, UsageErrorNamesTheFlag) {
+  const CheckResult result = UsageError("m.bin", Format::kPytorchZip, "--canonical",
+                                        "safetensors files");
+  EXPECT_EQ(result.verdict, Verdict::kError);
+  EXPECT_EQ(result.exit_status(), 2);
+  EXPECT_EQ(result.error.context, "--canonical applies to safetensors files, not pytorch-zip");
+}
+
+TEST(VerdictTest, FolderExaminesEachFileOnce) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileBytes(dir.File("model.safetensors"),
+                             ReadFileBytes(kCorpus + "valid/worked_example.safetensors")));
+  ASSERT_TRUE(WriteFileBytes(dir.File("a.bin"), ReadFileBytes(kCorpus + "torch/valid/dtypes.zip.pt")));
+  ASSERT_TRUE(WriteFileBytes(
+      dir.File("b.bin"), ReadFileBytes(kCorpus + "torch/refuse/PickleGlobalRefused__raw_os_system.pt")));
+  const CheckResult result = CheckPath(dir.path());
+  EXPECT_TRUE(result.is_folder);
+  EXPECT_EQ(result.verdict, Verdict::kRefused);
+  EXPECT_EQ(result.member, "b.bin");
+  ASSERT_EQ(result.files.size(), 2u);
+  EXPECT_EQ(result.files[0].file, "a.bin");
+  EXPECT_EQ(result.files[0].verdict, Verdict::kValid);
+  EXPECT_EQ(result.files[1].verdict, Verdict::kRefused);
+  // a.bin is a warning; b.bin, which decides, is not repeated as one.
+  size_t pickle_warnings = 0;
+  for (const Warning& warning : result.warnings) {
+    if (warning.kind != WarningKind::kPickleFile) continue;
+    ++pickle_warnings;
+    EXPECT_EQ(warning.file, "a.bin");
+  }
+  EXPECT_EQ(pickle_warnings, 1u);
+}
+
+}  // namespace
+}  // namespace stguard
