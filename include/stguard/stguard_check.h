@@ -187,9 +187,9 @@ STGUARD_API int stguard_result_offset_in_file(const stguard_result* result);
 STGUARD_API const char* stguard_result_member(const stguard_result* result);
 
 /* stguard_result_json returns the envelope as one JSON object, exactly the fields every
- * `--json` output starts with (README "The envelope"): schema_version, file, format,
- * verdict and, when not valid, code, message, offset (only when it points into the file)
- * and tensor. NUL-terminated, owned by the result; "" for NULL. */
+ * `--json` output starts with (README "Verdicts and the JSON envelope"): schema_version,
+ * file, format, verdict and, when not valid, code, message, offset (only when it points
+ * into the file) and tensor. NUL-terminated, owned by the result; "" for NULL. */
 STGUARD_API const char* stguard_result_json(const stguard_result* result);
 
 /* stguard_result_summary returns the counts (all 0 for NULL). */

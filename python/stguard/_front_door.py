@@ -2,8 +2,8 @@
 """The front door: check, scan, lint and convert any file stguard recognises.
 
 Every result carries the envelope's fields, the same as ``stguard ... --json`` prints and
-the C API returns (README "The envelope"): ``schema_version``, ``file``, ``format``,
-``verdict`` (``"valid"``, ``"invalid"``, ``"refused"``, ``"error"``) and, when not valid,
+the C API returns (README "Verdicts and the JSON envelope"): ``schema_version``, ``file``,
+``format``, ``verdict`` (``"valid"``, ``"invalid"``, ``"refused"``, ``"error"``) and, when not valid,
 ``code``, ``message``, ``offset`` (only when it points into the file) and ``tensor``. The
 verdicts come from the library (python/src/front_door.cc): nothing is decided here.
 """
@@ -36,7 +36,7 @@ class CheckWarning:
 
 @dataclass(frozen=True)
 class Envelope:
-    """The fields every result has (README "The envelope").
+    """The fields every result has (README "Verdicts and the JSON envelope").
 
     Attributes:
         schema_version: the envelope's version (1).

@@ -281,3 +281,25 @@ def test_offsets_only_when_they_point_into_a_file(tmp_path):
     with pytest.raises(stguard.SafetensorError) as raised:  # a byte of the file: shown
         snp.load_file(INVALID)
     assert str(raised.value).startswith(f"DuplicateKey at byte {raised.value.offset}: ")
+
+
+def test_envelopes_follow_the_schema(tmp_path):
+    # tests/cli/envelope.schema.json, checked by hand (jsonschema is not installed here):
+    # the required fields, the enums, and code/message/tensor exactly when not valid.
+    schema = json.loads((CORPUS.parent / "tests" / "cli" / "envelope.schema.json").read_text())
+    properties = schema["properties"]
+    results = [stguard.check(VALID), stguard.check(INVALID), stguard.check(OS_SYSTEM),
+               stguard.check(tmp_path / "absent"), stguard.check(model_folder(tmp_path, True)),
+               stguard.scan(CLEAN), stguard.scan(TRAINING), stguard.lint(VALID)]
+    for result in results:
+        fields = {key: getattr(result, key) for key in ENVELOPE if getattr(result, key) is not None}
+        assert set(schema["required"]) <= set(fields)
+        assert fields["schema_version"] == properties["schema_version"]["const"]
+        assert fields["format"] in properties["format"]["enum"]
+        assert fields["verdict"] in properties["verdict"]["enum"]
+        if result.verdict == "valid":
+            assert not {"code", "message", "offset"} & set(fields)
+        else:
+            assert {"code", "message", "tensor"} <= set(fields)
+        if "offset" in fields:
+            assert isinstance(fields["offset"], int) and fields["offset"] >= 0
