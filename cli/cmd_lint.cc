@@ -13,6 +13,7 @@
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/lint.h"
+#include "stguard/lint_verdict.h"
 #include "stguard/verdict.h"
 #include "verdict_output.h"
 
@@ -64,23 +65,6 @@ std::string FindingLine(const std::string& path, const LintFinding& finding) {
   }
   if (finding.transposed) line += " (transposed)";
   return line + ": " + PrintableText(finding.message);
-}
-
-// LintVerdict turns check's valid result into lint's: invalid (kLintError) when lint
-// found an error, naming the first one's tensor.
-CheckResult LintVerdict(CheckResult verdict, const LintReport& report) {
-  if (report.num_errors() == 0) return verdict;
-  for (const LintFinding& finding : report.findings) {
-    if (finding.severity != LintSeverity::kError) continue;
-    verdict.verdict = Verdict::kInvalid;
-    verdict.error = Error{ErrorCode::kLintError, 0, "lint found errors",
-                          std::to_string(report.num_errors()) + " error" +
-                              (report.num_errors() == 1 ? "" : "s") + ", the first: " +
-                              finding.rule,
-                          finding.tensor};
-    break;
-  }
-  return verdict;
 }
 
 std::string Count(size_t n, const std::string& noun) {

@@ -183,6 +183,8 @@ typedef enum stguard_code {
   STGUARD_DEFLATE_DATA,
   STGUARD_NPZ_MEMBER_NAME,
   STGUARD_LINT_ERROR,
+  /* A file of another format (PyTorch, GGUF, npy) opened as safetensors. */
+  STGUARD_NOT_SAFETENSORS,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

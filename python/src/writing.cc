@@ -18,7 +18,7 @@ namespace py = pybind11;
 
 [[noreturn]] void ThrowInvalidArgument(const char* message, std::string context = {},
                                        std::string tensor = {}) {
-  ThrowSafetensorError(
+  ThrowWriteError(
       Error{ErrorCode::kInvalidArgument, 0, message, std::move(context), std::move(tensor)});
 }
 
@@ -77,7 +77,7 @@ void Prepare(const py::list& tensors, const py::object& metadata, PreparedWrite&
                                           static_cast<size_t>(buffer->view.len));
     out.buffers.push_back(std::move(buffer));
     const Error added = out.writer.AddTensor(name, *dtype, shape, data);
-    if (!added.ok()) ThrowSafetensorError(added);
+    if (!added.ok()) ThrowWriteError(added);
   }
   if (metadata.is_none()) return;
   if (!PyDict_Check(metadata.ptr())) ThrowInvalidArgument("metadata must be a dict of str to str");
@@ -86,7 +86,7 @@ void Prepare(const py::list& tensors, const py::object& metadata, PreparedWrite&
     const std::string_view key_text = Utf8Of(key, "metadata key");
     const std::string_view value_text = Utf8Of(value, "metadata value");
     const Error added = out.writer.AddMetadata(key_text, value_text);
-    if (!added.ok()) ThrowSafetensorError(added);
+    if (!added.ok()) ThrowWriteError(added);
   }
 }
 
@@ -119,14 +119,14 @@ void WriteFile(const std::string& path, const py::list& tensors, const py::objec
     py::gil_scoped_release release;
     written = prepared.writer.WriteToFile(path);
   }
-  if (!written.ok()) ThrowSafetensorError(written);
+  if (!written.ok()) ThrowWriteError(written);
 }
 
 py::bytes Serialize(const py::list& tensors, const py::object& metadata) {
   PreparedWrite prepared;
   Prepare(tensors, metadata, prepared);
   const Result<uint64_t> file_size = prepared.writer.FileSize();
-  if (!file_size.ok()) ThrowSafetensorError(file_size.error());
+  if (!file_size.ok()) ThrowWriteError(file_size.error());
   if (*file_size > static_cast<uint64_t>(PY_SSIZE_T_MAX)) {
     ThrowSafetensorError(Error{ErrorCode::kOutOfMemory, 0, "file too large for bytes"});
   }
@@ -141,9 +141,9 @@ py::bytes Serialize(const py::list& tensors, const py::object& metadata) {
     py::gil_scoped_release release;
     written = prepared.writer.WriteTo(sink);
   }
-  if (!written.ok()) ThrowSafetensorError(written);
+  if (!written.ok()) ThrowWriteError(written);
   if (sink.used() != *file_size) {
-    ThrowSafetensorError(Error{ErrorCode::kInvalidArgument, sink.used(), "fewer bytes than the file size"});
+    ThrowWriteError(Error{ErrorCode::kInvalidArgument, sink.used(), "fewer bytes than the file size"});
   }
   return py::reinterpret_steal<py::bytes>(result.release());
 }

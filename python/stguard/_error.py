@@ -15,7 +15,8 @@ class SafetensorError(Exception):
         tensor: the tensor (or metadata key) concerned, or None.
 
     ``str(error)`` is the command's text: ``"DuplicateKey at byte 61: duplicate key
-    (tensor 'w')"``.
+    (tensor 'w')"``; the offset is shown only when it points into a file (a refused
+    write reads ``"InvalidArgument: ..."``).
 
     Example:
         >>> import stguard
@@ -71,7 +72,8 @@ class SafetensorImportError(SafetensorError, ImportError):
 def refusal(kind: type, message: str, tensor: Optional[str] = None) -> SafetensorError:
     """Returns an InvalidArgument error of class ``kind`` (one of the classes above), in
     the CLI's format."""
-    text = f"InvalidArgument at byte 0: {message}"
+    # No byte offset: a refused argument points into no file.
+    text = f"InvalidArgument: {message}"
     if tensor is not None:
         text += f" (tensor {tensor!r})"
     return kind(text, "InvalidArgument", 0, tensor)

@@ -56,10 +56,10 @@ Verdict VerdictForPickle(const PickleFileReport& report) {
 
 bool ErrorOffsetInFile(const Error& error) {
   if (error.ok() || IsNoVerdict(error.code)) return false;
-  // Verdicts on a folder as a whole, or on a model's meaning (lint): no byte of any file
-  // is at fault.
+  // Verdicts on a folder as a whole, on a model's meaning (lint), or on a file as a whole
+  // (another format than the one asked for): no byte of any file is at fault.
   return error.code != ErrorCode::kFolderTooLarge && error.code != ErrorCode::kMissingShard &&
-         error.code != ErrorCode::kLintError;
+         error.code != ErrorCode::kLintError && error.code != ErrorCode::kNotSafetensors;
 }
 
 CheckResult UsageError(const std::string& path, Format format, std::string_view flag,

@@ -1,0 +1,305 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The front door from Python: check, scan, lint and convert give the command's verdict in
+the envelope's words, for every format; load_file on a PyTorch file says what it is; errors
+show a byte offset only when it points into a file."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import numpy
+import pytest
+
+import stguard
+import stguard.numpy as snp
+from conftest import CORPUS
+
+TORCH = CORPUS / "torch"
+CLEAN = TORCH / "valid" / "dtypes.zip.pt"
+CLEAN_LEGACY = TORCH / "valid" / "dtypes.legacy.pt"
+TRAINING = TORCH / "valid" / "training.zip.pt"
+OS_SYSTEM = TORCH / "refuse" / "PickleGlobalRefused__zip_os_system.pt"
+VALID = CORPUS / "sample.safetensors"
+INVALID = CORPUS / "invalid" / "DuplicateKey__tensor_twice.safetensors"
+ENVELOPE = ("schema_version", "file", "format", "verdict", "code", "message", "offset", "tensor")
+EXIT_STATUS = {"valid": 0, "invalid": 1, "refused": 1, "error": 2}
+
+
+def model_folder(tmp_path, malicious: bool):
+    """A folder with a valid model.safetensors and, if `malicious`, a pytorch_model.bin
+    that names os.system."""
+    folder = tmp_path / ("mixed" if malicious else "clean")
+    folder.mkdir()
+    shutil.copy(VALID, folder / "model.safetensors")
+    if malicious:
+        shutil.copy(OS_SYSTEM, folder / "pytorch_model.bin")
+    return folder
+
+
+def run_cli(cli, *args):
+    return subprocess.run([cli, *args], capture_output=True, text=True)
+
+
+# ------------------------------------------------------------------------------ check
+
+
+def test_folder_with_malicious_pickle_is_refused(tmp_path):
+    # Reject: a valid model beside a malicious pytorch_model.bin.
+    result = stguard.check(model_folder(tmp_path, malicious=True))
+    assert not result.ok and not result
+    assert result.verdict == "refused"
+    assert result.code == "PickleGlobalRefused"
+    assert result.member == "pytorch_model.bin"
+    assert [r.file for r in result.results].count("pytorch_model.bin") == 1
+    # Accept: the same model alone.
+    clean = stguard.check(model_folder(tmp_path, malicious=False))
+    assert clean.ok and clean.verdict == "valid" and clean.tensors == 7
+
+
+@pytest.mark.parametrize("name", ["valid", "invalid", "torch", "torch_refused", "missing",
+                                  "mixed", "clean_folder"])
+def test_check_verdict_matches_the_command(cli, tmp_path, name):
+    path = {"valid": VALID, "invalid": INVALID, "torch": CLEAN, "torch_refused": OS_SYSTEM,
+            "missing": tmp_path / "absent.safetensors",
+            "mixed": model_folder(tmp_path, malicious=True),
+            "clean_folder": model_folder(tmp_path, malicious=False)}[name]
+    result = stguard.check(path)
+    command = run_cli(cli, "check", "--json", str(path))
+    assert command.returncode == EXIT_STATUS[result.verdict], command.stdout
+    printed = json.loads(command.stdout.splitlines()[0])
+    if "verdict" in printed:  # the command prints the envelope: every field is the same
+        for key in ENVELOPE:
+            assert getattr(result, key) == printed.get(key), key
+
+
+def test_check_envelope_fields():
+    invalid = stguard.check(INVALID)
+    assert (invalid.schema_version, invalid.format, invalid.verdict) == (1, "safetensors", "invalid")
+    assert invalid.code == "DuplicateKey" and invalid.offset > 0
+    assert invalid.error.code == "DuplicateKey"
+    missing = stguard.check("/nonexistent/model.safetensors")
+    assert missing.verdict == "error" and missing.code == "IoError"
+    assert missing.offset is None  # no byte of any file is at fault
+    refused = stguard.check(OS_SYSTEM)
+    assert (refused.format, refused.verdict) == ("pytorch-zip", "refused")
+
+
+# ------------------------------------------------------------------------------- scan
+
+
+def first_scan_line(cli, path):
+    return run_cli(cli, "scan", str(path)).stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("path", [CLEAN, CLEAN_LEGACY, TRAINING, OS_SYSTEM,
+                                  TORCH / "refuse" / "PickleCorrupt__no_stop.pt",
+                                  TORCH / "refuse" / "RawPickle__raw_clean_pickle.pt"],
+                         ids=lambda p: p.name)
+def test_scan_says_what_the_command_says(cli, path):
+    result = stguard.scan(path)
+    assert first_scan_line(cli, path) == f"{path}: {result.format}: {result.description}"
+
+
+def test_scan_verdicts():
+    clean = stguard.scan(CLEAN)
+    assert (clean.verdict, clean.scan_verdict, clean.format) == ("valid", "clean", "pytorch-zip")
+    assert clean.code is None and clean.error is None
+    assert len(clean.tensors) == 11 and all(t.name for t in clean.tensors)
+    assert all(g.allowed for g in clean.globals)
+    evil = stguard.scan(OS_SYSTEM)
+    assert (evil.verdict, evil.scan_verdict, evil.code) == ("refused", "names-code",
+                                                            "PickleGlobalRefused")
+    assert evil.offset > 0 and any(not g.allowed for g in evil.globals)
+    keyed = stguard.scan(TRAINING)
+    assert (keyed.verdict, keyed.scan_verdict, keyed.key_paths) == ("valid", "needs-key",
+                                                                    [["state_dict"]])
+    assert stguard.scan(TRAINING, key="state_dict").scan_verdict == "clean"
+    missing = stguard.scan("/nonexistent/model.bin")
+    assert (missing.verdict, missing.code) == ("error", "IoError")
+
+
+def test_scan_folder(tmp_path):
+    mixed = stguard.scan(model_folder(tmp_path, malicious=True))
+    assert (mixed.verdict, mixed.member, mixed.scan_verdict) == ("refused", "pytorch_model.bin",
+                                                                  "names-code")
+    assert [r.file for r in mixed.results] == ["pytorch_model.bin"]
+    assert stguard.scan(model_folder(tmp_path, malicious=False)).verdict == "valid"
+
+
+# ------------------------------------------------------------------------------- lint
+
+
+def test_lint_gives_check_verdict_first(tmp_path, cli):
+    # Reject: a refused pickle beside valid weights is never "ok" for lint.
+    mixed = model_folder(tmp_path, malicious=True)
+    result = stguard.lint(mixed)
+    assert not result.ok and result.verdict == "refused" and result.code == "PickleGlobalRefused"
+    assert result.findings == []  # lint does not run on what check refuses
+    # Accept: the same weights alone are linted (this sample breaks the int4 group rule).
+    clean = stguard.lint(model_folder(tmp_path, malicious=False))
+    assert any(f.rule == "config-missing" for f in clean.findings)
+    assert (clean.verdict, clean.code, clean.errors) == ("invalid", "LintError", 1)
+    assert clean.tensor == "model.layers.0.mlp.up_proj"
+    missing = stguard.lint(tmp_path / "absent")
+    assert missing.verdict == "error" and not missing.ok
+
+
+@pytest.mark.parametrize("malicious", [True, False])
+def test_lint_verdict_matches_the_command(cli, tmp_path, malicious):
+    folder = model_folder(tmp_path, malicious)
+    result = stguard.lint(folder)
+    command = run_cli(cli, "lint", "--json", str(folder))
+    assert command.returncode == EXIT_STATUS[result.verdict]
+    printed = json.loads(command.stdout.splitlines()[0])
+    for key in ENVELOPE:
+        assert getattr(result, key) == printed.get(key), key
+
+
+# ---------------------------------------------------------------------------- convert
+
+
+def test_convert_torch_matches_scan_and_torch(tmp_path):
+    out = tmp_path / "model.safetensors"
+    result = stguard.convert(CLEAN, out)
+    assert (result.verdict, result.format, result.output) == ("valid", "pytorch-zip", str(out))
+    loaded = snp.load_file(out)
+    assert sorted(loaded) == sorted(t.name for t in stguard.scan(CLEAN).tensors)
+    assert result.tensors == len(loaded)
+    torch = pytest.importorskip("torch", reason="torch is the reference for the values")
+    reference = torch.load(CLEAN, map_location="cpu")
+    for name, tensor in reference.items():
+        if tensor.dtype == torch.bfloat16:  # numpy has no bfloat16: compare the bits
+            bits = tensor.view(torch.int16).numpy().view(numpy.uint16)
+            assert numpy.array_equal(loaded[name], bits), name
+        else:
+            assert numpy.array_equal(loaded[name], tensor.numpy()), name
+
+
+def test_convert_with_dtype_applies_to_torch_input(tmp_path):
+    out = tmp_path / "half.safetensors"
+    result = stguard.convert(CLEAN_LEGACY, out, "F16")
+    assert result.converted > 0
+    with stguard.safe_open(out, framework="np") as handle:
+        floats = [handle.get_tensor(k).dtype for k in handle.keys()
+                  if handle.get_tensor(k).dtype.kind == "f"]
+    assert floats and all(dtype == numpy.float16 for dtype in floats)
+    assert [p.name for p in tmp_path.iterdir()] == ["half.safetensors"]  # no temporary left
+
+
+def test_convert_refusals_write_nothing(tmp_path):
+    out = tmp_path / "out.safetensors"
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(OS_SYSTEM, out)
+    assert raised.value.code == "PickleGlobalRefused" and not out.exists()
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(TRAINING, out)
+    assert raised.value.code == "NotAStateDict" and not out.exists()
+    assert stguard.convert(TRAINING, out, key="state_dict").tensors > 0
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(OS_SYSTEM, tmp_path / "x.safetensors", "BF16")
+    assert raised.value.code == "PickleGlobalRefused"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.safetensors"]
+
+
+def test_convert_options_that_do_not_apply_are_refused(tmp_path):
+    out = tmp_path / "out.safetensors"
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(VALID, out)  # a safetensors input needs a dtype
+    assert raised.value.code == "InvalidArgument" and "dtype" in str(raised.value)
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(VALID, out, "BF16", key="state_dict")
+    assert raised.value.code == "InvalidArgument" and "key" in str(raised.value)
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(CLEAN, out, name="x")
+    assert "name" in str(raised.value)
+    assert not out.exists()
+    assert stguard.convert(VALID, out, "BF16").tensors == 7
+
+
+def test_convert_folder_creates_and_cleans_its_output(tmp_path):
+    out = tmp_path / "a" / "b"
+    result = stguard.convert(TORCH / "valid" / "sharded", out)
+    assert result.format == "folder" and result.written[-1] == "model.safetensors.index.json"
+    assert stguard.check(out).ok
+    refused_in = tmp_path / "refused_in"
+    refused_in.mkdir()
+    shutil.copy(OS_SYSTEM, refused_in / "pytorch_model.bin")
+    with pytest.raises(stguard.SafetensorError):
+        stguard.convert(refused_in, tmp_path / "c" / "d")
+    assert not (tmp_path / "c").exists()  # only what this call created, and it is removed
+
+
+def test_convert_npy_and_the_formats_without_a_converter(tmp_path):
+    array = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    numpy.save(tmp_path / "weights.npy", array)
+    result = stguard.convert(tmp_path / "weights.npy", tmp_path / "w.safetensors")
+    assert result.format == "npy"
+    assert numpy.array_equal(snp.load_file(tmp_path / "w.safetensors")["weights"], array)
+    (tmp_path / "model.gguf").write_bytes(b"GGUF" + bytes(60))
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(tmp_path / "model.gguf", tmp_path / "g.safetensors")
+    assert "GGUF" in str(raised.value) and not (tmp_path / "g.safetensors").exists()
+    (tmp_path / "notes.txt").write_text("hello\n")
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(tmp_path / "notes.txt", tmp_path / "n.safetensors")
+    assert "unknown" in str(raised.value)
+
+
+# ------------------------------------------------------------------ messages and load_file
+
+
+@pytest.mark.parametrize("path", [CLEAN, CLEAN_LEGACY, OS_SYSTEM], ids=lambda p: p.name)
+def test_load_file_on_a_pytorch_file_says_so(tmp_path, path):
+    target = tmp_path / "pytorch_model.bin"
+    shutil.copy(path, target)
+    for load in (snp.load_file, lambda p: stguard.safe_open(p, framework="np")):
+        with pytest.raises(stguard.SafetensorError) as raised:
+            load(target)
+        assert raised.value.code == "NotSafetensors"
+        text = str(raised.value)
+        assert "PyTorch checkpoint" in text and "stguard.convert" in text
+        assert "HeaderTooLarge" not in text and "at byte" not in text
+    # Reject case of the rule: a broken safetensors file keeps its own error.
+    with pytest.raises(stguard.SafetensorError) as raised:
+        snp.load_file(INVALID)
+    assert raised.value.code == "DuplicateKey"
+
+
+def test_offsets_only_when_they_point_into_a_file(tmp_path):
+    with pytest.raises(stguard.SafetensorError) as raised:
+        snp.save_file({"a": numpy.zeros(2), 3: numpy.zeros(2)}, tmp_path / "x.safetensors")
+    assert str(raised.value).startswith("InvalidArgument: ")
+    with pytest.raises(stguard.SafetensorError) as raised:  # refused by the C++ writer
+        snp.save_file({"__metadata__": numpy.zeros(2, dtype=numpy.float32)},
+                      tmp_path / "x.safetensors")
+    assert raised.value.code == "InvalidTensorName"
+    assert "at byte" not in str(raised.value)
+    with pytest.raises(stguard.SafetensorError) as raised:
+        snp.load_file(tmp_path / "absent.safetensors")
+    assert str(raised.value).startswith("IoError: ")
+    with pytest.raises(stguard.SafetensorError) as raised:  # a byte of the file: shown
+        snp.load_file(INVALID)
+    assert str(raised.value).startswith(f"DuplicateKey at byte {raised.value.offset}: ")
+
+
+def test_envelopes_follow_the_schema(tmp_path):
+    # tests/cli/envelope.schema.json, checked by hand (jsonschema is not installed here):
+    # the required fields, the enums, and code/message/tensor exactly when not valid.
+    schema = json.loads((CORPUS.parent / "tests" / "cli" / "envelope.schema.json").read_text())
+    properties = schema["properties"]
+    results = [stguard.check(VALID), stguard.check(INVALID), stguard.check(OS_SYSTEM),
+               stguard.check(tmp_path / "absent"), stguard.check(model_folder(tmp_path, True)),
+               stguard.scan(CLEAN), stguard.scan(TRAINING), stguard.lint(VALID)]
+    for result in results:
+        fields = {key: getattr(result, key) for key in ENVELOPE if getattr(result, key) is not None}
+        assert set(schema["required"]) <= set(fields)
+        assert fields["schema_version"] == properties["schema_version"]["const"]
+        assert fields["format"] in properties["format"]["enum"]
+        assert fields["verdict"] in properties["verdict"]["enum"]
+        if result.verdict == "valid":
+            assert not {"code", "message", "offset"} & set(fields)
+        else:
+            assert {"code", "message", "tensor"} <= set(fields)
+        if "offset" in fields:
+            assert isinstance(fields["offset"], int) and fields["offset"] >= 0
