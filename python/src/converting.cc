@@ -124,6 +124,27 @@ py::dict ConvertNpy(const std::string& in, const std::string& out, const std::st
   return result;
 }
 
+// ConvertNpz writes every array of an .npz as one tensor named by its key.
+py::dict ConvertNpz(const std::string& in, const std::string& out) {
+  Error error;
+  size_t tensors = 0;
+  {
+    py::gil_scoped_release release;
+    error = NpzToSafetensors(in, out);
+    if (error.ok()) {
+      // The count comes from what was written: the archive is not inflated a third time.
+      const Result<Checkpoint> written = Checkpoint::OpenHeader(out);
+      if (written.ok()) tensors = written->num_tensors();
+    }
+  }
+  if (!error.ok()) ThrowSafetensorError(error);
+  py::dict result;
+  result["tensors"] = tensors;
+  result["converted"] = tensors;
+  result["dropped"] = py::list();
+  return result;
+}
+
 }  // namespace
 
 void RegisterConverting(py::module_& m) {
@@ -137,6 +158,8 @@ void RegisterConverting(py::module_& m) {
         "Converts a folder of pytorch_model.bin shards into an existing folder.");
   m.def("convert_npy", &ConvertNpy, py::arg("path"), py::arg("out"), py::arg("name"),
         "Writes a .npy array as a one-tensor safetensors file.");
+  m.def("convert_npz", &ConvertNpz, py::arg("path"), py::arg("out"),
+        "Writes every array of an .npz as one safetensors file, one tensor per key.");
 }
 
 }  // namespace stguard::python

@@ -378,11 +378,16 @@ def _convert_safetensors(path: str, out: str, options: Dict[str, Any]) -> Dict[s
     return _core.convert_safetensors(path, out, options["dtype"])
 
 
-def _not_available(what: str) -> Callable[[str, str, Dict[str, Any]], Dict[str, Any]]:
-    def refuse(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-        raise invalid_argument(f"{what} conversion is not available in this version of "
-                               f"stguard ({path!r} was not converted)")
-    return refuse
+def _convert_npz(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
+    return _core.convert_npz(path, out)
+
+
+def _convert_gguf(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
+    # GGUF converts to dtype itself, from the dequantized F32 (one rounding, not two).
+    files, tensors, dequantized, _, _ = _core.gguf_convert(path, out, options.get("dtype"),
+                                                           bool(options.get("all_metadata")))
+    written = list(files) if len(files) > 1 else []
+    return {"tensors": tensors, "converted": dequantized, "dropped": [], "written": written}
 
 
 _TORCH_OPTIONS = frozenset({"key", "max_output_ratio", "drop_aliases"})
@@ -399,8 +404,8 @@ _CONVERTERS: Dict[str, _Converter] = {
     "folder": _Converter(_convert_torch_folder,
                          frozenset({"drop_aliases", "allow_external_symlinks"})),
     "npy": _Converter(_convert_npy, frozenset({"name"})),
-    "npz": _Converter(_not_available("npz"), frozenset()),
-    "gguf": _Converter(_not_available("GGUF"), frozenset()),
+    "npz": _Converter(_convert_npz, frozenset()),
+    "gguf": _Converter(_convert_gguf, frozenset({"dtype", "all_metadata"})),
 }
 
 
@@ -424,7 +429,7 @@ def _convert_then_cast(row: _Converter, path: str, out: str, options: Dict[str, 
 def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
             key: KeyPath = None, drop_aliases: bool = False,
             max_output_ratio: Optional[int] = None, allow_external_symlinks: bool = False,
-            name: Optional[str] = None) -> ConvertResult:
+            name: Optional[str] = None, all_metadata: bool = False) -> ConvertResult:
     """Converts any file stguard reads to a canonical safetensors file, choosing by the
     file's content (never its name), as ``stguard convert`` does. Nothing in the input is
     run, and anything refused writes nothing (``out`` keeps its old content).
@@ -434,6 +439,10 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
       ``drop_aliases`` keeps one name per tied tensor, ``max_output_ratio`` bounds views.
     - a folder of pytorch_model.bin shards: ``out`` is a folder (created if missing).
     - npy: one tensor, named ``name`` (default: the file name without ".npy").
+    - npz: one tensor per array, named by its key.
+    - GGUF: tensors keep their names, block types are dequantized to F32 (or ``dtype``);
+      ``all_metadata`` keeps metadata arrays longer than 1,024 elements; the first part of
+      a split model converts into the folder ``out``.
     ``dtype`` also applies to every non-folder input: the converted tensors are then
     rewritten to it. An option that does not apply to the format found raises
     SafetensorError (InvalidArgument) naming it.
@@ -449,13 +458,14 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
     row = _CONVERTERS.get(format_name)
     if row is None:
         raise invalid_argument(f"{source!r} is {format_name}: stguard converts safetensors, "
-                               f"PyTorch, npy files and folders of PyTorch shards")
+                               f"PyTorch, npy, npz and GGUF files and folders of PyTorch shards")
     options = {"key": key, "drop_aliases": drop_aliases, "max_output_ratio": max_output_ratio,
                "allow_external_symlinks": allow_external_symlinks, "name": name,
-               "dtype": dtype}
+               "dtype": dtype, "all_metadata": all_metadata}
     defaults = {"key": None, "drop_aliases": False, "max_output_ratio": None,
-                "allow_external_symlinks": False, "name": None, "dtype": None}
-    casts_after = format_name not in ("safetensors", "folder")
+                "allow_external_symlinks": False, "name": None, "dtype": None,
+                "all_metadata": False}
+    casts_after = format_name not in ("safetensors", "folder", "gguf")
     for option, value in options.items():
         applies = option in row.accepts or (option == "dtype" and casts_after)
         if value != defaults[option] and not applies:

@@ -144,3 +144,23 @@ def test_a_nan_scale_dequantizes_as_ggml_does(tmp_path):
         q = f.get_tensor("q")
     # NaN times 0 is NaN too: every element is NaN.
     assert np.isnan(q).all()
+
+
+def test_the_front_door_converts_gguf_and_npz(model, tmp_path):
+    out = tmp_path / "front.safetensors"
+    result = stguard.convert(model, out, dtype="F16")
+    assert (result.format, result.tensors, result.converted) == ("gguf", 3, 1)
+    loaded = stguard.numpy.load_file(out)
+    assert loaded["q"].dtype == np.float16
+    np.testing.assert_array_equal(loaded["q"], q8_expected().astype(np.float16))
+    with pytest.raises(stguard.SafetensorError) as error:
+        stguard.convert(model, out, name="x")  # --name applies to npy only
+    assert error.value.code == "InvalidArgument" and "name" in str(error.value)
+
+    arrays = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.array([1, 2], np.int64)}
+    np.savez_compressed(tmp_path / "arrays.npz", **arrays)
+    result = stguard.convert(tmp_path / "arrays.npz", tmp_path / "npz.safetensors")
+    assert (result.format, result.tensors) == ("npz", 2)
+    loaded = stguard.numpy.load_file(tmp_path / "npz.safetensors")
+    for key, value in arrays.items():
+        np.testing.assert_array_equal(loaded[key], value)
