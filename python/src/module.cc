@@ -5,7 +5,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <cstdio>
 #include <memory>
 #include <span>
 #include <string>
@@ -24,11 +23,6 @@ namespace py = pybind11;
 using stguard::python::Storage;
 
 namespace {
-
-py::str Utf8Str(std::string_view text) {
-  // Every name and value reaching here was validated as UTF-8 by the reader.
-  return py::str(text.data(), text.size());
-}
 
 std::unique_ptr<Storage> OpenStorage(const std::string& path) {
   stguard::Result<std::unique_ptr<Storage>> storage = stguard::Error{};
@@ -52,8 +46,6 @@ std::unique_ptr<Storage> StorageFromBytes(const py::buffer& data) {
   PyBuffer_Release(&view);
   if (!storage.ok()) stguard::python::ThrowSafetensorError(storage.error());
   return std::move(*storage);
-}
-
 }
 
 }  // namespace
