@@ -23,7 +23,7 @@ std::string Why(const CheckResult& result) {
     const std::string sentence = DescribeVerdict(*about->pickle);
     return about == &result ? sentence : "file '" + PrintableText(about->file) + "': " + sentence;
   }
-  return result.error.ToString();
+  return ErrorText(result.file, result.error);
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ def _open_source(path: str, backend: str, shown_name: str):
     except FileNotFoundError:
         fd = None
     except OSError as error:
-        raise SafetensorError(f"IoError at byte 0: {error.strerror}: {shown_name}",
+        raise SafetensorError(f"IoError: {error.strerror}: {shown_name}",
                               "IoError", 0, None) from None
     except SafetensorError as error:
         if error.code != "IoError" or os.path.lexists(path):
@@ -99,7 +99,7 @@ def _open_source(path: str, backend: str, shown_name: str):
         fd = None
     if fd is None:
         raise SafetensorFileNotFoundError(
-            f"IoError at byte 0: No such file or directory: {shown_name}", "IoError", 0, None)
+            f"IoError: No such file or directory: {shown_name}", "IoError", 0, None)
     try:
         return _PreadSource(fd)
     except BaseException:
@@ -185,7 +185,7 @@ class safe_open:  # noqa: N801 (the reference's name)
         source = self._open_source_or_raise()
         info = self._by_name.get(name)
         if info is None:
-            raise SafetensorError(f"InvalidArgument at byte 0: no tensor named {name!r}",
+            raise SafetensorError(f"InvalidArgument: no tensor named {name!r}",
                                   "InvalidArgument", 0, name)
         return source, info
 

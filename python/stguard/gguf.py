@@ -107,7 +107,7 @@ class GgufFile:
         """The tensor's TensorInfo; SafetensorError (InvalidArgument) for an unknown name."""
         info = self._tensors.get(name)
         if info is None:
-            raise SafetensorError(f"InvalidArgument at byte 0: no tensor of that name (tensor {name!r})",
+            raise SafetensorError(f"InvalidArgument: no tensor of that name (tensor {name!r})",
                                   "InvalidArgument", 0, name)
         return info
 
@@ -120,7 +120,7 @@ class GgufFile:
         is the raw blocks as ``uint8``, shape ``shape[:-1] + (bytes per row,)``.
         """
         if self._core is None:
-            raise SafetensorError("InvalidArgument at byte 0: the file is closed", "InvalidArgument")
+            raise SafetensorError("InvalidArgument: the file is closed", "InvalidArgument")
         info = self.tensor_info(name)
         if info.dtype is not None:
             array = np.frombuffer(self._core, dtype=NUMPY_DTYPES[info.dtype],
@@ -160,7 +160,7 @@ def load_file(path: "os.PathLike[str] | str", max_bytes: int = DEFAULT_MAX_BYTES
                      if f.tensor_info(name).quantized)
         if needed > max_bytes:
             raise SafetensorError(
-                f"InvalidArgument at byte 0: dequantizing needs {needed} bytes, past "
+                f"InvalidArgument: dequantizing needs {needed} bytes, past "
                 f"max_bytes={max_bytes}; read tensors one at a time with "
                 f"stguard.gguf.open(), or convert with stguard.gguf.convert(path, out)",
                 "InvalidArgument", 0)

@@ -60,7 +60,7 @@ def test_check_accepts_the_sample_and_refuses_a_truncated_copy(tmp_path):
     truncated.write_bytes(SAMPLE.read_bytes()[:-1])
     bad = run("check", str(truncated))
     assert bad.returncode == 1
-    assert "error:" in bad.stdout
+    assert "invalid:" in bad.stdout
 
 
 def test_help_and_man_page_come_from_the_bundled_tool():

@@ -53,7 +53,7 @@ inline void DecodeFp4Group(const uint8_t* qs, int n, float d, float* out) {
 
 // mxfp4: the E8M0 exponent byte, then 16 bytes of codes.
 STGUARD_DEQUANT_CLONES
-void DecodeMxfp4(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeMxfp4Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 17, out += 32) {
     DecodeFp4Group(blocks + 1, 16, E8M0HalfToFloat(blocks[0]), out);
   }
@@ -61,12 +61,21 @@ void DecodeMxfp4(const uint8_t* __restrict blocks, size_t n_blocks, float* __res
 
 // nvfp4: four E4M3 scale bytes, then four groups of 8 bytes of codes.
 STGUARD_DEQUANT_CLONES
-void DecodeNvfp4(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeNvfp4Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 36) {
     for (int group = 0; group < 4; ++group, out += 16) {
       DecodeFp4Group(blocks + 4 + 8 * group, 8, kUe4m3Half[blocks[group]], out);
     }
   }
+}
+
+// The entry points the dispatch table names: plain hidden functions, so that the
+// cloned bodies (ifuncs) stay local to this file and out of the shared library.
+void DecodeMxfp4(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeMxfp4Body(blocks, n_blocks, out);
+}
+void DecodeNvfp4(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeNvfp4Body(blocks, n_blocks, out);
 }
 
 }  // namespace stguard::gguf::dequant

@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <cstring>
 
+// Hidden: with target_clones each decoder is an ifunc whose resolver the compiler emits
+// with default visibility, so the shared library would export these internals.
+#pragma GCC visibility push(hidden)
 namespace stguard::gguf::dequant {
 
 // STGUARD_DEQUANT_CLONES on a decoder makes the compiler emit it twice, for baseline
@@ -93,5 +96,6 @@ void DecodeMxfp4(const uint8_t*, size_t, float*);
 void DecodeNvfp4(const uint8_t*, size_t, float*);
 
 }  // namespace stguard::gguf::dequant
+#pragma GCC visibility pop
 
 #endif  // STGUARD_SRC_GGUF_DEQUANT_INTERNAL_H_

@@ -48,7 +48,7 @@ inline float QuarterScale(float d, uint32_t s) {
 // iq2_xxs: d, then per 32 elements 8 bytes: four grid indexes, then a u32 whose top 4
 // bits are the scale and whose four 7-bit fields code each 8 elements' signs.
 STGUARD_DEQUANT_CLONES
-void DecodeIq2_xxs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq2_xxsBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 66) {
     const float d = LoadHalf(blocks);
     for (int ib = 0; ib < 8; ++ib) {
@@ -66,7 +66,7 @@ void DecodeIq2_xxs(const uint8_t* __restrict blocks, size_t n_blocks, float* __r
 // iq2_xs: d, 32 u16 (9-bit grid index, 7-bit sign code), then 8 bytes of two 4-bit
 // scales (low nibble for the first 16 elements of each 32, high for the next).
 STGUARD_DEQUANT_CLONES
-void DecodeIq2_xs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq2_xsBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 74) {
     const float d = LoadHalf(blocks);
     const uint8_t* scales = blocks + 66;
@@ -84,7 +84,7 @@ void DecodeIq2_xs(const uint8_t* __restrict blocks, size_t n_blocks, float* __re
 // iq2_s: d, 32 bytes of grid index low bits, 32 bytes of plain sign bytes, 8 bytes of
 // index high bits (2 per 8 elements), 8 bytes of scales as iq2_xs.
 STGUARD_DEQUANT_CLONES
-void DecodeIq2_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq2_sBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 82) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -105,7 +105,7 @@ void DecodeIq2_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __res
 // iq3_xxs: d, 64 bytes of grid indexes (two 4-value entries per 8 elements), then per 32
 // elements a u32 of scale (top 4 bits) and four 7-bit sign codes; scale d*(0.5+s)/2.
 STGUARD_DEQUANT_CLONES
-void DecodeIq3_xxs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq3_xxsBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 98) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -124,7 +124,7 @@ void DecodeIq3_xxs(const uint8_t* __restrict blocks, size_t n_blocks, float* __r
 // iq3_s: d, 64 bytes of grid index low bits, 8 bytes of ninth bits, 32 sign bytes, 4
 // bytes of two 4-bit scales (one per 32 elements); scale d * (1 + 2s).
 STGUARD_DEQUANT_CLONES
-void DecodeIq3_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq3_sBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -161,7 +161,7 @@ inline void ShiftedGrid8(uint64_t entry, float delta, float dl, float* out) {
 // iq1_s: d, 32 bytes of grid index low bits, 8 u16 (per 32 elements: four 3-bit index
 // high parts, a 3-bit scale at bit 12, the delta's sign at bit 15).
 STGUARD_DEQUANT_CLONES
-void DecodeIq1_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq1_sBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 50) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -180,7 +180,7 @@ void DecodeIq1_s(const uint8_t* __restrict blocks, size_t n_blocks, float* __res
 // bits and the delta's sign), 8 bytes = four u16 holding 3-bit scales (two per 32
 // elements) and, in their top nibbles, the half-precision block scale.
 STGUARD_DEQUANT_CLONES
-void DecodeIq1_m(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq1_mBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 56) {
     const uint8_t* qs = blocks;
     const uint8_t* qh = blocks + 32;
@@ -205,7 +205,7 @@ void DecodeIq1_m(const uint8_t* __restrict blocks, size_t n_blocks, float* __res
 
 // iq4_nl: d, then 16 bytes of level indexes (low nibbles first, as q4_0).
 STGUARD_DEQUANT_CLONES
-void DecodeIq4_nl(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq4_nlBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 32) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -219,7 +219,7 @@ void DecodeIq4_nl(const uint8_t* __restrict blocks, size_t n_blocks, float* __re
 // iq4_xs: d, a u16 of scale high bits (2 per 32 elements), 4 bytes of scale low nibbles,
 // then 128 bytes of level indexes, 16 per 32 elements as iq4_nl; scale d * (s - 32).
 STGUARD_DEQUANT_CLONES
-void DecodeIq4_xs(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeIq4_xsBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 136) {
     const float d = LoadHalf(blocks);
     const uint16_t scales_high = LoadU16(blocks + 2);
@@ -235,6 +235,36 @@ void DecodeIq4_xs(const uint8_t* __restrict blocks, size_t n_blocks, float* __re
       }
     }
   }
+}
+
+// The entry points the dispatch table names: plain hidden functions, so that the
+// cloned bodies (ifuncs) stay local to this file and out of the shared library.
+void DecodeIq2_xxs(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq2_xxsBody(blocks, n_blocks, out);
+}
+void DecodeIq2_xs(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq2_xsBody(blocks, n_blocks, out);
+}
+void DecodeIq2_s(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq2_sBody(blocks, n_blocks, out);
+}
+void DecodeIq3_xxs(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq3_xxsBody(blocks, n_blocks, out);
+}
+void DecodeIq3_s(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq3_sBody(blocks, n_blocks, out);
+}
+void DecodeIq1_s(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq1_sBody(blocks, n_blocks, out);
+}
+void DecodeIq1_m(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq1_mBody(blocks, n_blocks, out);
+}
+void DecodeIq4_nl(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq4_nlBody(blocks, n_blocks, out);
+}
+void DecodeIq4_xs(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeIq4_xsBody(blocks, n_blocks, out);
 }
 
 }  // namespace stguard::gguf::dequant

@@ -31,7 +31,7 @@ inline void ScaleMin6(int j, const uint8_t* s, int* scale, int* min) {
 // 2-bit codes, then d and dmin. Codes run in 128-element halves: within a half, bit pair
 // p of byte l (l < 32) is element 32*p + l.
 STGUARD_DEQUANT_CLONES
-void DecodeQ2_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ2_KBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 84) {
     const uint8_t* scales = blocks;
     const uint8_t* q = blocks + 16;
@@ -72,7 +72,7 @@ inline int Q3Scale(int j, const uint8_t* s) {
 // q3_K: 32 bytes of high bits (a clear bit subtracts 4), 64 bytes of 2-bit codes laid out
 // as q2_K's, 12 bytes of 6-bit scales, then d.
 STGUARD_DEQUANT_CLONES
-void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ3_KBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 110) {
     const uint8_t* hmask = blocks;
     const uint8_t* scales = blocks + 96;
@@ -99,7 +99,7 @@ void DecodeQ3_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // q4_K: d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles: each 64
 // elements are 32 bytes, low nibbles first (scale 2i), then high nibbles (scale 2i+1).
 STGUARD_DEQUANT_CLONES
-void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ4_KBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
     const float d = LoadHalf(blocks);
     const float dmin = LoadHalf(blocks + 2);
@@ -127,7 +127,7 @@ void DecodeQ4_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // q5_K: as q4_K with 32 bytes of fifth bits before the nibbles: bit 2i of byte l adds 16
 // to element 64i + l, bit 2i+1 to element 64i + 32 + l.
 STGUARD_DEQUANT_CLONES
-void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ5_KBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
     const float d = LoadHalf(blocks);
     const float dmin = LoadHalf(blocks + 2);
@@ -161,7 +161,7 @@ void DecodeQ5_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // 2k, the next 16 scale 2k+1; value = (d * scale) * (code - 32), the product d * scale
 // rounded first as in ggml, so it can be computed once per 16 elements.
 STGUARD_DEQUANT_CLONES
-void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ6_KBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 210) {
     const int8_t* sc = reinterpret_cast<const int8_t*>(blocks + 192);
     const float d = LoadHalf(blocks + 208);
@@ -185,7 +185,7 @@ void DecodeQ6_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q8_K: an F32 scale, 256 signed bytes, then 16 int16 group sums (not needed to decode).
 STGUARD_DEQUANT_CLONES
-void DecodeQ8_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ8_KBody(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 292, out += kSuperBlock) {
     const float d = LoadF32(blocks);
     const uint8_t* qs = blocks + 4;
@@ -193,6 +193,27 @@ void DecodeQ8_K(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
       out[j] = d * static_cast<float>(static_cast<int8_t>(qs[j]));
     }
   }
+}
+
+// The entry points the dispatch table names: plain hidden functions, so that the
+// cloned bodies (ifuncs) stay local to this file and out of the shared library.
+void DecodeQ2_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ2_KBody(blocks, n_blocks, out);
+}
+void DecodeQ3_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ3_KBody(blocks, n_blocks, out);
+}
+void DecodeQ4_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ4_KBody(blocks, n_blocks, out);
+}
+void DecodeQ5_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ5_KBody(blocks, n_blocks, out);
+}
+void DecodeQ6_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ6_KBody(blocks, n_blocks, out);
+}
+void DecodeQ8_K(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ8_KBody(blocks, n_blocks, out);
 }
 
 }  // namespace stguard::gguf::dequant

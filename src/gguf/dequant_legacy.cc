@@ -21,7 +21,7 @@ inline float MinForAdd(float d, float m) { return d != d ? d : m; }
 // q4_0: scale (2 bytes), then 16 bytes of 4-bit codes: the low nibbles are elements 0-15,
 // the high nibbles 16-31; value = (code - 8) * d.
 STGUARD_DEQUANT_CLONES
-void DecodeQ4_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ4_0Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 32) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -35,7 +35,7 @@ void DecodeQ4_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // q4_1: scale d and min m (2 bytes each), then 16 bytes of codes as q4_0;
 // value = code * d + m.
 STGUARD_DEQUANT_CLONES
-void DecodeQ4_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ4_1Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 20, out += 32) {
     const float d = LoadHalf(blocks);
     const float m = MinForAdd(d, LoadHalf(blocks + 2));
@@ -50,7 +50,7 @@ void DecodeQ4_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // q5_0: scale, 4 bytes holding each element's fifth bit (bit j for element j), then 16
 // bytes of low nibbles as q4_0; value = (code - 16) * d.
 STGUARD_DEQUANT_CLONES
-void DecodeQ5_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ5_0Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 22, out += 32) {
     const float d = LoadHalf(blocks);
     const uint32_t high = LoadU32(blocks + 2);
@@ -66,7 +66,7 @@ void DecodeQ5_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q5_1: scale, min, fifth bits, low nibbles; value = code * d + m.
 STGUARD_DEQUANT_CLONES
-void DecodeQ5_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ5_1Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 24, out += 32) {
     const float d = LoadHalf(blocks);
     const float m = MinForAdd(d, LoadHalf(blocks + 2));
@@ -83,7 +83,7 @@ void DecodeQ5_1(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 
 // q8_0: scale, then 32 signed bytes; value = code * d.
 STGUARD_DEQUANT_CLONES
-void DecodeQ8_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ8_0Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 34, out += 32) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -96,7 +96,7 @@ void DecodeQ8_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // q1_0: scale, then 16 bytes of sign bits (bit j%8 of byte j/8): set gives d, clear -d.
 // -d is a sign flip, not a multiply: ggml negates the scale once per block.
 STGUARD_DEQUANT_CLONES
-void DecodeQ1_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ1_0Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 128) {
     const float d = LoadHalf(blocks);
     const float neg_d = -d;
@@ -112,7 +112,7 @@ void DecodeQ1_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
 // q2_0: scale, then 16 bytes of 2-bit codes (bits 2*(j%4) of byte j/4);
 // value = (code - 1) * d, so the codes stand for -1, 0, 1, 2.
 STGUARD_DEQUANT_CLONES
-void DecodeQ2_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeQ2_0Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 18, out += 64) {
     const float d = LoadHalf(blocks);
     const uint8_t* qs = blocks + 2;
@@ -125,6 +125,30 @@ void DecodeQ2_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __rest
       }
     }
   }
+}
+
+// The entry points the dispatch table names: plain hidden functions, so that the
+// cloned bodies (ifuncs) stay local to this file and out of the shared library.
+void DecodeQ4_0(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ4_0Body(blocks, n_blocks, out);
+}
+void DecodeQ4_1(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ4_1Body(blocks, n_blocks, out);
+}
+void DecodeQ5_0(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ5_0Body(blocks, n_blocks, out);
+}
+void DecodeQ5_1(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ5_1Body(blocks, n_blocks, out);
+}
+void DecodeQ8_0(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ8_0Body(blocks, n_blocks, out);
+}
+void DecodeQ1_0(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ1_0Body(blocks, n_blocks, out);
+}
+void DecodeQ2_0(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeQ2_0Body(blocks, n_blocks, out);
 }
 
 }  // namespace stguard::gguf::dequant

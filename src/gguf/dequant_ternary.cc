@@ -23,7 +23,7 @@ inline float Trit(uint8_t byte, int n, float d) {
 // byte m at 32n + m; the next 16 give 160..239 the same way), 4 bytes of four trits
 // (elements 240..255: trit n of byte j at 4n + j), then d.
 STGUARD_DEQUANT_CLONES
-void DecodeTq1_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeTq1_0Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 54) {
     const uint8_t* qs = blocks;
     const uint8_t* qh = blocks + 48;
@@ -43,7 +43,7 @@ void DecodeTq1_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __res
 // tq2_0: 64 bytes of 2-bit codes (per 32-byte half, bit pair l of byte m is element
 // 32l + m), then d; value = (code - 1) * d.
 STGUARD_DEQUANT_CLONES
-void DecodeTq2_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
+static void DecodeTq2_0Body(const uint8_t* __restrict blocks, size_t n_blocks, float* __restrict out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 66) {
     const float d = LoadHalf(blocks + 64);
     for (int half = 0; half < 2; ++half) {
@@ -55,6 +55,15 @@ void DecodeTq2_0(const uint8_t* __restrict blocks, size_t n_blocks, float* __res
       }
     }
   }
+}
+
+// The entry points the dispatch table names: plain hidden functions, so that the
+// cloned bodies (ifuncs) stay local to this file and out of the shared library.
+void DecodeTq1_0(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeTq1_0Body(blocks, n_blocks, out);
+}
+void DecodeTq2_0(const uint8_t* blocks, size_t n_blocks, float* out) {
+  DecodeTq2_0Body(blocks, n_blocks, out);
 }
 
 }  // namespace stguard::gguf::dequant

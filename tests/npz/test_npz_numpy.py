@@ -240,7 +240,7 @@ def main():
             result = run("check", path, limit=MEMORY_LIMIT)
             elapsed = time.monotonic() - start
             converted = run("convert", path, out, limit=MEMORY_LIMIT)
-            refused = "INVALID" in result.stdout or "error" in result.stdout + result.stderr
+            refused = ": invalid: " in result.stdout or ": refused: " in result.stdout
             if result.returncode != 1 or not refused:
                 failures.append("hostile %r: check exit %d %s%s" % (
                     name, result.returncode, result.stdout, result.stderr))
