@@ -208,13 +208,19 @@ static void test_convert(const char* corpus, const char* scratch) {
   CHECK(!file_exists(out));
   CHECK(stguard_torch_convert_file(NULL, out, NULL, &err) == STGUARD_INVALID_ARGUMENT);
 
-  /* A folder of shards converts into an existing folder; a key there is a usage error. */
+  /* A folder of shards converts into an empty (or new) folder, never into one holding
+     files; a key there is a usage error. */
   join(folder_in, sizeof(folder_in), corpus, "torch/valid/sharded");
   join(folder_out, sizeof(folder_out), scratch, "sharded_out");
+  join(shard, sizeof(shard), folder_out, "model-00001-of-00002.safetensors");
+  remove(shard);
+  join(shard, sizeof(shard), folder_out, "model-00002-of-00002.safetensors");
+  remove(shard);
   join(shard, sizeof(shard), folder_out, "model.safetensors.index.json");
   remove(shard);
   CHECK(stguard_torch_convert_folder(folder_in, folder_out, NULL, &err) == STGUARD_OK);
   CHECK(file_exists(shard));
+  CHECK(stguard_torch_convert_folder(folder_in, folder_out, NULL, &err) == STGUARD_IO_ERROR);
   memset(&options, 0, sizeof(options));
   options.max_output_ratio = 8;
   CHECK(stguard_torch_convert_folder(folder_in, folder_out, &options, &err) ==
