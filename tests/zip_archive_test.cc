@@ -517,7 +517,8 @@ ErrorCode NpzCodeOf(const std::vector<Entry>& entries) {
 
 TEST(ZipArchiveNpzTest, AcceptsPlainNamesWithoutFolderOrDataPkl) {
   const std::vector<Entry> entries = {{"a.npy", "x"}, {"A.npy", "y"}};
-  Result<ZipArchive> archive = OpenNpz(Build(entries).bytes);
+  const Built built = Build(entries);  // the archive views these bytes: keep them alive
+  Result<ZipArchive> archive = OpenNpz(built.bytes);
   ASSERT_TRUE(archive.ok()) << archive.error().ToString();
   ASSERT_NE(archive->Find("A.npy"), nullptr);  // case matters to numpy's keys
   EXPECT_TRUE(archive->VerifyCrc(*archive->Find("a.npy")).ok());
