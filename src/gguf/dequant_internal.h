@@ -22,7 +22,9 @@ namespace stguard::gguf::dequant {
 // CPU (an ifunc). Only the vector width changes: AVX2 brings no fused multiply-add, and
 // contraction is off anyway, so both copies give the same bits (the tests run whichever
 // this CPU selects). Elsewhere it is empty.
-#if defined(__x86_64__) && defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
+// g++ only: clang emits the ifunc resolver of a file-local clone with default visibility,
+// so the shared library would export it; clang builds get the baseline copy.
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__clang__)
 #define STGUARD_DEQUANT_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define STGUARD_DEQUANT_CLONES
