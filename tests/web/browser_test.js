@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: Apache-2.0
+// The page in a real browser: Debian's chromium, headless, driven by puppeteer-core,
+// against loopback servers with range support (range_server.py) that count the bytes
+// they send. Run through run_browser_tests.sh, which skips when a tool is missing.
+//
+// Cases:
+// - corpus files chosen through the file input, and the same files as URLs: each gets
+//   the verdict, format and error code of the native `stguard check --json`;
+// - a 16 GiB safetensors URL is valid with under 1 MB sent;
+// - a folder chosen through the folder input is checked and linted like the native
+//   `check` and `lint`;
+// - tensor names holding <script> are shown as text, and no script runs;
+// - a URL on a second origin works with CORS headers, and is reported clearly without
+//   them (no Allow-Origin; no Expose-Headers: Content-Range);
+// - a server without range support is reported, and the transfer stopped.
+//
+// Environment: STGUARD_PUPPETEER_DIR (where puppeteer-core is installed), STGUARD_CHROMIUM,
+// STGUARD_WEB_DIR (the built page, build-web/), STGUARD_CLI (the native stguard),
+// STGUARD_WEB_CASES (comma-separated case names, to run only some).
+'use strict';
+
+const assert = require('node:assert/strict');
+const childProcess = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const REPO = path.resolve(__dirname, '..', '..');
+const PUPPETEER_DIR = process.env.STGUARD_PUPPETEER_DIR || '/root/.cache/stguard-web';
+const CHROMIUM = process.env.STGUARD_CHROMIUM || '/usr/bin/chromium';
+const WEB_DIR = path.resolve(process.env.STGUARD_WEB_DIR || path.join(REPO, 'build-web'));
+const CLI = path.resolve(process.env.STGUARD_CLI || path.join(REPO, 'build', 'stguard'));
+const PYTHON = '/usr/bin/python3';
+const puppeteer = require(path.join(PUPPETEER_DIR, 'node_modules', 'puppeteer-core'));
+
+// The 16 GiB file must be judged with less than this sent.
+const BIG_FILE_BUDGET = 1000 * 1000;
+// A server without range support starts sending the whole 16 GiB; the page must stop it
+// long before (the socket buffers let a few megabytes through).
+const NO_RANGE_BUDGET = 256 * 1024 * 1024;
+const CHECK_TIMEOUT_MS = 120 * 1000;
+
+// The corpora compared with the native CLI: every file of the small ones, every k-th
+// file (in name order) of the large fuzz corpora, as files and as URLs.
+const CORPORA = [
+  {dir: 'corpus/valid', every: 1},
+  {dir: 'corpus/invalid', every: 1},
+  {dir: 'corpus/gguf/refuse', every: 1},
+  {dir: 'corpus/torch/valid', every: 1},
+  {dir: 'corpus/torch/torch2', every: 1},
+  {dir: 'corpus/torch/refuse', every: 1},
+  {dir: 'corpus/fuzz_gguf', every: 1},
+  {dir: 'corpus/fuzz_header', every: 4},
+  {dir: 'corpus/fuzz_npy', every: 4},
+  {dir: 'corpus/fuzz_npz', every: 4},
+  {dir: 'corpus/fuzz_torch_checkpoint', every: 8},
+  {dir: 'corpus/fuzz_zip', every: 4},
+  {dir: 'corpus/fuzz_pickle', every: 8},
+];
+
+const log = (...args) => console.log('[web]', ...args);
+
+// ---------------------------------------------------------------------------------------
+// Fixtures, servers, the native reference
+
+function makeFixtures(dir) {
+  const out = childProcess.execFileSync(PYTHON, [path.join(__dirname, 'make_fixtures.py'), dir]);
+  return JSON.parse(out.toString());
+}
+
+// startServers runs range_server.py over a root holding the page (app/), the corpora
+// (corpus/) and the fixtures (fixtures/), one server per origin.
+async function startServers(root) {
+  const origins = {main: 'plain', cors: 'cors', nocors: 'plain', noexpose: 'cors-noexpose',
+                   norange: 'norange,cors'};
+  const args = [path.join(__dirname, 'range_server.py'), '--root', root];
+  for (const [name, flags] of Object.entries(origins)) args.push('--origin', `${name}=${flags}`);
+  const server = childProcess.spawn(PYTHON, args, {stdio: ['pipe', 'pipe', 'inherit']});
+  const firstLine = await new Promise((resolve, reject) => {
+    readline.createInterface({input: server.stdout}).once('line', resolve);
+    server.once('exit', (code) => reject(new Error(`range_server.py exited (${code})`)));
+  });
+  const ports = JSON.parse(firstLine);
+  const urls = {};
+  for (const name of Object.keys(origins)) urls[name] = `http://127.0.0.1:${ports[name]}`;
+  return {process: server, urls};
+}
+
+async function serverStats(origin) {
+  const response = await fetch(`${origin}/__stats`);
+  return response.json();
+}
+
+async function resetServer(origin) {
+  await fetch(`${origin}/__reset`);
+}
+
+// nativeResults runs `stguard check --json` over the files: {path: envelope}.
+function nativeResults(files) {
+  const run = childProcess.spawnSync(CLI, ['check', '--json', '--', ...files],
+                                     {maxBuffer: 256 * 1024 * 1024});
+  if (run.error) throw run.error;
+  const results = {};
+  for (const line of run.stdout.toString().split('\n')) {
+    if (line.trim() === '') continue;
+    const envelope = JSON.parse(line);
+    results[envelope.file] = envelope;
+  }
+  for (const file of files) assert.ok(results[file], `no native result for ${file}`);
+  return results;
+}
+
+function corpusFiles() {
+  const groups = [];
+  for (const {dir, every} of CORPORA) {
+    const full = path.join(REPO, dir);
+    if (!fs.existsSync(full)) continue;
+    const names = fs.readdirSync(full).filter((n) => fs.statSync(path.join(full, n)).isFile())
+                      .sort();
+    groups.push({dir, files: names.filter((_, i) => i % every === 0)});
+  }
+  return groups;
+}
+
+// ---------------------------------------------------------------------------------------
+// The page
+
+async function openPage(browser, url) {
+  const page = await browser.newPage();
+  page.errors = [];
+  page.on('pageerror', (error) => page.errors.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error') page.errors.push(message.text());
+  });
+  await page.goto(url, {waitUntil: 'load'});
+  return page;
+}
+
+// waitForResults waits until the page shows at least `count` results and has no check
+// pending.
+async function waitForResults(page, count) {
+  await page.waitForFunction(
+      (n) => document.querySelectorAll('#results > .result').length >= n &&
+             document.documentElement.dataset.pending === '0' &&
+             !document.querySelector('.result[data-state="pending"]'),
+      {timeout: CHECK_TIMEOUT_MS, polling: 100}, count);
+}
+
+// readResults returns what the page shows for each top-level result.
+function readResults(page) {
+  return page.$$eval('#results > .result', (sections) => sections.map((section) => {
+    const detail = {};
+    for (const dt of section.querySelectorAll(':scope > .error-detail > dt')) {
+      detail[dt.textContent] = dt.nextElementSibling.textContent;
+    }
+    const members = Array.from(section.querySelectorAll(':scope .files .result'));
+    return {
+      file: section.getAttribute('data-file'),
+      format: section.getAttribute('data-format'),
+      verdict: section.getAttribute('data-verdict'),
+      code: section.getAttribute('data-code'),
+      message: detail.message || '',
+      tensors: Array.from(section.querySelectorAll(':scope > details > table.tensors tbody tr'))
+                   .map((tr) => tr.getAttribute('data-name')),
+      findings: Array.from(section.querySelectorAll('table.findings tbody tr')).map((tr) => ({
+        rule: tr.getAttribute('data-rule'),
+        tensor: tr.querySelector('td.name').textContent,
+      })),
+      members: members.map((m) => ({file: m.getAttribute('data-file'),
+                                    verdict: m.getAttribute('data-verdict')})),
+    };
+  }));
+}
+
+function pageUrl(servers, urls) {
+  const query = urls.map((u) => `url=${encodeURIComponent(u)}`).join('&');
+  return `${servers.urls.main}/app/index.html${query ? `?${query}` : ''}`;
+}
+
+// compare checks that the page's result matches the native envelope.
+function compare(label, shown, native, mismatches) {
+  const want = {format: native.format, verdict: native.verdict,
+                code: native.verdict === 'valid' ? null : native.code};
+  const got = {format: shown.format, verdict: shown.verdict, code: shown.code};
+  if (JSON.stringify(want) !== JSON.stringify(got)) {
+    mismatches.push(`${label}: page ${JSON.stringify(got)} (${shown.message}), ` +
+                    `native ${JSON.stringify(want)} (${native.message || ''})`);
+  }
+}
+
+function failOnMismatches(mismatches, what) {
+  if (mismatches.length === 0) return;
+  throw new Error(`${mismatches.length} ${what} differ from the native CLI:\n  ` +
+                  mismatches.join('\n  '));
+}
+
+// ---------------------------------------------------------------------------------------
+// Cases
+
+const CASES = {};
+
+CASES.corpus_files = async ({browser, servers}) => {
+  const mismatches = [];
+  let count = 0;
+  const page = await openPage(browser, pageUrl(servers, []));
+  for (const group of corpusFiles()) {
+    const files = group.files.map((n) => path.join(REPO, group.dir, n));
+    const native = nativeResults(files);
+    await page.evaluate(() => document.getElementById('results').replaceChildren());
+    const input = await page.$('#file-input');
+    await input.uploadFile(...files);
+    await waitForResults(page, files.length);
+    const shown = new Map((await readResults(page)).map((r) => [r.file, r]));
+    for (const file of files) {
+      const result = shown.get(path.basename(file));
+      if (!result) {
+        mismatches.push(`${file}: no result on the page`);
+        continue;
+      }
+      compare(path.relative(REPO, file), result, native[file], mismatches);
+      count += 1;
+    }
+  }
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  failOnMismatches(mismatches, 'files');
+  return `${count} corpus files chosen through the file input match the native CLI`;
+};
+
+CASES.corpus_urls = async ({browser, servers}) => {
+  const mismatches = [];
+  let count = 0;
+  for (const group of corpusFiles()) {
+    const files = group.files.map((n) => path.join(REPO, group.dir, n));
+    const native = nativeResults(files);
+    // Relative to the page, as a link beside it would name them.
+    const urls = group.files.map((n) => `../${group.dir}/${encodeURIComponent(n)}`);
+    const page = await openPage(browser, pageUrl(servers, urls));
+    await waitForResults(page, urls.length);
+    const shown = new Map((await readResults(page)).map((r) => [r.file, r]));
+    group.files.forEach((name, i) => {
+      const absolute = new URL(urls[i], `${servers.urls.main}/app/index.html`).href;
+      const result = shown.get(absolute);
+      if (!result) {
+        mismatches.push(`${absolute}: no result on the page`);
+        return;
+      }
+      compare(absolute, result, native[files[i]], mismatches);
+      count += 1;
+    });
+    assert.deepEqual(page.errors, [], 'the page logged errors');
+    await page.close();
+  }
+  failOnMismatches(mismatches, 'URLs');
+  return `${count} corpus files read as URLs match the native CLI`;
+};
+
+CASES.big_url = async ({browser, servers}) => {
+  await resetServer(servers.urls.main);
+  const page = await openPage(browser, pageUrl(servers, ['../fixtures/big.safetensors']));
+  await waitForResults(page, 1);
+  const [result] = await readResults(page);
+  await page.close();
+  const stats = await serverStats(servers.urls.main);
+  const sent = stats.by_path['/fixtures/big.safetensors'] || 0;
+  const requests = stats.requests.filter(([p]) => p === '/fixtures/big.safetensors').length;
+  assert.equal(result.verdict, 'valid', `16 GiB file: ${result.message}`);
+  assert.equal(result.format, 'safetensors');
+  assert.deepEqual(result.tensors, ['w']);
+  assert.ok(sent < BIG_FILE_BUDGET, `16 GiB file: ${sent} bytes sent`);
+  return `16 GiB safetensors URL valid with ${sent} bytes sent in ${requests} request(s)`;
+};
+
+CASES.folder_lint = async ({browser, servers, fixtures}) => {
+  const folder = path.join(fixtures, 'lintmodel');
+  const native = nativeResults([folder])[folder];
+  const lint = JSON.parse(childProcess.spawnSync(CLI, ['lint', '--json', folder]).stdout);
+  const page = await openPage(browser, pageUrl(servers, []));
+  const input = await page.$('#folder-input');
+  await input.uploadFile(folder);
+  await waitForResults(page, 1);
+  const [result] = await readResults(page);
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.equal(result.file, 'lintmodel');
+  assert.equal(result.format, 'folder');
+  assert.equal(result.verdict, native.verdict, `folder: ${result.message}`);
+  const want = lint.findings.map((f) => ({rule: f.rule, tensor: f.tensor}));
+  assert.ok(want.length > 0, 'the native lint has no findings to compare');
+  assert.deepEqual(result.findings, want, 'lint findings differ from the native CLI');
+  const members = result.members.map((m) => m.file).sort();
+  assert.ok(members.includes('model.safetensors'), `members: ${members.join(', ')}`);
+  return `folder chosen through the folder input: ${result.verdict}, ` +
+         `${result.findings.length} lint findings as native`;
+};
+
+CASES.script_names = async ({browser, servers, fixtures, names}) => {
+  const file = path.join(fixtures, 'script_names.safetensors');
+  const page = await openPage(browser, pageUrl(servers, ['../fixtures/script_names.safetensors']));
+  await (await page.$('#file-input')).uploadFile(file);
+  await waitForResults(page, 2);
+  const results = await readResults(page);
+  const seen = await page.evaluate(() => ({
+    injected: window.__stguardInjected,
+    elements: document.querySelectorAll('#results script, #results img, #results b').length,
+    cells: Array.from(document.querySelectorAll('table.tensors td.name'))
+               .map((td) => td.textContent),
+    text: document.getElementById('results').innerText,
+  }));
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.equal(results.length, 2);
+  for (const result of results) {
+    assert.equal(result.verdict, 'valid', `${result.file}: ${result.message}`);
+    assert.deepEqual(result.tensors, names, 'data-name differs from the tensor names');
+  }
+  assert.equal(seen.injected, undefined, 'a script from the file ran');
+  assert.equal(seen.elements, 0, 'the file\'s text became elements');
+  assert.deepEqual(seen.cells, [...names, ...names]);
+  for (const name of names) assert.ok(seen.text.includes(name), `${name} is not visible`);
+  assert.ok(seen.text.includes('<b>note</b>'), 'the metadata key is not shown as text');
+  return 'tensor names holding <script> are shown as text, as file and as URL; nothing ran';
+};
+
+CASES.cross_origin = async ({browser, servers}) => {
+  const pathname = '/corpus/valid/worked_example.safetensors';
+  const urls = [servers.urls.cors + pathname, servers.urls.nocors + pathname,
+                servers.urls.noexpose + pathname];
+  const page = await openPage(browser, pageUrl(servers, urls));
+  await waitForResults(page, 3);
+  const results = new Map((await readResults(page)).map((r) => [r.file, r]));
+  await page.close();
+  const allowed = results.get(urls[0]);
+  assert.equal(allowed.verdict, 'valid', `with CORS: ${allowed.message}`);
+  assert.deepEqual(allowed.tensors, ['w']);
+  const refused = results.get(urls[1]);
+  assert.equal(refused.verdict, 'error');
+  assert.equal(refused.code, 'IoError');
+  assert.match(refused.message, /CORS/);
+  assert.match(refused.message, /Access-Control-Allow-Origin/);
+  const hidden = results.get(urls[2]);
+  assert.equal(hidden.verdict, 'error');
+  assert.match(hidden.message, /Access-Control-Expose-Headers: Content-Range/);
+  return 'second origin: valid with CORS; without Allow-Origin or without Expose-Headers ' +
+         'reported as such';
+};
+
+CASES.no_range = async ({browser, servers}) => {
+  await resetServer(servers.urls.norange);
+  const url = `${servers.urls.norange}/fixtures/big.safetensors`;
+  const page = await openPage(browser, pageUrl(servers, [url]));
+  await waitForResults(page, 1);
+  const [result] = await readResults(page);
+  await page.close();
+  await new Promise((resolve) => setTimeout(resolve, 500));  // let the server notice
+  const sent = (await serverStats(servers.urls.norange)).bytes_sent;
+  assert.equal(result.verdict, 'error');
+  assert.equal(result.code, 'IoError');
+  assert.match(result.message, /does not support range requests/);
+  assert.ok(sent < NO_RANGE_BUDGET, `${sent} bytes of the 16 GiB sent before the stop`);
+  return `a server without range support is reported; ${sent} bytes sent before the stop`;
+};
+
+// ---------------------------------------------------------------------------------------
+
+async function main() {
+  const selected = process.env.STGUARD_WEB_CASES ? process.env.STGUARD_WEB_CASES.split(',')
+                                                 : Object.keys(CASES);
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'stguard-web-'));
+  const root = path.join(temp, 'root');
+  const fixtures = path.join(temp, 'fixtures');
+  fs.mkdirSync(root);
+  const made = makeFixtures(fixtures);
+  fs.symlinkSync(WEB_DIR, path.join(root, 'app'));
+  fs.symlinkSync(path.join(REPO, 'corpus'), path.join(root, 'corpus'));
+  fs.symlinkSync(fixtures, path.join(root, 'fixtures'));
+  const servers = await startServers(root);
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  let failures = 0;
+  try {
+    for (const name of selected) {
+      const started = Date.now();
+      try {
+        const summary = await CASES[name]({browser, servers, fixtures, names: made.script_names});
+        log(`PASS ${name}: ${summary} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      } catch (error) {
+        failures += 1;
+        log(`FAIL ${name}: ${error.message}`);
+      }
+    }
+  } finally {
+    await browser.close();
+    servers.process.kill();
+    fs.rmSync(temp, {recursive: true, force: true});
+  }
+  log(failures === 0 ? `all ${selected.length} cases passed`
+                     : `${failures} of ${selected.length} cases failed`);
+  process.exit(failures === 0 ? 0 : 1);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: Apache-2.0
+// The page's worker: it runs stguard's WebAssembly build and gives it bytes.
+//
+// stguard reads a file by ranges (read `length` bytes at `offset`), synchronously. This
+// worker answers those reads from two kinds of source:
+// - a dropped or chosen File, read with FileReaderSync (nothing leaves the machine);
+// - a URL, read with HTTP range requests. The first request is an asynchronous fetch of
+//   a small prefix that also learns the file's size from Content-Range; it can be aborted
+//   as soon as the headers show that the server ignored the range (a 200 would otherwise
+//   stream the whole file). Later reads are synchronous XMLHttpRequests.
+// Both go through one cache (RangeCache), so the reader's many small reads cost a few
+// growing requests: a 16 GB safetensors file is judged from its first kilobytes.
+//
+// Messages from the page: {kind: 'file', id, file}, {kind: 'url', id, url},
+// {kind: 'folder', id, name, entries: [{path, file}]}. Answers: {kind: 'progress', id,
+// read, total} while reading and {kind: 'done', id, result, stats} once (result: the
+// envelope, parsed). Jobs run one at a time, in the order they came.
+'use strict';
+
+// PREFIX_BYTES is what the first read of a source fetches: enough for the header of
+// most checkpoints, so that a safetensors verdict usually costs one request.
+const PREFIX_BYTES = 64 * 1024;
+// A miss fetches at least the next block size, which doubles on every miss up to
+// MAX_BLOCK_BYTES: a reader walking a long header makes a logarithmic number of requests.
+const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
+// The cache keeps at most CACHE_BYTES, dropping the least recently used ranges first; a
+// single read larger than KEEP_BYTES (tensor data read for a checksum) is not kept at all.
+// Memory stays bounded whatever the file's size.
+const CACHE_BYTES = 64 * 1024 * 1024;
+const KEEP_BYTES = 4 * 1024 * 1024;
+// Progress is posted at most this often (the page redraws on each message).
+const PROGRESS_INTERVAL_MS = 100;
+
+// SourceError is a failure of a source itself (network, CORS, server), reported as the
+// verdict "error" with code IoError and this message.
+class SourceError extends Error {}
+
+// RangeCache answers read(offset, length) from ranges fetched earlier, and fetches a
+// growing block around a read it cannot answer. `fetchRange(begin, end)` returns exactly
+// the bytes [begin, end) or throws.
+class RangeCache {
+  constructor(size, fetchRange, onFetched) {
+    this.size = size;
+    this.fetchRange = fetchRange;
+    this.onFetched = onFetched;
+    this.segments = [];  // {begin, bytes, used}, disjoint and not adjacent
+    this.nextBlock = PREFIX_BYTES;
+    this.clock = 0;
+    this.bytesFetched = 0;
+    this.requests = 0;
+  }
+
+  // seed keeps bytes fetched before the cache existed (a URL's first response).
+  seed(begin, bytes) {
+    this.bytesFetched += bytes.length;
+    this.requests += 1;
+    this.keep(begin, bytes);
+    this.nextBlock = Math.min(PREFIX_BYTES * 2, MAX_BLOCK_BYTES);
+  }
+
+  read(offset, length) {
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 ||
+        length < 0 || offset > this.size || length > this.size - offset) {
+      throw new Error(`read of ${length} bytes at ${offset} is outside the file ` +
+                      `(${this.size} bytes)`);
+    }
+    if (length === 0) return new Uint8Array(0);
+    const hit = this.find(offset, length);
+    if (hit) return this.slice(hit, offset, length);
+    const [begin, end] = this.window(offset, length);
+    const bytes = this.fetchRange(begin, end);
+    this.bytesFetched += bytes.length;
+    this.requests += 1;
+    this.onFetched(this);
+    // A large read that stands alone is served without being kept; one that completes
+    // cached ranges must be merged with them to be served.
+    if (bytes.length > KEEP_BYTES && begin <= offset && offset + length <= end) {
+      return bytes.subarray(offset - begin, offset - begin + length);
+    }
+    const kept = this.keep(begin, bytes);
+    return this.slice(kept, offset, length);
+  }
+
+  find(offset, length) {
+    for (const segment of this.segments) {
+      if (segment.begin <= offset && offset + length <= segment.begin + segment.bytes.length) {
+        return segment;
+      }
+    }
+    return null;
+  }
+
+  slice(segment, offset, length) {
+    segment.used = ++this.clock;
+    const at = offset - segment.begin;
+    return segment.bytes.subarray(at, at + length);
+  }
+
+  // window chooses the range to fetch for a read the cache cannot answer: at least the
+  // current block size, ending at the file's end when the read is near it (a ZIP's end
+  // records are read backwards from there), and trimmed where cached bytes already are.
+  window(offset, length) {
+    const want = Math.max(length, this.nextBlock);
+    this.nextBlock = Math.min(this.nextBlock * 2, MAX_BLOCK_BYTES);
+    let end = Math.min(this.size, offset + want);
+    let begin = Math.max(0, Math.min(offset, end - want));
+    for (const segment of this.segments) {
+      const segmentEnd = segment.begin + segment.bytes.length;
+      if (segment.begin <= begin && begin < segmentEnd) begin = segmentEnd;
+      if (segment.begin < end && end <= segmentEnd) end = segment.begin;
+    }
+    return [begin, end];
+  }
+
+  // keep stores [begin, begin + bytes.length), merged with the ranges it touches, and
+  // returns the merged segment; then drops old segments over the budget.
+  keep(begin, bytes) {
+    const end = begin + bytes.length;
+    let mergedBegin = begin;
+    let mergedEnd = end;
+    const touching = [];
+    const others = [];
+    for (const segment of this.segments) {
+      const segmentEnd = segment.begin + segment.bytes.length;
+      if (segment.begin <= end && begin <= segmentEnd) {
+        touching.push(segment);
+        mergedBegin = Math.min(mergedBegin, segment.begin);
+        mergedEnd = Math.max(mergedEnd, segmentEnd);
+      } else {
+        others.push(segment);
+      }
+    }
+    let merged = bytes;
+    if (touching.length > 0) {
+      merged = new Uint8Array(mergedEnd - mergedBegin);
+      for (const segment of touching) merged.set(segment.bytes, segment.begin - mergedBegin);
+      merged.set(bytes, begin - mergedBegin);
+    }
+    const segment = {begin: mergedBegin, bytes: merged, used: ++this.clock};
+    others.push(segment);
+    this.segments = others;
+    this.evict(segment);
+    return segment;
+  }
+
+  evict(keep) {
+    let total = this.segments.reduce((sum, s) => sum + s.bytes.length, 0);
+    const oldestFirst = this.segments.filter((s) => s !== keep).sort((a, b) => a.used - b.used);
+    for (const segment of oldestFirst) {
+      if (total <= CACHE_BYTES) break;
+      this.segments.splice(this.segments.indexOf(segment), 1);
+      total -= segment.bytes.length;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+function fileFetcher(file) {
+  const reader = new FileReaderSync();
+  return (begin, end) => {
+    const buffer = reader.readAsArrayBuffer(file.slice(begin, end));
+    if (buffer.byteLength !== end - begin) {
+      throw new Error(`the file changed while it was read: ${buffer.byteLength} bytes ` +
+                      `where ${end - begin} were asked at ${begin}`);
+    }
+    return new Uint8Array(buffer);
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// URLs
+
+// parseContentRange reads "bytes FIRST-LAST/TOTAL" (or "bytes */TOTAL" of a 416); null
+// when absent or malformed. TOTAL "*" (unknown) gives total null.
+function parseContentRange(value) {
+  if (value === null) return null;
+  let match = /^\s*bytes\s+(\d+)-(\d+)\/(\d+|\*)\s*$/i.exec(value);
+  if (match) {
+    return {first: Number(match[1]), last: Number(match[2]),
+            total: match[3] === '*' ? null : Number(match[3])};
+  }
+  match = /^\s*bytes\s+\*\/(\d+)\s*$/i.exec(value);
+  if (match) return {first: null, last: null, total: Number(match[1])};
+  return null;
+}
+
+function isCrossOrigin(url) {
+  return new URL(url).origin !== self.location.origin;
+}
+
+const CORS_HELP = 'a page may read another site only if its server allows it: it must ' +
+    'answer with Access-Control-Allow-Origin (and Access-Control-Expose-Headers: ' +
+    'Content-Range, so that the page learns the size)';
+
+function networkFailure(url, error) {
+  if (isCrossOrigin(url)) {
+    return new SourceError(`cannot read ${url}: the request failed; either the server ` +
+                           `is unreachable or it does not allow this page to read it ` +
+                           `(CORS): ${CORS_HELP}`);
+  }
+  return new SourceError(`cannot read ${url}: the request failed (${error.message || error})`);
+}
+
+function missingContentRange(url) {
+  if (isCrossOrigin(url)) {
+    return new SourceError(`cannot read ${url}: the server answered the range request ` +
+                           `but does not let this page see its Content-Range header, so ` +
+                           `the file's size is unknown (CORS: the server must send ` +
+                           `Access-Control-Expose-Headers: Content-Range)`);
+  }
+  return new SourceError(`cannot read ${url}: the server's range answer has no valid ` +
+                         `Content-Range header, so the file's size is unknown`);
+}
+
+function noRangeSupport(url) {
+  return new SourceError(`cannot read ${url}: the server does not support range ` +
+                         `requests (it answered 200 with the whole file instead of 206 ` +
+                         `with the bytes asked); the transfer was stopped rather than ` +
+                         `download the whole file`);
+}
+
+function badStatus(url, status, statusText) {
+  return new SourceError(`cannot read ${url}: the server answered ${status}` +
+                         (statusText ? ` ${statusText}` : ''));
+}
+
+// openUrl makes the first request: the prefix, and the file's size. It returns
+// {size, prefix}. The fetch is aborted as soon as its headers show it is not a range
+// answer, so a server without range support never sends the whole file.
+async function openUrl(url) {
+  const controller = new AbortController();
+  let response;
+  try {
+    response = await fetch(url, {headers: {Range: `bytes=0-${PREFIX_BYTES - 1}`},
+                                 signal: controller.signal, cache: 'no-store',
+                                 credentials: 'omit', redirect: 'follow'});
+  } catch (error) {
+    throw networkFailure(url, error);
+  }
+  const range = parseContentRange(response.headers.get('Content-Range'));
+  if (response.status === 416 && range && range.total === 0) {
+    controller.abort();
+    return {size: 0, prefix: new Uint8Array(0)};
+  }
+  if (response.status === 200) {
+    controller.abort();
+    throw noRangeSupport(url);
+  }
+  if (response.status !== 206) {
+    controller.abort();
+    throw badStatus(url, response.status, response.statusText);
+  }
+  if (!range || range.first !== 0 || range.total === null || range.last < range.first) {
+    controller.abort();
+    throw missingContentRange(url);
+  }
+  let body;
+  try {
+    body = new Uint8Array(await response.arrayBuffer());
+  } catch (error) {
+    throw networkFailure(url, error);
+  }
+  const expected = Math.min(PREFIX_BYTES, range.total);
+  if (range.last + 1 !== expected || body.length !== expected) {
+    throw new SourceError(`cannot read ${url}: the server sent ${body.length} bytes ` +
+                          `(Content-Range ${range.first}-${range.last}) where bytes ` +
+                          `0-${expected - 1} of ${range.total} were asked`);
+  }
+  return {size: range.total, prefix: body};
+}
+
+// urlFetcher reads [begin, end) with a synchronous range request (the reader runs
+// inside WebAssembly and cannot wait for a promise). The answer must be exactly the
+// range asked, of a file of the size found first.
+function urlFetcher(url, size) {
+  return (begin, end) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', url, false);
+    xhr.responseType = 'arraybuffer';
+    xhr.setRequestHeader('Range', `bytes=${begin}-${end - 1}`);
+    try {
+      xhr.send();
+    } catch (error) {
+      throw networkFailure(url, error);
+    }
+    if (xhr.status === 200) throw noRangeSupport(url);
+    if (xhr.status !== 206) throw badStatus(url, xhr.status, xhr.statusText);
+    const range = parseContentRange(xhr.getResponseHeader('Content-Range'));
+    if (!range || range.total === null) throw missingContentRange(url);
+    if (range.total !== size) {
+      throw new SourceError(`${url} changed while it was read: its size was ${size} ` +
+                            `bytes, now ${range.total}`);
+    }
+    const bytes = new Uint8Array(xhr.response);
+    if (range.first !== begin || range.last !== end - 1 || bytes.length !== end - begin) {
+      throw new SourceError(`cannot read ${url}: the server sent bytes ` +
+                            `${range.first}-${range.last} (${bytes.length} bytes) where ` +
+                            `${begin}-${end - 1} were asked`);
+    }
+    return bytes;
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The module and the jobs
+
+let stguard = null;  // set once the WebAssembly module has started
+const sources = new Map();  // source id -> RangeCache, while a check runs
+let nextSourceId = 1;
+
+// startStguard loads stguard.js beside this script and waits for its module.
+async function startStguard() {
+  importScripts('stguard.js');
+  const module = await createStguardModule();
+  module.stguardRead = (sourceId, offset, length) => {
+    const source = sources.get(sourceId);
+    if (!source) throw new Error(`no source ${sourceId}`);
+    return source.read(Number(offset), Number(length));
+  };
+  return module;
+}
+
+function progressReporter(id) {
+  let last = 0;
+  return (cache, force) => {
+    const now = Date.now();
+    if (!force && now - last < PROGRESS_INTERVAL_MS) return;
+    last = now;
+    postMessage({kind: 'progress', id, read: cache.bytesFetched, total: cache.size,
+                 requests: cache.requests});
+  };
+}
+
+// errorEnvelope is the result for a check that never reached stguard (the source could
+// not be opened, or the module failed): the front door's verdict "error".
+function errorEnvelope(file, message) {
+  return {schema_version: 1, file, format: 'unknown', verdict: 'error', code: 'IoError',
+          message, tensor: ''};
+}
+
+function parseAnswer(file, text) {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return errorEnvelope(file, `stguard's answer is not JSON (${error.message})`);
+  }
+}
+
+// checkCache runs checkSource over one source and forgets the source afterwards.
+function checkCache(cache, name, remote, report) {
+  const sourceId = nextSourceId++;
+  sources.set(sourceId, cache);
+  try {
+    return parseAnswer(name, stguard.checkSource(sourceId, name, cache.size, remote));
+  } finally {
+    sources.delete(sourceId);
+    report(cache, true);
+  }
+}
+
+function stats(cache) {
+  return cache ? {read: cache.bytesFetched, requests: cache.requests, size: cache.size} : null;
+}
+
+async function checkFileJob(job) {
+  const report = progressReporter(job.id);
+  const cache = new RangeCache(job.file.size, fileFetcher(job.file), report);
+  const result = checkCache(cache, job.file.name, false, report);
+  return {result, stats: stats(cache)};
+}
+
+async function checkUrlJob(job) {
+  const report = progressReporter(job.id);
+  let opened;
+  try {
+    opened = await openUrl(job.url);
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    return {result: errorEnvelope(job.url, error.message), stats: null};
+  }
+  const cache = new RangeCache(opened.size, urlFetcher(job.url, opened.size), report);
+  cache.seed(0, opened.prefix);
+  report(cache, true);
+  const result = checkCache(cache, job.url, true, report);
+  return {result, stats: stats(cache)};
+}
+
+// checkFolderJob mounts the folder's files (their paths kept, read lazily from the
+// Files) under a fresh directory and checks it as stguard checks a folder on disk.
+async function checkFolderJob(job) {
+  const FS = stguard.FS;
+  const mountPoint = `/drop/${job.id}`;
+  FS.mkdirTree(mountPoint);
+  FS.mount(stguard.WORKERFS, {blobs: job.entries.map((e) => ({name: e.path, data: e.file}))},
+           mountPoint);
+  try {
+    const path = `${mountPoint}/${job.name}`;
+    const answer = stguard.checkFolder(path);
+    return {result: parseAnswer(job.name, answer), stats: null, prefix: `${path}/`};
+  } finally {
+    FS.unmount(mountPoint);
+    FS.rmdir(mountPoint);
+  }
+}
+
+const JOBS = {file: checkFileJob, url: checkUrlJob, folder: checkFolderJob};
+
+function jobName(job) {
+  return job.kind === 'url' ? job.url : job.kind === 'file' ? job.file.name : job.name;
+}
+
+// runJobs starts the module and then serves the page's jobs in order. (Outside a
+// worker, as when a test loads this file to exercise RangeCache, nothing starts.)
+function runJobs() {
+  let queue = Promise.resolve();
+  const started = startStguard().then((module) => {
+    stguard = module;
+    postMessage({kind: 'ready'});
+  }, (error) => {
+    postMessage({kind: 'failed', message: String((error && error.message) || error)});
+  });
+  self.onmessage = (event) => {
+    const job = event.data;
+    queue = queue.then(async () => {
+      let answer;
+      try {
+        await started;
+        answer = await JOBS[job.kind](job);
+      } catch (error) {
+        const message = stguard === null ? `stguard could not start: ${error.message || error}`
+                                         : `the check failed: ${error.message || error}`;
+        answer = {result: errorEnvelope(jobName(job), message), stats: null};
+      }
+      postMessage({kind: 'done', id: job.id, result: answer.result, stats: answer.stats,
+                   prefix: answer.prefix || ''});
+    });
+  };
+}
+
+if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope) runJobs();
