@@ -224,7 +224,8 @@ const TensorView* Checkpoint::Find(std::string_view name) const {
 }
 
 std::string_view Checkpoint::header_text() const {
-  return {reinterpret_cast<const char*>(head_.data()) + 8, header_len_};
+  // The header was read into head_, so its length fits in size_t (even where it is 32-bit).
+  return {reinterpret_cast<const char*>(head_.data()) + 8, static_cast<size_t>(header_len_)};
 }
 
 }  // namespace stguard

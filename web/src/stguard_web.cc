@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+// The WebAssembly glue: the page's (and node's) entry points over the public library API.
+// Thin on purpose: it turns JavaScript byte sources into stguard::ByteSource, calls the
+// front door, and writes its results as JSON. Every rule lives in the library.
+//
+// Entry points (C names; the JavaScript side calls them through cwrap, see web/GLUE.md):
+//   stguard_check_source(source_id, name, size, remote) -> JSON text
+//   stguard_check_folder(path)                          -> JSON text
+// Each returns a pointer to a string owned here, valid until the next call.
+#include <emscripten/emscripten.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "stguard/byte_source.h"
+#include "stguard/error.h"
+#include "stguard/json_escape.h"
+#include "stguard/lint.h"
+#include "stguard/lint_verdict.h"
+#include "stguard/verdict.h"
+
+// stguard_js_read asks the page's Module.stguardRead(sourceId, offset, length) for the
+// bytes and copies them into `dest`. It returns 0 on success; otherwise it writes the
+// JavaScript error's message (or what was wrong with the answer) into `error`, at most
+// error_size bytes with the terminating NUL, and returns 1. The call is synchronous: a
+// Worker reads a File with FileReaderSync and a URL with a synchronous XMLHttpRequest.
+// clang-format off
+EM_JS(int, stguard_js_read, (int source_id, double offset, int length, void* dest,
+                             char* error, int error_size), {
+  try {
+    if (typeof Module.stguardRead !== 'function') {
+      throw new Error('Module.stguardRead is not set');
+    }
+    const bytes = Module.stguardRead(source_id, offset, length);
+    if (!(bytes instanceof Uint8Array)) {
+      throw new Error('stguardRead returned ' + typeof bytes + ', not a Uint8Array');
+    }
+    if (bytes.length !== length) {
+      throw new Error('stguardRead returned ' + bytes.length + ' bytes where ' + length +
+                      ' were asked at offset ' + offset);
+    }
+    HEAPU8.set(bytes, dest);
+    return 0;
+  } catch (e) {
+    stringToUTF8(String((e && e.message) || e), error, error_size);
+    return 1;
+  }
+});
+// clang-format on
+
+namespace {
+
+// kMaxExactOffset: JavaScript numbers hold integers exactly up to 2^53; every offset and
+// size crossing the boundary stays below it.
+constexpr double kMaxExactOffset = 9007199254740992.0;
+// kMaxReadLength bounds one call into JavaScript (an int32 length); the readers ask for
+// headers, far smaller, and a larger request is split.
+constexpr size_t kMaxReadLength = size_t{1} << 30;
+
+// JsByteSource reads through Module.stguardRead. Its size is the one the page found
+// (File.size, or Content-Range's total) when it opened the source.
+class JsByteSource final : public stguard::ByteSource {
+ public:
+  JsByteSource(int id, std::string name, uint64_t size, bool remote)
+      : id_(id), name_(std::move(name)), size_(size), remote_(remote) {}
+
+  uint64_t size() const override { return size_; }
+  bool remote() const override { return remote_; }
+
+  stguard::Error ReadAt(uint64_t offset, std::span<std::byte> out) const override {
+    if (offset > size_ || out.size() > size_ - offset) {
+      return {stguard::ErrorCode::kIoError, offset, "read past the end of the source", name_};
+    }
+    size_t done = 0;
+    while (done < out.size()) {
+      const size_t length = std::min(out.size() - done, kMaxReadLength);
+      char message[512] = {};
+      if (stguard_js_read(id_, static_cast<double>(offset + done), static_cast<int>(length),
+                          out.data() + done, message, sizeof message) != 0) {
+        return {stguard::ErrorCode::kIoError, offset + done, "cannot read the source",
+                name_ + ": " + message};
+      }
+      done += length;
+    }
+    return {};
+  }
+
+ private:
+  int id_;
+  std::string name_;
+  uint64_t size_;
+  bool remote_;
+};
+
+std::string& LastAnswer() {
+  static std::string answer;
+  return answer;
+}
+
+void AppendWarnings(const std::vector<stguard::Warning>& warnings, std::string* out) {
+  *out += "\"warnings\":[";
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (i > 0) *out += ",";
+    *out += "{\"kind\":";
+    stguard::AppendJsonString(stguard::WarningKindName(warnings[i].kind), out);
+    *out += ",\"file\":";
+    stguard::AppendJsonText(warnings[i].file, out);
+    *out += ",\"tensor\":";
+    stguard::AppendJsonText(warnings[i].tensor, out);
+    *out += ",\"message\":";
+    stguard::AppendJsonText(warnings[i].message, out);
+    *out += "}";
+  }
+  *out += "]";
+}
+
+// AppendResult writes a result's envelope, its summary and warnings; a folder's files
+// follow, each written the same way.
+void AppendResult(const stguard::CheckResult& result, std::string* out) {
+  *out += "{";
+  stguard::AppendEnvelopeJson(result, out);
+  *out += ",\"tensors_count\":" + std::to_string(result.summary.tensors) +
+          ",\"data_bytes\":" + std::to_string(result.summary.data_bytes) + ",\"detail\":";
+  stguard::AppendJsonText(result.summary.detail, out);
+  *out += ",";
+  AppendWarnings(result.warnings, out);
+  if (result.is_folder) {
+    *out += ",\"files\":[";
+    for (size_t i = 0; i < result.files.size(); ++i) {
+      if (i > 0) *out += ",";
+      AppendResult(result.files[i], out);
+    }
+    *out += "]";
+  }
+  *out += "}";
+}
+
+void AppendFinding(const stguard::LintFinding& finding, std::string* out) {
+  *out += "{\"severity\":";
+  stguard::AppendJsonString(stguard::LintSeverityName(finding.severity), out);
+  const std::pair<const char*, const std::string*> fields[] = {
+      {"rule", &finding.rule},         {"file", &finding.file},
+      {"tensor", &finding.tensor},     {"expected", &finding.expected},
+      {"found", &finding.found},       {"message", &finding.message}};
+  for (const auto& [key, value] : fields) {
+    *out += std::string(",\"") + key + "\":";
+    stguard::AppendJsonText(*value, out);
+  }
+  *out += std::string(",\"transposed\":") + (finding.transposed ? "true" : "false") + "}";
+}
+
+// AppendLint writes "lint": the findings of LintModel on a folder check found valid, with
+// lint's verdict (stguard/lint_verdict.h); null when the folder has no config.json.
+void AppendLint(const std::string& path, const stguard::CheckResult& checked,
+                std::string* out) {
+  const stguard::LintReport report = stguard::LintModel(path);
+  *out += ",\"lint\":{";
+  if (!report.error.ok()) {
+    *out += "\"error\":";
+    stguard::AppendJsonText(report.error.message + ": " + report.error.context, out);
+    *out += ",\"code\":";
+    stguard::AppendJsonString(stguard::ErrorCodeName(report.error.code), out);
+    *out += "}";
+    return;
+  }
+  stguard::AppendEnvelopeJson(stguard::LintVerdict(checked, report), out);
+  *out += ",\"family\":";
+  stguard::AppendJsonText(report.family, out);
+  *out += ",\"errors\":" + std::to_string(report.num_errors()) +
+          ",\"warnings\":" + std::to_string(report.num_warnings()) + ",\"findings\":[";
+  for (size_t i = 0; i < report.findings.size(); ++i) {
+    if (i > 0) *out += ",";
+    AppendFinding(report.findings[i], out);
+  }
+  *out += "]}";
+}
+
+bool FileExists(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;
+  std::fclose(file);
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+// stguard_check_source judges the JavaScript byte source `source_id` of `size` bytes, named
+// `name` in the result: the envelope, then "contents" (tensors, metadata, notes).
+EMSCRIPTEN_KEEPALIVE const char* stguard_check_source(int source_id, const char* name,
+                                                      double size, int remote) {
+  std::string& answer = LastAnswer();
+  if (!(size >= 0 && size < kMaxExactOffset) || std::floor(size) != size) {
+    stguard::CheckResult bad = stguard::UsageError(name, stguard::Format::kUnknown, "size",
+                                                   "a whole number of bytes below 2^53");
+    answer = stguard::EnvelopeJson(bad);
+    return answer.c_str();
+  }
+  const JsByteSource source(source_id, name, static_cast<uint64_t>(size), remote != 0);
+  stguard::CheckOptions options;
+  options.list_contents = true;
+  const stguard::CheckResult result = stguard::CheckSource(source, name, options);
+  answer.clear();
+  AppendResult(result, &answer);
+  answer.pop_back();  // the closing brace: "contents" follows
+  answer += ",";
+  stguard::AppendContentsJson(result, &answer);
+  answer += "}";
+  return answer.c_str();
+}
+
+// stguard_check_folder judges a folder of the virtual file system (a dropped folder the
+// worker mounted with WORKERFS) with CheckPath, and lints it when it holds config.json.
+EMSCRIPTEN_KEEPALIVE const char* stguard_check_folder(const char* path) {
+  std::string& answer = LastAnswer();
+  const std::string folder = path;
+  const stguard::CheckResult result = stguard::CheckPath(folder);
+  answer.clear();
+  AppendResult(result, &answer);
+  answer.pop_back();
+  if (result.valid() && FileExists(folder + "/config.json")) {
+    AppendLint(folder, result, &answer);
+  } else {
+    answer += ",\"lint\":null";
+  }
+  answer += "}";
+  return answer.c_str();
+}
+
+}  // extern "C"
