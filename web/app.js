@@ -143,13 +143,15 @@ function showError(section, result) {
   section.appendChild(list);
 }
 
-function showNotes(section, result) {
-  const notes = [].concat(result.notes || [], result.warnings || []);
+// showNotes lists the notes (checks skipped, and why) and the warnings.
+function showNotes(section, notes) {
   if (notes.length === 0) return;
   const list = element('ul', 'notes');
   for (const note of notes) {
-    const text = typeof note === 'string' ? note : note && note.message ? note.message
-                                                                          : JSON.stringify(note);
+    const text = typeof note === 'string'
+        ? note
+        : [note.kind, note.file, note.tensor && `tensor ${note.tensor}`, note.message]
+              .filter(Boolean).join(': ');
     list.appendChild(element('li', null, text));
   }
   section.appendChild(list);
@@ -281,14 +283,45 @@ function showFiles(section, files, prefix) {
   }
 }
 
+// showSummary says what was found in a few words ("gguf v3, 2 tensors, 5 keys") and the
+// counts, when the check gave them.
+function showSummary(section, result) {
+  const parts = [];
+  if (result.detail) parts.push(result.detail);
+  if (result.tensors_count) parts.push(`${formatCount(result.tensors_count)} tensors`);
+  if (result.data_bytes) parts.push(`${formatBytes(result.data_bytes)} of tensor data`);
+  if (parts.length > 0) section.appendChild(element('p', 'summary', parts.join(' · ')));
+}
+
+// showLint shows lint's verdict on a folder with config.json and its findings.
+function showLint(section, lint) {
+  if (!lint) return;
+  const line = element('p', 'lint-verdict');
+  if (lint.error) {
+    line.textContent = `lint could not run: ${lint.code || ''} ${lint.error}`;
+    section.appendChild(line);
+    return;
+  }
+  line.textContent = `lint against config.json (${lint.family || 'unknown family'}): ` +
+                     `${lint.verdict}, ${formatCount(lint.errors ?? 0)} errors, ` +
+                     `${formatCount(lint.warnings ?? 0)} warnings`;
+  line.setAttribute('data-lint-verdict', String(lint.verdict ?? ''));
+  section.appendChild(line);
+  showFindings(section, lint.findings);
+}
+
 function fillResult(section, result, stats, prefix) {
+  // The contents (tensors, metadata, notes) sit beside the envelope's fields or, in
+  // older answers, under "contents".
+  const contents = result.contents || result;
   showVerdict(section, result);
   showStats(section, stats);
   showError(section, result);
-  showNotes(section, result);
-  showMetadata(section, result.metadata);
-  showTensors(section, result.tensors);
-  showFindings(section, result.findings || (result.lint && result.lint.findings));
+  showSummary(section, result);
+  showNotes(section, [].concat(contents.notes || [], result.warnings || []));
+  showMetadata(section, contents.metadata);
+  showTensors(section, contents.tensors);
+  showLint(section, result.lint);
   showFiles(section, result.files, prefix);
 }
 

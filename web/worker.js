@@ -310,16 +310,24 @@ let stguard = null;  // set once the WebAssembly module has started
 const sources = new Map();  // source id -> RangeCache, while a check runs
 let nextSourceId = 1;
 
-// startStguard loads stguard.js beside this script and waits for its module.
+// startStguard loads stguard.js beside this script, starts its module (web/GLUE.md) and
+// wraps its two entry points.
 async function startStguard() {
   importScripts('stguard.js');
-  const module = await createStguardModule();
-  module.stguardRead = (sourceId, offset, length) => {
+  const stguardRead = (sourceId, offset, length) => {
     const source = sources.get(sourceId);
     if (!source) throw new Error(`no source ${sourceId}`);
     return source.read(Number(offset), Number(length));
   };
-  return module;
+  const module = await createStguard({stguardRead});
+  module.stguardRead = stguardRead;
+  return {
+    checkSource: module.cwrap('stguard_check_source', 'string',
+                              ['number', 'string', 'number', 'number']),
+    checkFolder: module.cwrap('stguard_check_folder', 'string', ['string']),
+    FS: module.FS,
+    WORKERFS: module.WORKERFS || module.FS.filesystems.WORKERFS,
+  };
 }
 
 function progressReporter(id) {
@@ -353,7 +361,7 @@ function checkCache(cache, name, remote, report) {
   const sourceId = nextSourceId++;
   sources.set(sourceId, cache);
   try {
-    return parseAnswer(name, stguard.checkSource(sourceId, name, cache.size, remote));
+    return parseAnswer(name, stguard.checkSource(sourceId, name, cache.size, remote ? 1 : 0));
   } finally {
     sources.delete(sourceId);
     report(cache, true);
