@@ -59,6 +59,11 @@ function formatCount(n) {
   return typeof n === 'number' ? n.toLocaleString('en-US') : String(n);
 }
 
+// counted says "1 tensor", "2 tensors".
+function counted(n, noun) {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function formatBytes(n) {
   if (typeof n !== 'number' || !Number.isFinite(n)) return String(n);
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
@@ -111,8 +116,7 @@ function showProgress(section, read, total, requests) {
   bar.max = Math.max(total, 1);
   bar.value = Math.min(read, total);
   line.querySelector('span').textContent =
-      `read ${formatBytes(read)} of ${formatBytes(total)} in ${formatCount(requests)} ` +
-      `request${requests === 1 ? '' : 's'}`;
+      `read ${formatBytes(read)} of ${formatBytes(total)} in ${counted(requests, 'request')}`;
 }
 
 function showVerdict(section, result) {
@@ -218,9 +222,9 @@ function showTensors(section, tensors) {
   const totals = table.createTFoot().insertRow();
   const bytes = tensors.reduce((sum, t) => sum + (Number(t.bytes) || 0), 0);
   const parameters = tensors.reduce((sum, t) => sum + elementCount(t), 0);
-  cell(totals, `${formatCount(tensors.length)} tensors`);
+  cell(totals, counted(tensors.length, 'tensor'));
   cell(totals, '');
-  cell(totals, `${formatCount(parameters)} elements`, 'mono');
+  cell(totals, counted(parameters, 'element'), 'mono');
   cell(totals, '');
   cell(totals, '');
   cell(totals, formatBytes(bytes), 'number');
@@ -288,7 +292,7 @@ function showFiles(section, files, prefix) {
 function showSummary(section, result) {
   const parts = [];
   if (result.detail) parts.push(result.detail);
-  if (result.tensors_count) parts.push(`${formatCount(result.tensors_count)} tensors`);
+  if (result.tensors_count) parts.push(counted(result.tensors_count, 'tensor'));
   if (result.data_bytes) parts.push(`${formatBytes(result.data_bytes)} of tensor data`);
   if (parts.length > 0) section.appendChild(element('p', 'summary', parts.join(' · ')));
 }
@@ -303,7 +307,7 @@ function showLint(section, lint) {
     return;
   }
   line.textContent = `lint against config.json (${lint.family || 'unknown family'}): ` +
-                     `${lint.verdict}, ${formatCount(lint.errors ?? 0)} errors, ` +
+                     `${lint.verdict}, ${counted(lint.errors ?? 0, 'error')}, ` +
                      `${formatCount(lint.warnings ?? 0)} warnings`;
   line.setAttribute('data-lint-verdict', String(lint.verdict ?? ''));
   section.appendChild(line);
@@ -413,7 +417,7 @@ function checkFolders(entries) {
     folders.get(name).push(entry);
   }
   for (const [name, members] of folders) {
-    const section = newResult(name, `${name}/ (${formatCount(members.length)} files)`);
+    const section = newResult(name, `${name}/ (${counted(members.length, 'file')})`);
     submit({kind: 'folder', name, entries: members}, section);
   }
 }

@@ -23,9 +23,13 @@ const PREFIX_BYTES = 64 * 1024;
 // A miss fetches at least the next block size, which doubles on every miss up to
 // MAX_BLOCK_BYTES: a reader walking a long header makes a logarithmic number of requests.
 const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
-// The cache keeps at most CACHE_BYTES, dropping the least recently used ranges first; a
-// single read larger than KEEP_BYTES (tensor data read for a checksum) is not kept at all.
-// Memory stays bounded whatever the file's size.
+// A fetched range is merged with the cached ranges it touches while the result stays
+// under MERGE_BYTES (so a header read in growing pieces becomes one range); past that it
+// replaces them, so that a reader walking a large file never copies more than this.
+const MERGE_BYTES = 2 * MAX_BLOCK_BYTES;
+// The cache keeps at most CACHE_BYTES besides the range last fetched, dropping the least
+// recently used ranges first; a single read larger than KEEP_BYTES (tensor data read for
+// a checksum) is served but not kept, unless it completes cached ranges. Memory stays bounded whatever the file's size.
 const CACHE_BYTES = 64 * 1024 * 1024;
 const KEEP_BYTES = 4 * 1024 * 1024;
 // Progress is posted at most this often (the page redraws on each message).
@@ -35,15 +39,19 @@ const PROGRESS_INTERVAL_MS = 100;
 // verdict "error" with code IoError and this message.
 class SourceError extends Error {}
 
+function segmentEnd(segment) {
+  return segment.begin + segment.bytes.length;
+}
+
 // RangeCache answers read(offset, length) from ranges fetched earlier, and fetches a
 // growing block around a read it cannot answer. `fetchRange(begin, end)` returns exactly
-// the bytes [begin, end) or throws.
+// the bytes [begin, end) or throws. Its ranges (segments) never overlap or touch.
 class RangeCache {
   constructor(size, fetchRange, onFetched) {
     this.size = size;
     this.fetchRange = fetchRange;
     this.onFetched = onFetched;
-    this.segments = [];  // {begin, bytes, used}, disjoint and not adjacent
+    this.segments = [];  // {begin, bytes, used}
     this.nextBlock = PREFIX_BYTES;
     this.clock = 0;
     this.bytesFetched = 0;
@@ -54,7 +62,7 @@ class RangeCache {
   seed(begin, bytes) {
     this.bytesFetched += bytes.length;
     this.requests += 1;
-    this.keep(begin, bytes);
+    this.keep(begin, bytes, false);
     this.nextBlock = Math.min(PREFIX_BYTES * 2, MAX_BLOCK_BYTES);
   }
 
@@ -65,29 +73,17 @@ class RangeCache {
                       `(${this.size} bytes)`);
     }
     if (length === 0) return new Uint8Array(0);
-    const hit = this.find(offset, length);
+    const hit = this.segments.find((s) => s.begin <= offset && offset + length <= segmentEnd(s));
     if (hit) return this.slice(hit, offset, length);
-    const [begin, end] = this.window(offset, length);
+    const {begin, end, merge} = this.window(offset, length);
     const bytes = this.fetchRange(begin, end);
     this.bytesFetched += bytes.length;
     this.requests += 1;
     this.onFetched(this);
-    // A large read that stands alone is served without being kept; one that completes
-    // cached ranges must be merged with them to be served.
-    if (bytes.length > KEEP_BYTES && begin <= offset && offset + length <= end) {
+    if (!merge && length > KEEP_BYTES) {
       return bytes.subarray(offset - begin, offset - begin + length);
     }
-    const kept = this.keep(begin, bytes);
-    return this.slice(kept, offset, length);
-  }
-
-  find(offset, length) {
-    for (const segment of this.segments) {
-      if (segment.begin <= offset && offset + length <= segment.begin + segment.bytes.length) {
-        return segment;
-      }
-    }
-    return null;
+    return this.slice(this.keep(begin, bytes, merge), offset, length);
   }
 
   slice(segment, offset, length) {
@@ -98,54 +94,54 @@ class RangeCache {
 
   // window chooses the range to fetch for a read the cache cannot answer: at least the
   // current block size, ending at the file's end when the read is near it (a ZIP's end
-  // records are read backwards from there), and trimmed where cached bytes already are.
+  // records are read backwards from there). When the result of merging stays under
+  // MERGE_BYTES, the range is trimmed where cached bytes already are ({merge: true});
+  // otherwise it is fetched whole, to stand alone.
   window(offset, length) {
     const want = Math.max(length, this.nextBlock);
     this.nextBlock = Math.min(this.nextBlock * 2, MAX_BLOCK_BYTES);
-    let end = Math.min(this.size, offset + want);
-    let begin = Math.max(0, Math.min(offset, end - want));
+    const end = Math.min(this.size, offset + want);
+    const begin = Math.max(0, Math.min(offset, end - want));
+    let trimmedBegin = begin;
+    let trimmedEnd = end;
     for (const segment of this.segments) {
-      const segmentEnd = segment.begin + segment.bytes.length;
-      if (segment.begin <= begin && begin < segmentEnd) begin = segmentEnd;
-      if (segment.begin < end && end <= segmentEnd) end = segment.begin;
+      if (segment.begin <= begin && begin < segmentEnd(segment)) trimmedBegin = segmentEnd(segment);
+      if (segment.begin < end && end <= segmentEnd(segment)) trimmedEnd = segment.begin;
     }
-    return [begin, end];
+    const merged = this.touching(trimmedBegin, trimmedEnd)
+                       .reduce((sum, s) => sum + s.bytes.length, trimmedEnd - trimmedBegin);
+    if (merged <= MERGE_BYTES) return {begin: trimmedBegin, end: trimmedEnd, merge: true};
+    return {begin, end, merge: false};
   }
 
-  // keep stores [begin, begin + bytes.length), merged with the ranges it touches, and
-  // returns the merged segment; then drops old segments over the budget.
-  keep(begin, bytes) {
+  touching(begin, end) {
+    return this.segments.filter((s) => s.begin <= end && begin <= segmentEnd(s));
+  }
+
+  // keep stores [begin, begin + bytes.length), merged with the ranges it touches when
+  // `merge`, else in their place, and returns its segment; then drops the least recently
+  // used segments over the budget.
+  keep(begin, bytes, merge) {
     const end = begin + bytes.length;
-    let mergedBegin = begin;
-    let mergedEnd = end;
-    const touching = [];
-    const others = [];
-    for (const segment of this.segments) {
-      const segmentEnd = segment.begin + segment.bytes.length;
-      if (segment.begin <= end && begin <= segmentEnd) {
-        touching.push(segment);
-        mergedBegin = Math.min(mergedBegin, segment.begin);
-        mergedEnd = Math.max(mergedEnd, segmentEnd);
-      } else {
-        others.push(segment);
-      }
-    }
-    let merged = bytes;
-    if (touching.length > 0) {
-      merged = new Uint8Array(mergedEnd - mergedBegin);
-      for (const segment of touching) merged.set(segment.bytes, segment.begin - mergedBegin);
+    const touching = this.touching(begin, end);
+    this.segments = this.segments.filter((s) => !touching.includes(s));
+    let segment = {begin, bytes, used: ++this.clock};
+    if (merge && touching.length > 0) {
+      const mergedBegin = Math.min(begin, ...touching.map((s) => s.begin));
+      const mergedEnd = Math.max(end, ...touching.map(segmentEnd));
+      const merged = new Uint8Array(mergedEnd - mergedBegin);
+      for (const old of touching) merged.set(old.bytes, old.begin - mergedBegin);
       merged.set(bytes, begin - mergedBegin);
+      segment = {begin: mergedBegin, bytes: merged, used: segment.used};
     }
-    const segment = {begin: mergedBegin, bytes: merged, used: ++this.clock};
-    others.push(segment);
-    this.segments = others;
+    this.segments.push(segment);
     this.evict(segment);
     return segment;
   }
 
-  evict(keep) {
-    let total = this.segments.reduce((sum, s) => sum + s.bytes.length, 0);
-    const oldestFirst = this.segments.filter((s) => s !== keep).sort((a, b) => a.used - b.used);
+  evict(newest) {
+    let total = this.segments.reduce((sum, s) => sum + s.bytes.length, 0) - newest.bytes.length;
+    const oldestFirst = this.segments.filter((s) => s !== newest).sort((a, b) => a.used - b.used);
     for (const segment of oldestFirst) {
       if (total <= CACHE_BYTES) break;
       this.segments.splice(this.segments.indexOf(segment), 1);
