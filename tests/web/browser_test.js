@@ -295,6 +295,39 @@ CASES.folder_lint = async ({browser, servers, fixtures}) => {
          `${result.findings.length} lint findings as native`;
 };
 
+// dropFiles drops paths (files or folders) on the page's drop zone as the OS would, so
+// the page sees DataTransfer items and reads folders through webkitGetAsEntry.
+async function dropFiles(page, paths) {
+  const zone = await page.$('#drop-zone');
+  const box = await zone.boundingBox();
+  const session = await page.target().createCDPSession();
+  const data = {items: [], files: paths, dragOperationsMask: 1};
+  for (const type of ['dragEnter', 'dragOver', 'drop']) {
+    await session.send('Input.dispatchDragEvent',
+                       {type, x: box.x + box.width / 2, y: box.y + box.height / 2, data});
+  }
+  await session.detach();
+}
+
+CASES.drop_folder = async ({browser, servers, fixtures}) => {
+  const folder = path.join(fixtures, 'lintmodel');
+  const file = path.join(fixtures, 'script_names.safetensors');
+  const native = nativeResults([folder, file]);
+  const page = await openPage(browser, pageUrl(servers, []));
+  await dropFiles(page, [folder, file]);
+  await waitForResults(page, 2);
+  const results = new Map((await readResults(page)).map((r) => [r.file, r]));
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.deepEqual([...results.keys()].sort(), ['lintmodel', 'script_names.safetensors']);
+  const dropped = results.get('lintmodel');
+  assert.equal(dropped.format, 'folder');
+  assert.equal(dropped.verdict, native[folder].verdict, `folder: ${dropped.message}`);
+  assert.ok(dropped.findings.length > 0, 'the dropped folder was not linted');
+  assert.equal(results.get('script_names.safetensors').verdict, native[file].verdict);
+  return 'a folder and a file dropped on the page: the folder walked and linted, the file checked';
+};
+
 CASES.script_names = async ({browser, servers, fixtures, names}) => {
   const file = path.join(fixtures, 'script_names.safetensors');
   const page = await openPage(browser, pageUrl(servers, ['../fixtures/script_names.safetensors']));
