@@ -32,6 +32,9 @@ const MERGE_BYTES = 2 * MAX_BLOCK_BYTES;
 // a checksum) is served but not kept, unless it completes cached ranges. Memory stays bounded whatever the file's size.
 const CACHE_BYTES = 64 * 1024 * 1024;
 const KEEP_BYTES = 4 * 1024 * 1024;
+// A request that has not finished after this long is abandoned: a stalled server is an
+// error, never a page that waits for ever.
+const REQUEST_TIMEOUT_MS = 60 * 1000;
 // Progress is posted at most this often (the page redraws on each message).
 const PROGRESS_INTERVAL_MS = 100;
 
@@ -227,12 +230,30 @@ function badStatus(url, status, statusText) {
 // answer, so a server without range support never sends the whole file.
 async function openUrl(url) {
   const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  try {
+    return await readPrefix(url, controller);
+  } catch (error) {
+    if (controller.signal.aborted && !(error instanceof SourceError)) throw timedOut(url);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function timedOut(url) {
+  return new SourceError(`cannot read ${url}: no answer within ` +
+                         `${REQUEST_TIMEOUT_MS / 1000} seconds`);
+}
+
+async function readPrefix(url, controller) {
   let response;
   try {
     response = await fetch(url, {headers: {Range: `bytes=0-${PREFIX_BYTES - 1}`},
                                  signal: controller.signal, cache: 'no-store',
                                  credentials: 'omit', redirect: 'follow'});
   } catch (error) {
+    if (controller.signal.aborted) throw error;
     throw networkFailure(url, error);
   }
   const range = parseContentRange(response.headers.get('Content-Range'));
@@ -256,6 +277,7 @@ async function openUrl(url) {
   try {
     body = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
+    if (controller.signal.aborted) throw error;
     throw networkFailure(url, error);
   }
   const expected = Math.min(PREFIX_BYTES, range.total);
@@ -275,11 +297,12 @@ function urlFetcher(url, size) {
     const xhr = new XMLHttpRequest();
     xhr.open('GET', url, false);
     xhr.responseType = 'arraybuffer';
+    xhr.timeout = REQUEST_TIMEOUT_MS;
     xhr.setRequestHeader('Range', `bytes=${begin}-${end - 1}`);
     try {
       xhr.send();
     } catch (error) {
-      throw networkFailure(url, error);
+      throw error.name === 'TimeoutError' ? timedOut(url) : networkFailure(url, error);
     }
     if (xhr.status === 200) throw noRangeSupport(url);
     if (xhr.status !== 206) throw badStatus(url, xhr.status, xhr.statusText);
