@@ -3,7 +3,8 @@
 # Installs the Debian packages that stguard builds and tests with, when they are missing.
 # As root it runs apt-get; otherwise it prints the exact command to run and fails.
 #   tools/deps.sh          what the library, the CLI and the tests need
-#   tools/deps.sh --all    also what fuzzing, coverage and the benchmarks need
+#   tools/deps.sh --all    also what fuzzing, coverage, the benchmarks and the browser
+#                          build and tests need (emscripten, chromium, puppeteer-core)
 set -euo pipefail
 
 packages=(cmake make g++ clang libgtest-dev librapidcheck-dev pkg-config)
@@ -17,6 +18,8 @@ if [[ "${1:-}" == "--all" ]]; then
   # npm fetches the GGUF tests' reference; a Node.js from elsewhere (nodesource) brings
   # its own npm, which Debian's npm package would conflict with.
   command -v npm >/dev/null || packages+=(npm)
+  # The WebAssembly build (tools/build-web.sh) and the page's tests in headless chromium.
+  packages+=(emscripten chromium)
 fi
 
 missing=()
@@ -38,4 +41,17 @@ fi
 # The GGUF tests' reference (ggml itself, test-only), pinned by checksum.
 if [[ "${1:-}" == "--all" ]]; then
   "$(dirname "$0")/fetch_ggml.sh" >/dev/null
+fi
+# The browser tests drive chromium with puppeteer-core (npm), installed into a cache folder
+# (STGUARD_PUPPETEER_DIR, default ~/.cache/stguard-web), never into the source tree. The
+# version is pinned: it speaks the DevTools protocol of Debian 12's chromium.
+puppeteer_version=24.43.1
+if [[ "${1:-}" == "--all" ]]; then
+  puppeteer_dir=${STGUARD_PUPPETEER_DIR:-$HOME/.cache/stguard-web}
+  installed=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' \
+              "$puppeteer_dir/node_modules/puppeteer-core/package.json" 2>/dev/null || true)
+  if [[ "$installed" != "$puppeteer_version" ]]; then
+    npm install --silent --no-audit --no-fund --prefix "$puppeteer_dir" \
+        "puppeteer-core@$puppeteer_version"
+  fi
 fi

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// The WebAssembly build judged against the native CLI, under node: every file of corpus/
+// is read through a JavaScript byte source (Module.stguardRead over fs.readSync, as the
+// page's worker reads a File) and must get the same verdict, code, offset and tensor as
+// `stguard check --json` gives natively. Then the byte source's own contract: a source
+// that throws is verdict error with kIoError and the thrown message; a 16 GB sparse
+// safetensors file is judged from under 1 MB read; a source that returns short is an I/O
+// error too.
+//   node --no-experimental-fetch tests/web/node_check_test.js BUILD_WEB NATIVE_CLI CORPUS
+// Prints one line per mismatch and a summary; exits 1 on any failure.
+'use strict';
+const assert = require('assert');
+const childProcess = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const [buildWeb, nativeCli, corpus] = process.argv.slice(2);
+const createStguard = require(path.resolve(buildWeb, 'stguard.js'));
+
+// Sources: id → {fd, bytesRead} or a function that answers reads itself.
+const sources = new Map();
+let nextSourceId = 1;
+
+function stguardRead(sourceId, offset, length) {
+  const source = sources.get(sourceId);
+  if (typeof source.read === 'function') return source.read(offset, length);
+  const bytes = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const got = fs.readSync(source.fd, bytes, done, length - done, offset + done);
+    if (got === 0) throw new Error('unexpected end of file at ' + (offset + done));
+    done += got;
+  }
+  source.bytesRead += length;
+  source.reads += 1;
+  return bytes;
+}
+
+function checkWith(checkSource, source, name, size, remote) {
+  const id = nextSourceId++;
+  sources.set(id, source);
+  try {
+    return JSON.parse(checkSource(id, name, size, remote ? 1 : 0));
+  } finally {
+    sources.delete(id);
+  }
+}
+
+function checkFile(checkSource, file) {
+  const fd = fs.openSync(file, 'r');
+  const source = {fd, bytesRead: 0, reads: 0};
+  try {
+    const result = checkWith(checkSource, source, file, fs.fstatSync(fd).size, false);
+    return {result, source};
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function listFiles(folder) {
+  const files = [];
+  for (const entry of fs.readdirSync(folder, {withFileTypes: true})) {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) files.push(...listFiles(full));
+    else if (entry.isFile()) files.push(full);
+  }
+  return files.sort();
+}
+
+// nativeVerdicts runs the CLI over the files in batches: one JSON line per file.
+function nativeVerdicts(files) {
+  const verdicts = new Map();
+  const batch = 200;
+  for (let i = 0; i < files.length; i += batch) {
+    const run = childProcess.spawnSync(nativeCli, ['check', '--json', ...files.slice(i, i + batch)],
+                                       {encoding: 'utf8', maxBuffer: 1 << 28});
+    if (run.error) throw run.error;
+    for (const line of run.stdout.split('\n')) {
+      if (line.trim() === '') continue;
+      const result = JSON.parse(line);
+      verdicts.set(result.file, result);
+    }
+  }
+  return verdicts;
+}
+
+// The fields the page shows and the browser tests compare.
+function key(result) {
+  return JSON.stringify({
+    format: result.format, verdict: result.verdict, code: result.code,
+    offset: result.offset, tensor: result.tensor,
+  });
+}
+
+function compareCorpus(checkSource) {
+  const files = listFiles(corpus);
+  const native = nativeVerdicts(files);
+  let mismatches = 0;
+  const counts = {};
+  for (const file of files) {
+    const expected = native.get(file);
+    const {result} = checkFile(checkSource, file);
+    counts[result.verdict] = (counts[result.verdict] || 0) + 1;
+    if (!expected || key(expected) !== key(result)) {
+      mismatches += 1;
+      if (mismatches <= 40) {
+        console.log(`MISMATCH ${file}\n  native ${expected ? key(expected) : 'none'}` +
+                    `\n  wasm   ${key(result)}\n  wasm message: ${result.message || ''}`);
+      }
+    }
+  }
+  console.log(`corpus: ${files.length} files, ${mismatches} mismatches; wasm verdicts ` +
+              JSON.stringify(counts));
+  return mismatches === 0;
+}
+
+function testThrowingSource(checkSource) {
+  const source = {read: () => { throw new Error('the server ignored the Range header'); }};
+  const result = checkWith(checkSource, source, 'https://example.test/x.safetensors', 4096,
+                           true);
+  assert.strictEqual(result.verdict, 'error');
+  assert.strictEqual(result.code, 'IoError');
+  assert.match(result.message, /the server ignored the Range header/);
+  // A source answering with fewer bytes than asked is an I/O error, not data.
+  const short = {read: (offset, length) => new Uint8Array(Math.max(0, length - 1))};
+  const shortResult = checkWith(checkSource, short, 'short.safetensors', 4096, false);
+  assert.strictEqual(shortResult.verdict, 'error');
+  assert.strictEqual(shortResult.code, 'IoError');
+  // A size that is not an exact integer Number is refused before any read.
+  const badSize = checkWith(checkSource, short, 'huge.safetensors', 2 ** 60, false);
+  assert.strictEqual(badSize.verdict, 'error');
+  console.log('throwing, short and oversized sources: verdict error as expected');
+}
+
+// A 16 GB sparse safetensors file: one U8 tensor filling it, header padded with spaces.
+function testSparseHuge(checkSource) {
+  const total = 16 * 1024 ** 3;
+  const headerLength = 128;
+  const dataLength = total - 8 - headerLength;
+  const header = JSON.stringify({w: {dtype: 'U8', shape: [dataLength],
+                                     data_offsets: [0, dataLength]}}).padEnd(headerLength, ' ');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stguard-web-')), 'big.safetensors');
+  const prefix = Buffer.alloc(8);
+  prefix.writeBigUInt64LE(BigInt(headerLength));
+  fs.writeFileSync(file, Buffer.concat([prefix, Buffer.from(header, 'latin1')]));
+  fs.truncateSync(file, total);
+  try {
+    const {result, source} = checkFile(checkSource, file);
+    assert.strictEqual(result.verdict, 'valid', JSON.stringify(result));
+    assert.ok(source.bytesRead < 1024 * 1024, `read ${source.bytesRead} bytes`);
+    const tensors = result.contents && result.contents.tensors;
+    assert.ok(Array.isArray(tensors) && tensors.length === 1 && tensors[0].name === 'w');
+    console.log(`16 GB sparse safetensors: valid from ${source.bytesRead} bytes in ` +
+                `${source.reads} reads`);
+    // The same file with its size one byte short of the tensor data: invalid, same reads.
+    const cut = checkWith(checkSource, {fd: fs.openSync(file, 'r'), bytesRead: 0, reads: 0},
+                          file, total - 1, false);
+    assert.strictEqual(cut.verdict, 'invalid');
+  } finally {
+    fs.rmSync(path.dirname(file), {recursive: true});
+  }
+}
+
+createStguard({stguardRead, print: () => {}, printErr: (text) => console.error(text)})
+    .then((Module) => {
+      const checkSource = Module.cwrap('stguard_check_source', 'string',
+                                       ['number', 'string', 'number', 'number']);
+      let ok = true;
+      for (const test of [testThrowingSource, testSparseHuge]) {
+        try {
+          test(checkSource);
+        } catch (error) {
+          ok = false;
+          console.log(`FAIL ${test.name}: ${error.stack}`);
+        }
+      }
+      ok = compareCorpus(checkSource) && ok;
+      console.log(ok ? 'node_check_test: passed' : 'node_check_test: FAILED');
+      process.exit(ok ? 0 : 1);
+    });
