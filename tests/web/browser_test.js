@@ -321,6 +321,45 @@ CASES.folder_lint = async ({browser, servers, fixtures}) => {
          `${result.findings.length} lint findings as native`;
 };
 
+// The issue's budget for a safetensors URL: prefix, header, size: at most 3 requests.
+const SAFETENSORS_REQUESTS = 3;
+
+CASES.large_files = async ({browser, servers, fixtures, large}) => {
+  const files = large.map((name) => path.join(fixtures, 'large', name));
+  const native = nativeResults(files);
+  // As URLs on the second origin (CORS), so that the reads after the first (synchronous
+  // range requests from inside the WebAssembly reader) cross origins too.
+  const urls = large.map((name) => `${servers.urls.cors}/fixtures/large/${name}`);
+  await resetServer(servers.urls.cors);
+  const page = await openPage(browser, pageUrl(servers, urls));
+  await (await page.$('#file-input')).uploadFile(...files);
+  await waitForResults(page, 2 * files.length);
+  const shown = new Map((await readResults(page)).map((r) => [r.file, r]));
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  const stats = await serverStats(servers.urls.cors);
+  const mismatches = [];
+  const skipped = {};
+  const costs = [];
+  large.forEach((name, i) => {
+    for (const key of [name, urls[i]]) {
+      const result = shown.get(key);
+      if (!result) mismatches.push(`${key}: no result on the page`);
+      else compare(key, result, native[files[i]], mismatches, skipped);
+    }
+    const urlPath = `/fixtures/large/${name}`;
+    const requests = stats.requests.filter(([p]) => p === urlPath).length;
+    const size = fs.statSync(files[i]).size;
+    costs.push(`${name} ${stats.by_path[urlPath] || 0} of ${size} bytes in ${requests}`);
+    if (name.endsWith('.safetensors') && requests > SAFETENSORS_REQUESTS) {
+      mismatches.push(`${name}: ${requests} requests, over the budget of ${SAFETENSORS_REQUESTS}`);
+    }
+  });
+  failOnMismatches(mismatches, 'large files');
+  return `${large.length} files larger than the first read, as files and as cross-origin ` +
+         `URLs, match the native CLI${skippedText(skipped)}; sent: ${costs.join('; ')}`;
+};
+
 // dropFiles drops paths (files or folders) on the page's drop zone as the OS would, so
 // the page sees DataTransfer items and reads folders through webkitGetAsEntry.
 async function dropFiles(page, paths) {
@@ -445,7 +484,8 @@ async function main() {
     for (const name of selected) {
       const started = Date.now();
       try {
-        const summary = await CASES[name]({browser, servers, fixtures, names: made.script_names});
+        const summary = await CASES[name]({browser, servers, fixtures, names: made.script_names,
+                                           large: made.large});
         log(`PASS ${name}: ${summary} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       } catch (error) {
         failures += 1;

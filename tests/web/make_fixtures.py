@@ -11,6 +11,10 @@
   lintmodel/            a folder with config.json (a tiny GPT-2) and model.safetensors
                         that misses a tensor and has one of the wrong shape, so lint
                         has findings
+  large/                files whose verdict needs more than the first 64 KiB, so a URL
+                        takes several range requests: a safetensors header of 4,000
+                        tensors, a GGUF with a 20,000-string array, and (when numpy and
+                        torch are importable) an npz and a torch.save ZIP of a few MiB
 Usage: make_fixtures.py OUT
 """
 
@@ -99,6 +103,51 @@ def write_lint_model(out):
           safetensors_bytes(tensors, {"format": "pt"}, bytes(offset)))
 
 
+def gguf_string(text):
+    data = text.encode()
+    return struct.pack("<Q", len(data)) + data
+
+
+def write_large_gguf(path):
+    """GGUF v3: one F32 tensor of 4 elements after a 20,000-string array."""
+    strings = [f"token-{i}" for i in range(20000)]
+    kv = gguf_string("general.architecture") + struct.pack("<I", 8) + gguf_string("llama")
+    kv += gguf_string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, len(strings))
+    kv += b"".join(gguf_string(t) for t in strings)
+    info = gguf_string("w") + struct.pack("<I", 1) + struct.pack("<Q", 4)
+    info += struct.pack("<IQ", 0, 0)  # type F32, offset 0
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, 2) + kv + info
+    head += bytes(-len(head) % 32)
+    write(path, head + struct.pack("<4f", 1, 2, 3, 4))
+
+
+def write_large(out):
+    """Returns the names of the large files written."""
+    folder = os.path.join(out, "large")
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    tensors = [(f"layer.{i}.weight", "F32", [2], 8 * i, 8 * i + 8) for i in range(4000)]
+    write(os.path.join(folder, "many_tensors.safetensors"),
+          safetensors_bytes(tensors, {"format": "pt"}, bytes(8 * 4000)))
+    written.append("many_tensors.safetensors")
+    write_large_gguf(os.path.join(folder, "tokens.gguf"))
+    written.append("tokens.gguf")
+    try:
+        import numpy
+        import torch
+    except ImportError as error:
+        print("make_fixtures: no npz/torch large files: %s" % error, file=sys.stderr)
+        return written
+    rng = numpy.random.default_rng(7)
+    arrays = {f"a{i}": rng.standard_normal((256, 256), dtype=numpy.float32) for i in range(8)}
+    numpy.savez(os.path.join(folder, "arrays.npz"), **arrays)
+    written.append("arrays.npz")
+    state = {k: torch.from_numpy(v) for k, v in arrays.items()}
+    torch.save(state, os.path.join(folder, "state.pt"))
+    written.append("state.pt")
+    return written
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -107,7 +156,8 @@ def main():
     write_big(out)
     write_script_names(out)
     write_lint_model(out)
-    print(json.dumps({"script_names": SCRIPT_NAMES, "big_bytes": BIG_BYTES}))
+    large = write_large(out)
+    print(json.dumps({"script_names": SCRIPT_NAMES, "big_bytes": BIG_BYTES, "large": large}))
 
 
 if __name__ == "__main__":
