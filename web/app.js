@@ -308,15 +308,15 @@ function showLint(section, lint) {
   }
   line.textContent = `lint against config.json (${lint.family || 'unknown family'}): ` +
                      `${lint.verdict}, ${counted(lint.errors ?? 0, 'error')}, ` +
-                     `${formatCount(lint.warnings ?? 0)} warnings`;
+                     counted(lint.warnings ?? 0, 'warning');
   line.setAttribute('data-lint-verdict', String(lint.verdict ?? ''));
   section.appendChild(line);
   showFindings(section, lint.findings);
 }
 
 function fillResult(section, result, stats, prefix) {
-  // The contents (tensors, metadata, notes) sit beside the envelope's fields or, in
-  // older answers, under "contents".
+  // The contents (tensors, metadata, notes) come beside the envelope's fields; web/GLUE.md
+  // also allows them under "contents".
   const contents = result.contents || result;
   showVerdict(section, result);
   showStats(section, stats);
