@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <utility>
 
 #include "stguard/error.h"
 #include "stguard/export.h"
@@ -36,6 +38,27 @@ class STGUARD_API ByteSource {
   // that need bytes they would not otherwise read, and the result says which.
   virtual bool remote() const { return false; }
 };
+
+// MemorySource is a ByteSource over bytes the caller keeps alive as long as the source
+// (a buffer already in memory, a fuzzer's input, a whole-file mapping). `name` appears in
+// its errors. It is never remote.
+class STGUARD_API MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::span<const std::byte> bytes, std::string name = "memory")
+      : bytes_(bytes), name_(std::move(name)) {}
+  uint64_t size() const override { return bytes_.size(); }
+  [[nodiscard]] Error ReadAt(uint64_t offset, std::span<std::byte> out) const override;
+
+ private:
+  std::span<const std::byte> bytes_;
+  std::string name_;
+};
+
+// SourceRangeError returns kIoError when [offset, offset + len) does not lie inside a
+// source of `size` bytes (compared by subtraction: nothing can wrap), else ok. Every
+// ByteSource implementation calls it before reading.
+STGUARD_API Error SourceRangeError(uint64_t size, uint64_t offset, uint64_t len,
+                                   const std::string& name);
 
 }  // namespace stguard
 

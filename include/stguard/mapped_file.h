@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
 
@@ -33,7 +34,10 @@ enum class MapMode : uint8_t {
 // truncates the file, touching a mapped page past the new end raises SIGBUS and kills the
 // process. ReadAt reads with pread(2) instead and turns a file that shrank into kIoError;
 // code that must survive files it does not control reads through ReadAt.
-class STGUARD_API MappedFile {
+//
+// A MappedFile is also the ByteSource of a local file (OpenUnmapped for one that is only
+// read by ranges): the range readers take it where the mapped readers take bytes().
+class STGUARD_API MappedFile final : public ByteSource {
  public:
   // Open maps `path`. A missing or unreadable path gives kIoError, a directory or other
   // non-regular file kNotARegularFile. A file whose size is 0 is read to its end instead
@@ -50,28 +54,30 @@ class STGUARD_API MappedFile {
 
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile();
+  ~MappedFile() override;
 
   std::span<const std::byte> bytes() const {
-    return data_ == nullptr ? std::span<const std::byte>() : std::span(data_, size_);
+    return data_ == nullptr ? std::span<const std::byte>()
+                            : std::span(data_, static_cast<size_t>(size_));
   }
   // mutable_bytes is the same memory, writable; empty unless opened with kCopyOnWrite.
   std::span<std::byte> mutable_bytes() const {
     if (!writable_ || data_ == nullptr) return {};
-    return {const_cast<std::byte*>(data_), size_};
+    return {const_cast<std::byte*>(data_), static_cast<size_t>(size_)};
   }
-  uint64_t size() const { return size_; }
+  uint64_t size() const override { return size_; }
   const std::string& path() const { return path_; }
 
   // ReadAt copies out.size() bytes from file offset `offset` with pread(2), never through
-  // the mapping. A file now shorter than offset + out.size() gives kIoError naming the
-  // file ("the file shrank while it was being read"), as does any read error.
-  [[nodiscard]] Error ReadAt(uint64_t offset, std::span<std::byte> out) const;
+  // the mapping. A range past size() gives kIoError before anything is read; a file now
+  // shorter than offset + out.size() gives kIoError naming the file ("the file shrank
+  // while it was being read"), as does any read error.
+  [[nodiscard]] Error ReadAt(uint64_t offset, std::span<std::byte> out) const override;
 
  private:
   static Result<std::unique_ptr<MappedFile>> OpenFile(const std::string& path, bool map,
                                                       MapMode mode);
-  MappedFile(int fd, std::string path, const std::byte* data, size_t size, bool mapped,
+  MappedFile(int fd, std::string path, const std::byte* data, uint64_t size, bool mapped,
              bool writable)
       : fd_(fd), path_(std::move(path)), data_(data), size_(size), mapped_(mapped),
         writable_(writable) {}
@@ -79,8 +85,8 @@ class STGUARD_API MappedFile {
   int fd_;  // kept open for ReadAt
   std::string path_;
   const std::byte* data_;
-  size_t size_;
-  bool mapped_;                  // data_ is an mmap of size_ bytes
+  uint64_t size_;                // 64-bit: a file read by ranges may exceed size_t
+  bool mapped_;                  // data_ is an mmap of size_ bytes (which fit in size_t)
   bool writable_;                // data_ may be written (copy-on-write or private copy)
   std::vector<std::byte> read_;  // the content of a file read rather than mapped
 };

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
@@ -94,6 +95,11 @@ STGUARD_API Result<NpyArrayInfo> ParseNpy(std::span<const std::byte> prefix,
 // ReadNpyFile opens `path` and validates it with ParseNpy, reading only its header with
 // pread(2). kIoError / kNotARegularFile when the file cannot be read.
 STGUARD_API Result<NpyArrayInfo> ReadNpyFile(const std::string& path);
+
+// ReadNpySource validates an npy file read by ranges, as ReadNpyFile does (ReadNpyFile is
+// this over the file): two reads, the preamble (12 bytes) and then the header it
+// announces (at most kNpyMaxHeaderLen bytes); the data is never read.
+STGUARD_API Result<NpyArrayInfo> ReadNpySource(const ByteSource& source);
 
 }  // namespace stguard
 

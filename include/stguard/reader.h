@@ -92,6 +92,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
@@ -212,6 +213,11 @@ class STGUARD_API Checkpoint {
   // holds only the header, so a program can keep any number of them (a folder of 70,000
   // shards would exhaust the per-process mapping limit, vm.max_map_count, with Open).
   static Result<Checkpoint> OpenHeader(const std::string& path, const Options& options = {});
+  // OpenHeader over a ByteSource validates the file it reads exactly as Open does, with
+  // at most two reads (the 8-byte prefix, then the N header bytes) and the source's size
+  // for the tiling check: a 16 GB remote file costs 8 + N bytes. Like the path form, it
+  // keeps no data (every TensorView::data is empty; ReadData fails).
+  static Result<Checkpoint> OpenHeader(const ByteSource& source, const Options& options = {});
 
   Checkpoint(Checkpoint&&) noexcept;
   Checkpoint& operator=(Checkpoint&&) noexcept;

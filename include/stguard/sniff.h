@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 
+#include "stguard/byte_source.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
 
@@ -62,6 +63,12 @@ STGUARD_API Format SniffFormat(std::span<const std::byte> bytes);
 // SniffFile says what the file at `path` is (through a read-only mapping: only the bytes
 // SniffFormat looks at are read). A file that cannot be opened gives its error.
 STGUARD_API Result<Format> SniffFile(const std::string& path);
+
+// SniffSource is SniffFormat over a file read by ranges: it reads the bytes the rules
+// above look at and no others (a tar block, a safetensors header, the pickle walk's
+// window as far as it goes, a ZIP's tail and central directory) and decides exactly as
+// SniffFormat over the whole file would. The source failing gives its error.
+STGUARD_API Result<Format> SniffSource(const ByteSource& source);
 
 // IsPickleBearing says whether loading a file of this format (torch.load, pickle.load)
 // runs pickle opcodes from it: kPytorchZip, kPytorchLegacy, kPickle and kTar.

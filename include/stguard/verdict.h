@@ -40,8 +40,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
@@ -85,6 +87,36 @@ struct CheckOptions {
   bool allow_external_symlinks = false;
   // How a pickle-bearing file's state dict is selected (--key) and its output bounded.
   TorchOptions torch;
+  // list_contents: fill CheckResult::tensors and ::metadata for a file that was read (see
+  // CONTENTS below). Off by default: a verdict alone needs none of it.
+  bool list_contents = false;
+};
+
+// CONTENTS (CheckOptions::list_contents). What a checked file holds, for a person or a
+// page to show; every string is the file's own text (attacker input: escape it).
+// - dtype is the format's own type name: "F32" (safetensors), "q4_K" (GGUF, ggml's name),
+//   "<f4" (npy, npz), torch's storage dtype by its safetensors name ("BF16").
+// - shape is outermost first, except GGUF, whose shape is ne in file order (innermost
+//   first, as ggml stores it and as GGUF tools print it).
+// - begin and end are absolute byte offsets of the tensor's data in the file, when known
+//   (0 and 0 otherwise: an npz member that is deflated, a torch tensor, a bare pickle).
+// - metadata: safetensors' __metadata__ entries; GGUF's keys with their values (an array
+//   summarised as "[string × 32000]"); npy's descr, fortran_order and shape; torch's
+//   globals ("global" → "module.name"). Values longer than kMaxContentsValueLen bytes are
+//   cut there (at a UTF-8 boundary) and end in "…".
+// BOUND: one entry per tensor or key the reader already holds, so the lists are linear in
+// the header the readers bounded (a safetensors header ≤ 100 MB, an npy header ≤ 10,000
+// bytes, a GGUF's tensor-info section ≤ its file), and so is their JSON.
+inline constexpr size_t kMaxContentsValueLen = 1024;
+
+// TensorEntry is one tensor of a checked file (see CONTENTS).
+struct TensorEntry {
+  std::string name;
+  std::string dtype;
+  std::vector<uint64_t> shape;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t bytes = 0;
 };
 
 // CheckSummary holds the counts a valid file or folder reports (0 where not known).
@@ -115,6 +147,13 @@ struct CheckResult {
   std::optional<PickleFileReport> pickle;
   // files: a folder's files that were examined, each once, in walk order.
   std::vector<CheckResult> files;
+  // tensors, metadata: the file's contents when CheckOptions::list_contents asked (see
+  // CONTENTS); empty otherwise, and for a folder.
+  std::vector<TensorEntry> tensors;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  // notes: each check that was skipped and why ("tensor data CRC not checked: the data was
+  // not read"), so a valid verdict says what it rests on. Always filled.
+  std::vector<std::string> notes;
 
   bool valid() const { return verdict == Verdict::kValid; }
   int exit_status() const { return VerdictExitStatus(verdict); }
@@ -127,6 +166,24 @@ STGUARD_API CheckResult CheckPath(const std::string& path, const CheckOptions& o
 
 // CheckFile and CheckFolder are CheckPath's two halves, for callers that already know.
 STGUARD_API CheckResult CheckFile(const std::string& path, const CheckOptions& options = {});
+
+// CheckSource is CheckFile over a file read by ranges (stguard/byte_source.h): the same
+// verdict, code, offset and tensor for the same bytes, reading only what the verdict
+// needs. `name` is what the result calls the file. Per format:
+// - safetensors: the sniff's first read (min(size, 512) bytes, or the whole prefix and
+//   header when longer) serves the reader: at most 2 reads, max(512, 8 + N) bytes.
+// - npy: the first 512 bytes (preamble and header within them), else one more read.
+// - GGUF: growing reads of the header, key/values and tensor infos (each at least doubling
+//   what was read, by at most 16 MiB); then, unless source.remote(), the padding between
+//   tensors and after the last one (a note says when that check was skipped).
+// - PyTorch ZIP: the archive's tail, its central directory, the .pkl record and the local
+//   headers; tensor data is not read, so its CRC is not checked (a note says so).
+// - npz: the tail, the central directory, each member's local header and npy header
+//   (a deflated member's first 64 KiB inflated at most); member CRCs are not checked.
+// - a legacy torch stream, a bare pickle, a tar: the whole file.
+// A GGUF split set is checked as one file here (its other parts are paths: CheckFile).
+STGUARD_API CheckResult CheckSource(const ByteSource& source, const std::string& name,
+                                    const CheckOptions& options = {});
 STGUARD_API CheckResult CheckFolder(const std::string& path, const CheckOptions& options = {});
 
 // ResultForPickle builds the result for a pickle-bearing file already judged (`scan`
@@ -147,6 +204,11 @@ STGUARD_API CheckResult UsageError(const std::string& path, Format format,
 // AppendEnvelopeJson appends the envelope's fields (no braces: `"schema_version":1,
 // "file":...,...`) to *out, so callers add their own fields after a comma.
 STGUARD_API void AppendEnvelopeJson(const CheckResult& result, std::string* out);
+
+// AppendContentsJson appends `"tensors":[{"name":..,"dtype":..,"shape":[..],"begin":..,
+// "end":..,"bytes":..},...],"metadata":[[key,value],...],"notes":[...]` (no braces) to
+// *out, every string escaped as JSON (names are the file's text).
+STGUARD_API void AppendContentsJson(const CheckResult& result, std::string* out);
 
 // EnvelopeJson returns the envelope as one JSON object.
 STGUARD_API std::string EnvelopeJson(const CheckResult& result);

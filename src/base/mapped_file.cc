@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "base/out_of_memory.h"
@@ -77,7 +78,7 @@ Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path
   if (!S_ISREG(info.st_mode)) {
     return Error{ErrorCode::kNotARegularFile, 0, "not a regular file", path};
   }
-  const auto size = static_cast<size_t>(info.st_size);
+  const auto size = static_cast<uint64_t>(info.st_size);
   const bool writable = mode == MapMode::kCopyOnWrite;
   if (size == 0) {
     // The content read into memory is private to this object, so it may be written.
@@ -95,26 +96,32 @@ Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path
     return std::unique_ptr<MappedFile>(
         new MappedFile(file.Release(), path, nullptr, size, false, false));
   }
+  // A 32-bit address space (WebAssembly) cannot map a file of 4 GiB or more: refuse it
+  // rather than map a truncated length.
+  if (size > std::numeric_limits<size_t>::max()) {
+    return Error{ErrorCode::kIoError, 0, "the file is larger than this address space can map",
+                 path};
+  }
   // A private writable mapping of a read-only descriptor is allowed: writes go to private
   // copies of the pages, never to the file.
   const int protection = writable ? PROT_READ | PROT_WRITE : PROT_READ;
-  void* data = ::mmap(nullptr, size, protection, MAP_PRIVATE, file.fd, 0);
+  void* data = ::mmap(nullptr, static_cast<size_t>(size), protection, MAP_PRIVATE, file.fd, 0);
   if (data == MAP_FAILED) return IoError("cannot map file", path, errno);
   return std::unique_ptr<MappedFile>(new MappedFile(
       file.Release(), path, static_cast<const std::byte*>(data), size, true, writable));
 }
 
 MappedFile::~MappedFile() {
-  if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
+  if (mapped_) ::munmap(const_cast<std::byte*>(data_), static_cast<size_t>(size_));
   if (fd_ >= 0) ::close(fd_);
 }
 
 Error MappedFile::ReadAt(uint64_t offset, std::span<std::byte> out) const {
+  if (Error error = SourceRangeError(size_, offset, out.size(), path_); !error.ok()) {
+    return error;
+  }
   if (fd_ < 0) {  // content already in memory
-    if (offset > size_ || out.size() > size_ - offset) {
-      return Error{ErrorCode::kIoError, offset, "read past the end of the file", path_};
-    }
-    if (!out.empty()) std::memcpy(out.data(), data_ + offset, out.size());
+    if (!out.empty()) std::memcpy(out.data(), data_ + static_cast<size_t>(offset), out.size());
     return Error{};
   }
   size_t done = 0;

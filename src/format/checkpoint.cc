@@ -55,6 +55,15 @@ class CheckpointBuilder {
     }
   }
 
+  // OpenSourceNoThrow is Checkpoint::OpenHeader over a ByteSource.
+  static Result<Checkpoint> OpenSourceNoThrow(const ByteSource& source, const Options& options) {
+    try {
+      return OpenSource(source, options);
+    } catch (const std::bad_alloc&) {
+      return OutOfMemory();
+    }
+  }
+
  private:
   static Error OutOfMemory() {
     return Error{ErrorCode::kOutOfMemory, 0, "out of memory while validating the header"};
@@ -63,11 +72,17 @@ class CheckpointBuilder {
   // Sources says where a checkpoint's bytes live when they are not all one span.
   struct Sources {
     std::unique_ptr<MappedFile> mapping;      // the whole file, for the data spans
-    std::unique_ptr<std::byte[]> head_copy;   // prefix and header, read with pread
+    std::unique_ptr<std::byte[]> head_copy;   // prefix and header, read by ranges
+    uint64_t head_len = 0;
   };
 
   static Result<Checkpoint> OpenFile(const std::string& path, const Options& options,
                                      bool map_data);
+  static Result<Checkpoint> OpenSource(const ByteSource& source, const Options& options);
+  // ReadHead reads the 8-byte prefix, checks it, and reads the header after it: two reads,
+  // 8 + N bytes. *out holds prefix and header, *out_len their length.
+  static Error ReadHead(const ByteSource& source, const Options& options,
+                        std::unique_ptr<std::byte[]>* out, uint64_t* out_len);
   // Build validates `head` (the 8-byte prefix and the N header bytes, N already checked)
   // of a file of `file_size` bytes. The data spans point into sources.mapping when there
   // is one, else into `head`'s own buffer (FromBytes), else nowhere (OpenHeader).
@@ -78,18 +93,45 @@ class CheckpointBuilder {
 
 Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Options& options,
                                                bool map_data) {
-  Sources sources;
   Result<std::unique_ptr<MappedFile>> mapping =
       map_data ? MappedFile::Open(path) : MappedFile::OpenUnmapped(path);
   if (!mapping.ok()) return mapping.error();
-  const uint64_t file_size = (*mapping)->size();
   PauseForTestingAt("header");
-  // The header is copied with pread, never read through the mapping: a file truncated by
-  // another process then gives a short read (kIoError) instead of SIGBUS, and the
-  // validated text cannot change under the parser. It is at most kMaxHeaderLen bytes.
+  Sources sources;
+  if (Error error = ReadHead(**mapping, options, &sources.head_copy, &sources.head_len);
+      !error.ok()) {
+    return error;
+  }
+  const uint64_t file_size = (*mapping)->size();
+  const std::span<const std::byte> head(sources.head_copy.get(),
+                                        static_cast<size_t>(sources.head_len));
+  if (map_data) sources.mapping = std::move(*mapping);
+  // Without map_data the file (and its descriptor) closes here.
+  return Build(head, file_size, options, std::move(sources), /*data_follows_head=*/false);
+}
+
+Result<Checkpoint> CheckpointBuilder::OpenSource(const ByteSource& source,
+                                                 const Options& options) {
+  Sources sources;
+  if (Error error = ReadHead(source, options, &sources.head_copy, &sources.head_len);
+      !error.ok()) {
+    return error;
+  }
+  const std::span<const std::byte> head(sources.head_copy.get(),
+                                        static_cast<size_t>(sources.head_len));
+  return Build(head, source.size(), options, std::move(sources), /*data_follows_head=*/false);
+}
+
+// ReadHead copies the prefix and the header with two reads of the source, never through a
+// mapping: a file truncated by another process then gives a short read (kIoError) instead
+// of SIGBUS, and the validated text cannot change under the parser. It is at most
+// 8 + kMaxHeaderLen bytes, which fits in any address space's size_t.
+Error CheckpointBuilder::ReadHead(const ByteSource& source, const Options& options,
+                                  std::unique_ptr<std::byte[]>* out, uint64_t* out_len) {
+  const uint64_t file_size = source.size();
   std::byte prefix[8] = {};
   const size_t prefix_len = file_size < 8 ? static_cast<size_t>(file_size) : 8;
-  if (Error error = (*mapping)->ReadAt(0, std::span(prefix, prefix_len)); !error.ok()) {
+  if (Error error = source.ReadAt(0, std::span(prefix, prefix_len)); !error.ok()) {
     return error;
   }
   uint64_t header_len = 0;
@@ -98,16 +140,14 @@ Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Op
       !error.ok()) {
     return error;
   }
-  const size_t head_len = static_cast<size_t>(8 + header_len);
-  sources.head_copy.reset(new std::byte[head_len]);
-  if (Error error = (*mapping)->ReadAt(0, std::span(sources.head_copy.get(), head_len));
-      !error.ok()) {
+  const auto head_len = static_cast<size_t>(8 + header_len);
+  out->reset(new std::byte[head_len]);
+  std::memcpy(out->get(), prefix, 8);
+  if (Error error = source.ReadAt(8, std::span(out->get() + 8, head_len - 8)); !error.ok()) {
     return error;
   }
-  const std::span<const std::byte> head(sources.head_copy.get(), head_len);
-  if (map_data) sources.mapping = std::move(*mapping);
-  // Without map_data the file (and its descriptor) closes here.
-  return Build(head, file_size, options, std::move(sources), /*data_follows_head=*/false);
+  *out_len = head_len;
+  return {};
 }
 
 Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> head, uint64_t file_size,
@@ -197,6 +237,10 @@ Result<Checkpoint> Checkpoint::Open(const std::string& path, const Options& opti
 
 Result<Checkpoint> Checkpoint::OpenHeader(const std::string& path, const Options& options) {
   return CheckpointBuilder::OpenNoThrow(path, options, /*map_data=*/false);
+}
+
+Result<Checkpoint> Checkpoint::OpenHeader(const ByteSource& source, const Options& options) {
+  return CheckpointBuilder::OpenSourceNoThrow(source, options);
 }
 
 Error Checkpoint::ReadData(uint64_t offset, std::span<std::byte> out) const {

@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// CheckFile: one file of any recognised format, dispatched by SniffFormat (never by its
-// name), to the one verdict of stguard/verdict.h.
+// CheckFile and CheckSource: one file of any recognised format, dispatched by its sniffed
+// format (never by its name), to the one verdict of stguard/verdict.h. Both read through a
+// ByteSource (CheckFile's is the file, opened without a mapping); CheckFile alone hands
+// the formats whose readers map the file (pickle-bearing files, GGUF split sets, npz) to
+// those readers by path.
 #include "stguard/verdict.h"
 
 #include <sys/stat.h>
 
+#include <new>
 #include <string>
+#include <vector>
 
+#include "base/prefixed_source.h"
+#include "base/source_read.h"
+#include "front/contents.h"
+#include "sniff/sniff_source.h"
 #include "stguard/file_verdict.h"
 #include "stguard/gguf.h"
+#include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npz.h"
 #include "stguard/reader.h"
@@ -22,12 +32,12 @@ void SetError(const Error& error, CheckResult* result) {
   result->verdict = VerdictForError(error);
 }
 
-void CheckSafetensors(const std::string& path, const CheckOptions& options,
+void CheckSafetensors(const ByteSource& source, const CheckOptions& options,
                       CheckResult* result) {
   Options reader;
   reader.require_aligned_data = options.require_aligned_data;
-  // Validation needs the header only; no mapping outlives it.
-  const Result<Checkpoint> checkpoint = Checkpoint::OpenHeader(path, reader);
+  // Validation needs the prefix and header only: no data is read or mapped.
+  const Result<Checkpoint> checkpoint = Checkpoint::OpenHeader(source, reader);
   if (!checkpoint.ok()) return SetError(checkpoint.error(), result);
   result->verdict = Verdict::kValid;
   result->summary.tensors = checkpoint->num_tensors();
@@ -37,47 +47,71 @@ void CheckSafetensors(const std::string& path, const CheckOptions& options,
   }
   result->summary.detail = std::to_string(checkpoint->num_tensors()) + " tensors, " +
                            std::to_string(checkpoint->header_len()) + " header bytes";
+  if (options.list_contents) ListSafetensors(*checkpoint, result);
 }
 
 // GgufSplitError validates the whole set when `file` is the first part of a split model
 // (other parts are checked alone); *parts and *tensors describe a set of several parts.
-Error GgufSplitError(const std::string& path, const gguf::GgufFile& file, size_t* parts,
-                     uint64_t* tensors) {
+// Without a path (a file read by ranges) the other parts cannot be found: a note says so.
+Error GgufSplitError(const std::string* path, const gguf::GgufFile& file, size_t* parts,
+                     uint64_t* tensors, CheckResult* result) {
   const gguf::MetadataEntry* count = file.FindKey("split.count");
   const gguf::MetadataEntry* no = file.FindKey("split.no");
   if (count == nullptr || no == nullptr || count->value.AsUnsigned().value_or(0) <= 1 ||
       no->value.AsUnsigned().value_or(1) != 0) {
     return {};
   }
-  Result<gguf::GgufSplitSet> set = gguf::CheckSplitSet(path);
+  if (path == nullptr) {
+    result->notes.push_back(
+        "split set not checked: the other parts are files beside this one (check the "
+        "folder)");
+    return {};
+  }
+  Result<gguf::GgufSplitSet> set = gguf::CheckSplitSet(*path);
   if (!set.ok()) return set.error();
   *parts = set->parts.size();
   *tensors = set->num_tensors;
   return {};
 }
 
-void CheckGguf(const std::string& path, CheckResult* result) {
-  const Result<gguf::GgufFile> file = gguf::GgufFile::Open(path);
-  if (!file.ok()) return SetError(file.error(), result);
+void SummariseGguf(const std::string* path, const gguf::GgufFile& file,
+                   const CheckOptions& options, CheckResult* result) {
   size_t parts = 1;
   uint64_t set_tensors = 0;
-  if (Error error = GgufSplitError(path, *file, &parts, &set_tensors); !error.ok()) {
+  if (Error error = GgufSplitError(path, file, &parts, &set_tensors, result); !error.ok()) {
     return SetError(error, result);
   }
   result->verdict = Verdict::kValid;
-  result->summary.tensors = parts > 1 ? set_tensors : file->tensors().size();
-  result->summary.header_bytes = file->data_offset();
-  result->summary.data_bytes = file->file_size() - file->data_offset();
-  const std::string version = "gguf v" + std::to_string(file->version());
+  result->summary.tensors = parts > 1 ? set_tensors : file.tensors().size();
+  result->summary.header_bytes = file.data_offset();
+  result->summary.data_bytes = file.file_size() - file.data_offset();
+  const std::string version = "gguf v" + std::to_string(file.version());
   result->summary.detail =
       parts > 1 ? version + " split model, " + std::to_string(parts) + " parts, " +
                       std::to_string(set_tensors) + " tensors"
-                : version + ", " + std::to_string(file->tensors().size()) + " tensors, " +
-                      std::to_string(file->metadata().size()) + " keys";
+                : version + ", " + std::to_string(file.tensors().size()) + " tensors, " +
+                      std::to_string(file.metadata().size()) + " keys";
+  if (options.list_contents) ListGguf(file, result);
 }
 
-void CheckNpy(const std::string& path, CheckResult* result) {
-  const Result<NpyArrayInfo> info = ReadNpyFile(path);
+void CheckGguf(const ByteSource& source, const std::string* path, const CheckOptions& options,
+               CheckResult* result) {
+  if (path != nullptr) {
+    const Result<gguf::GgufFile> file = gguf::GgufFile::Open(*path);
+    if (!file.ok()) return SetError(file.error(), result);
+    return SummariseGguf(path, *file, options, result);
+  }
+  std::vector<std::byte> bytes;
+  if (Error error = ReadWhole(source, &bytes); !error.ok()) {
+    return SetError(error, result);
+  }
+  const Result<gguf::GgufFile> file = gguf::GgufFile::FromBytes(bytes);
+  if (!file.ok()) return SetError(file.error(), result);
+  SummariseGguf(path, *file, options, result);
+}
+
+void CheckNpy(const ByteSource& source, const CheckOptions& options, CheckResult* result) {
+  const Result<NpyArrayInfo> info = ReadNpySource(source);
   if (!info.ok()) return SetError(info.error(), result);
   result->verdict = Verdict::kValid;
   result->summary.tensors = 1;
@@ -86,16 +120,49 @@ void CheckNpy(const std::string& path, CheckResult* result) {
   result->summary.detail = "npy " + std::to_string(info->major_version) + "." +
                            std::to_string(info->minor_version) + ", " + info->descr + ", " +
                            std::to_string(info->data_len) + " data bytes";
+  if (options.list_contents) ListNpy(*info, result);
 }
 
-void CheckNpz(const std::string& path, CheckResult* result) {
-  const Result<NpzInfo> info = ReadNpzFile(path);
-  if (!info.ok()) return SetError(info.error(), result);
+void SummariseNpz(const NpzInfo& info, const CheckOptions& options, CheckResult* result) {
   result->verdict = Verdict::kValid;
-  result->summary.tensors = info->members.size();
-  for (const NpzMember& member : info->members) result->summary.data_bytes += member.array.data_len;
-  result->summary.detail = "npz, " + std::to_string(info->members.size()) + " arrays, " +
+  result->summary.tensors = info.members.size();
+  for (const NpzMember& member : info.members) result->summary.data_bytes += member.array.data_len;
+  result->summary.detail = "npz, " + std::to_string(info.members.size()) + " arrays, " +
                            std::to_string(result->summary.data_bytes) + " data bytes";
+  if (options.list_contents) ListNpz(info, result);
+}
+
+void CheckNpz(const ByteSource& source, const std::string* path, const CheckOptions& options,
+              CheckResult* result) {
+  if (path != nullptr) {
+    const Result<NpzInfo> info = ReadNpzFile(*path);
+    if (!info.ok()) return SetError(info.error(), result);
+    return SummariseNpz(*info, options, result);
+  }
+  std::vector<std::byte> bytes;
+  if (Error error = ReadWhole(source, &bytes); !error.ok()) {
+    return SetError(error, result);
+  }
+  const Result<NpzInfo> info = ParseNpz(bytes);
+  if (!info.ok()) return SetError(info.error(), result);
+  SummariseNpz(*info, options, result);
+}
+
+// CheckPickleBearing judges a pickle-bearing file statically: by path through the mapped
+// reader, else from the whole file read from the source.
+void CheckPickleBearing(const ByteSource& source, const std::string* path,
+                        const CheckOptions& options, CheckResult* result) {
+  const std::string name = result->file;
+  if (path != nullptr) {
+    *result = ResultForPickle(name, JudgePickleFile(*path, options.torch));
+  } else {
+    std::vector<std::byte> bytes;
+    if (Error error = ReadWhole(source, &bytes); !error.ok()) {
+      return SetError(error, result);
+    }
+    *result = ResultForPickle(name, JudgePickleBytes(bytes, options.torch));
+  }
+  if (options.list_contents && result->pickle.has_value()) ListPickle(*result->pickle, result);
 }
 
 // An archive that is neither PyTorch's nor an npz: what loads it (Keras, a custom
@@ -105,6 +172,58 @@ void RefuseOtherArchive(CheckResult* result) {
   result->error = Error{ErrorCode::kZipUnexpectedRecord, 0,
                         "a ZIP archive that is neither a PyTorch checkpoint (a .pkl record) "
                         "nor an npz (only .npy members): it cannot be proven safe"};
+}
+
+// Judge sniffs the file `source` reads and hands it to its format's reader. `path` is the
+// same file's path when it has one (CheckFile), for the readers that map it.
+CheckResult Judge(const ByteSource& source, const std::string* path, const std::string& name,
+                  const CheckOptions& options) {
+  CheckResult result;
+  result.file = name;
+  std::vector<std::byte> prefix;
+  const Result<Format> format = SniffSourcePrefix(source, &prefix);
+  if (!format.ok()) {
+    SetError(format.error(), &result);
+    return result;
+  }
+  result.format = *format;
+  // The sniff's bytes serve the reader's first reads.
+  const PrefixedSource prefixed(source, prefix);
+  switch (result.format) {
+    case Format::kPytorchZip:
+    case Format::kPytorchLegacy:
+    case Format::kPickle:
+    case Format::kTar:
+      CheckPickleBearing(prefixed, path, options, &result);
+      break;
+    case Format::kGguf: CheckGguf(prefixed, path, options, &result); break;
+    case Format::kNpy: CheckNpy(prefixed, options, &result); break;
+    case Format::kNpz: CheckNpz(prefixed, path, options, &result); break;
+    case Format::kZip: RefuseOtherArchive(&result); break;
+    // Not recognised (or JSON given as a file): read as safetensors, whose errors say
+    // what is wrong with it as one.
+    case Format::kSafetensors:
+    case Format::kJson:
+    case Format::kUnknown:
+    case Format::kNumFormats:
+      CheckSafetensors(prefixed, options, &result);
+      break;
+  }
+  return result;
+}
+
+// JudgeNoThrow is Judge with allocation failure turned into a result.
+CheckResult JudgeNoThrow(const ByteSource& source, const std::string* path,
+                         const std::string& name, const CheckOptions& options) {
+  try {
+    return Judge(source, path, name, options);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  CheckResult result;
+  result.file = name;
+  SetError(Error{ErrorCode::kOutOfMemory, 0, "out of memory while checking the file"}, &result);
+  return result;
 }
 
 }  // namespace
@@ -136,37 +255,21 @@ bool IsFolderPath(const std::string& path) {
 }
 
 CheckResult CheckFile(const std::string& path, const CheckOptions& options) {
-  CheckResult result;
-  result.file = path;
-  // Sniffing reads the first bytes (and a ZIP's directory); the format's own reader then
-  // opens the file again.
-  const Result<Format> format = SniffFile(path);
-  if (!format.ok()) {
-    SetError(format.error(), &result);
+  // Opened without a mapping: the sniff and the header readers read by pread; the readers
+  // that map (pickle-bearing files, GGUF, npz) open the path again.
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  if (!file.ok()) {
+    CheckResult result;
+    result.file = path;
+    SetError(file.error(), &result);
     return result;
   }
-  result.format = *format;
-  switch (result.format) {
-    case Format::kPytorchZip:
-    case Format::kPytorchLegacy:
-    case Format::kPickle:
-    case Format::kTar:
-      result = ResultForPickle(path, JudgePickleFile(path, options.torch));
-      break;
-    case Format::kGguf: CheckGguf(path, &result); break;
-    case Format::kNpy: CheckNpy(path, &result); break;
-    case Format::kNpz: CheckNpz(path, &result); break;
-    case Format::kZip: RefuseOtherArchive(&result); break;
-    // Not recognised (or JSON given as a file): read as safetensors, whose errors say
-    // what is wrong with it as one.
-    case Format::kSafetensors:
-    case Format::kJson:
-    case Format::kUnknown:
-    case Format::kNumFormats:
-      CheckSafetensors(path, options, &result);
-      break;
-  }
-  return result;
+  return JudgeNoThrow(**file, &path, path, options);
+}
+
+CheckResult CheckSource(const ByteSource& source, const std::string& name,
+                        const CheckOptions& options) {
+  return JudgeNoThrow(source, nullptr, name, options);
 }
 
 CheckResult CheckPath(const std::string& path, const CheckOptions& options) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/checked_math.h"
+#include "base/source_read.h"
 #include "npy/dict_literal.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
@@ -186,14 +187,37 @@ Result<NpyArrayInfo> ParseNpy(std::span<const std::byte> prefix, uint64_t file_s
   return info;
 }
 
+// AnnouncedHeaderEnd is where the header ends by the preamble in `prefix`, capped at the
+// longest preamble and header the format allows (a longer one is refused from the
+// preamble alone), or 0 when the preamble is not there to say.
+static uint64_t AnnouncedHeaderEnd(std::span<const std::byte> prefix) {
+  if (!HasNpyMagic(prefix) || prefix.size() < 8) return 0;
+  const size_t length_bytes = static_cast<uint8_t>(prefix[6]) == 1 ? 2 : 4;
+  if (prefix.size() < 8 + length_bytes) return 0;
+  uint64_t header_len = 0;
+  for (size_t i = length_bytes; i-- > 0;) {
+    header_len = (header_len << 8) | static_cast<uint8_t>(prefix[8 + i]);
+  }
+  return 8 + length_bytes + std::min<uint64_t>(header_len, kNpyMaxHeaderLen);
+}
+
+Result<NpyArrayInfo> ReadNpySource(const ByteSource& source) {
+  const uint64_t size = source.size();
+  std::vector<std::byte> prefix;
+  // Two reads: the preamble, then exactly the header it announces (within the file).
+  if (Error e = ReadRange(source, 0, std::min<uint64_t>(size, kNpyMaxPreambleLen), &prefix);
+      !e.ok()) {
+    return e;
+  }
+  const uint64_t header_end = std::min(AnnouncedHeaderEnd(prefix), size);
+  if (Error e = AppendRange(source, header_end, &prefix); !e.ok()) return e;
+  return ParseNpy(prefix, size);
+}
+
 Result<NpyArrayInfo> ReadNpyFile(const std::string& path) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
   if (!file.ok()) return file.error();
-  const uint64_t size = (*file)->size();
-  std::vector<std::byte> prefix(
-      static_cast<size_t>(std::min<uint64_t>(size, kNpyMaxPreambleLen + kNpyMaxHeaderLen)));
-  if (Error e = (*file)->ReadAt(0, prefix); !e.ok()) return e;
-  return ParseNpy(prefix, size);
+  return ReadNpySource(**file);
 }
 
 }  // namespace stguard

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: Apache-2.0
+// CheckSource: the same verdict as CheckFile for the same bytes on every corpus file, the
+// per-format read budgets, and sources that fail or lie about their size.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "byte_source/recording_source.h"
+#include "stguard/byte_source.h"
+#include "stguard/mapped_file.h"
+#include "stguard/npy.h"
+#include "stguard/reader.h"
+#include "stguard/sniff.h"
+#include "stguard/verdict.h"
+#include "support/sparse_checkpoint.h"
+#include "support/temp_dir.h"
+#include "support/test_files.h"
+
+namespace stguard {
+namespace {
+
+using testing::RecordingSource;
+
+std::vector<std::string> CorpusFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(STGUARD_CORPUS_DIR)) {
+    if (entry.is_regular_file()) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::span<const std::byte> AsBytes(const std::string& text) {
+  return std::as_bytes(std::span<const char>(text.data(), text.size()));
+}
+
+std::string Describe(const CheckResult& result) {
+  return std::string(VerdictName(result.verdict)) + " " + std::string(FormatName(result.format)) +
+         " " + std::string(ErrorCodeName(result.error.code)) + " @" +
+         std::to_string(result.error.offset) + " [" + result.error.tensor + "] " +
+         result.error.message;
+}
+
+void ExpectSameVerdict(const CheckResult& file, const CheckResult& source,
+                       const std::string& path) {
+  EXPECT_EQ(file.verdict, source.verdict) << path << "\n file:   " << Describe(file)
+                                          << "\n source: " << Describe(source);
+  EXPECT_EQ(file.format, source.format) << path;
+  EXPECT_EQ(file.error.code, source.error.code) << path;
+  EXPECT_EQ(file.error.offset, source.error.offset) << path;
+  EXPECT_EQ(file.error.tensor, source.error.tensor) << path;
+}
+
+// ---- every corpus file: CheckSource == CheckFile ------------------------------------
+
+TEST(CheckSourceTest, EqualsCheckFileOnEveryCorpusFile) {
+  const std::vector<std::string> files = CorpusFiles();
+  ASSERT_GT(files.size(), 1000u);
+  size_t valid = 0;
+  for (const std::string& path : files) {
+    const CheckResult by_path = CheckFile(path);
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok()) << path;
+    ExpectSameVerdict(by_path, CheckSource(**file, path), path);
+    // Remote: the same verdict, whatever was skipped (the notes say what).
+    RecordingSource remote(**file, /*remote=*/true);
+    ExpectSameVerdict(by_path, CheckSource(remote, path), path);
+    valid += by_path.valid();
+  }
+  EXPECT_GT(valid, 50u);
+}
+
+TEST(CheckSourceTest, MemorySourceEqualsCheckFile) {
+  const std::string path = std::string(STGUARD_CORPUS_DIR) + "/sample.safetensors";
+  const std::string bytes = testing::ReadFileBytes(path);
+  const MemorySource source(AsBytes(bytes), "sample");
+  const CheckResult result = CheckSource(source, "sample");
+  ExpectSameVerdict(CheckFile(path), result, path);
+  EXPECT_TRUE(result.valid());
+  EXPECT_EQ(result.file, "sample");
+}
+
+// ---- request budgets ------------------------------------------------------------------
+
+std::string SafetensorsFile(const std::string& header, size_t data_len) {
+  return testing::FileWithHeader(header, std::string(data_len, '\0'));
+}
+
+TEST(CheckSourceBudgetTest, SafetensorsReadsPrefixAndHeaderOnly) {
+  // A header longer than the first read: two reads, exactly 8 + N bytes.
+  std::string header = R"({"__metadata__":{"pad":")" + std::string(2000, 'x') +
+                       R"("},"a":{"dtype":"F32","shape":[256],"data_offsets":[0,1024]}})";
+  const std::string bytes = SafetensorsFile(header, 1024);
+  const MemorySource memory(AsBytes(bytes));
+  RecordingSource source(memory);
+  const CheckResult result = CheckSource(source, "big-header");
+  ASSERT_TRUE(result.valid()) << Describe(result);
+  EXPECT_LE(source.num_reads(), 3u);
+  EXPECT_EQ(source.bytes_read(), 8 + header.size());
+}
+
+TEST(CheckSourceBudgetTest, SixteenGigabyteSparseFileIsJudgedFromItsHeader) {
+  testing::TempDir dir;
+  const std::string path = dir.File("model.safetensors");
+  std::vector<testing::ShapedTensor> tensors;
+  for (int layer = 0; layer < 32; ++layer) {
+    tensors.push_back({"layers." + std::to_string(layer) + ".weight", Dtype::kBF16,
+                       {16384, 16384}});
+  }
+  ASSERT_TRUE(testing::WriteSparseCheckpoint(path, tensors, {}).ok());
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  ASSERT_TRUE(file.ok());
+  ASSERT_GT((*file)->size(), uint64_t{16} << 30);
+  RecordingSource source(**file);
+  CheckOptions options;
+  options.list_contents = true;
+  const CheckResult result = CheckSource(source, path, options);
+  ASSERT_TRUE(result.valid()) << Describe(result);
+  EXPECT_LE(source.num_reads(), 3u);
+  EXPECT_LT(source.bytes_read(), uint64_t{1} << 20);
+  EXPECT_EQ(source.bytes_read(), std::max<uint64_t>(512, 8 + result.summary.header_bytes));
+  ASSERT_EQ(result.tensors.size(), 32u);
+  // The last tensor's data ends at the end of the file, far above 4 GiB.
+  EXPECT_EQ(result.tensors.back().end, (*file)->size());
+  EXPECT_GT(result.tensors.back().begin, uint64_t{4} << 30);
+}
+
+TEST(CheckSourceBudgetTest, NpyReadsAtMostTwice) {
+  for (const std::string name : {"fuzz_npy/c8_v2.npy"}) {
+    const std::string path = std::string(STGUARD_CORPUS_DIR) + "/" + name;
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok());
+    RecordingSource source(**file);
+    const CheckResult result = CheckSource(source, path);
+    EXPECT_TRUE(result.valid()) << Describe(result);
+    EXPECT_EQ(result.format, Format::kNpy);
+    EXPECT_LE(source.num_reads(), 2u);
+    EXPECT_LE(source.bytes_read(), 512u);
+  }
+  // A header longer than the sniff's first read: one more read, of the header's end.
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  dict += std::string(1024 - 10 - dict.size() - 1, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(dict.size() & 0xFF);
+  bytes += static_cast<char>(dict.size() >> 8);
+  bytes += dict + std::string(8, '\0');
+  bytes += std::string(20000, '\0');  // data past the header: never read
+  bytes.resize(1024 + 8);
+  const MemorySource memory(AsBytes(bytes));
+  RecordingSource source(memory);
+  const CheckResult result = CheckSource(source, "long.npy");
+  EXPECT_TRUE(result.valid()) << Describe(result);
+  EXPECT_LE(source.num_reads(), 2u);
+  EXPECT_EQ(source.bytes_read(), 1024u);
+}
+
+// ---- failing and lying sources ---------------------------------------------------------
+
+// Representative files of each format, valid and not.
+std::vector<std::string> OnePerFormat() {
+  std::vector<std::string> chosen;
+  std::vector<Format> seen_valid;
+  std::vector<Format> seen_invalid;
+  for (const std::string& path : CorpusFiles()) {
+    const CheckResult result = CheckFile(path);
+    auto& seen = result.valid() ? seen_valid : seen_invalid;
+    if (std::find(seen.begin(), seen.end(), result.format) != seen.end()) continue;
+    seen.push_back(result.format);
+    chosen.push_back(path);
+  }
+  return chosen;
+}
+
+TEST(CheckSourceFailureTest, AFailureAtEveryReadIsAnIoError) {
+  for (const std::string& path : OnePerFormat()) {
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok());
+    RecordingSource count(**file, /*remote=*/false);
+    const CheckResult whole = CheckSource(count, path);
+    const size_t total = count.num_reads();
+    for (size_t k = 1; k <= total + 1; ++k) {
+      RecordingSource failing(**file, /*remote=*/false);
+      failing.FailFrom(k);
+      const CheckResult result = CheckSource(failing, path);
+      if (k <= total) {
+        EXPECT_EQ(result.verdict, Verdict::kError) << path << " read " << k << ": "
+                                                   << Describe(result);
+        EXPECT_EQ(result.error.code, ErrorCode::kIoError) << path << " read " << k;
+      } else {
+        ExpectSameVerdict(whole, result, path);
+      }
+    }
+  }
+}
+
+TEST(CheckSourceFailureTest, ASizeLargerThanTheBytesNeverCrashes) {
+  for (const std::string& path : OnePerFormat()) {
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok());
+    for (uint64_t extra : {uint64_t{1}, uint64_t{4096}, uint64_t{5} << 30}) {
+      RecordingSource lying(**file, /*remote=*/false);
+      lying.ClaimSize((*file)->size() + extra);
+      const CheckResult result = CheckSource(lying, path);
+      // A read past the real bytes comes back short: kIoError, never taken for data.
+      // A reader that never reached them judges the file it was told of.
+      if (result.verdict == Verdict::kError) {
+        EXPECT_TRUE(result.error.code == ErrorCode::kIoError ||
+                    result.error.code == ErrorCode::kOutOfMemory)
+            << path << ": " << Describe(result);
+      }
+      EXPECT_NE(result.verdict, Verdict::kValid) << path << " claimed +" << extra;
+    }
+  }
+}
+
+TEST(CheckSourceFailureTest, AFileThatShrinksAfterOpeningIsAnIoError) {
+  testing::TempDir dir;
+  const std::string path = dir.File("shrinks.safetensors");
+  const std::string bytes = SafetensorsFile(
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8);
+  ASSERT_TRUE(testing::WriteFileBytes(path, bytes));
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  ASSERT_TRUE(file.ok());
+  ASSERT_EQ(::truncate(path.c_str(), 20), 0);
+  const CheckResult result = CheckSource(**file, path);
+  EXPECT_EQ(result.verdict, Verdict::kError) << Describe(result);
+  EXPECT_EQ(result.error.code, ErrorCode::kIoError);
+}
+
+// ---- the sources' own bounds -----------------------------------------------------------
+
+TEST(ByteSourceTest, MemorySourceReadsInsideAndRefusesOutside) {
+  const std::string text = "0123456789";
+  const MemorySource source(AsBytes(text), "digits");
+  std::byte out[4];
+  ASSERT_TRUE(source.ReadAt(6, out).ok());
+  EXPECT_EQ(static_cast<char>(out[0]), '6');
+  EXPECT_EQ(source.ReadAt(7, out).code, ErrorCode::kIoError);
+  // Offsets that would wrap a 64-bit sum, and offsets above 4 GiB: refused, not wrapped.
+  EXPECT_EQ(source.ReadAt(UINT64_MAX - 1, out).code, ErrorCode::kIoError);
+  EXPECT_EQ(source.ReadAt(uint64_t{1} << 32, out).code, ErrorCode::kIoError);
+  EXPECT_TRUE(source.ReadAt(10, std::span<std::byte>()).ok());
+}
+
+TEST(ByteSourceTest, SourceRangeErrorComparesBySubtraction) {
+  EXPECT_TRUE(SourceRangeError(100, 100, 0, "x").ok());
+  EXPECT_TRUE(SourceRangeError(100, 0, 100, "x").ok());
+  EXPECT_FALSE(SourceRangeError(100, 1, 100, "x").ok());
+  EXPECT_FALSE(SourceRangeError(100, 101, 0, "x").ok());
+  EXPECT_FALSE(SourceRangeError(UINT64_MAX, 2, UINT64_MAX - 1, "x").ok());
+  EXPECT_TRUE(SourceRangeError(UINT64_MAX, 1, UINT64_MAX - 1, "x").ok());
+}
+
+TEST(ByteSourceTest, FileSourceReadsAboveFourGibibytes) {
+  testing::TempDir dir;
+  const std::string path = dir.File("sparse");
+  const uint64_t marker_at = (uint64_t{5} << 30) + 3;
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(marker_at + 100)), 0);
+    ASSERT_EQ(::pwrite(fd, "MARK", 4, static_cast<off_t>(marker_at)), 4);
+    ::close(fd);
+  }
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  ASSERT_TRUE(file.ok());
+  const ByteSource& source = **file;
+  std::byte out[4];
+  ASSERT_TRUE(source.ReadAt(marker_at, out).ok());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(out), 4), "MARK");
+  // Past the end, by one byte and by a wrap: refused before any read.
+  EXPECT_EQ(source.ReadAt(marker_at + 97, out).code, ErrorCode::kIoError);
+  EXPECT_EQ(source.ReadAt(UINT64_MAX - 2, out).code, ErrorCode::kIoError);
+}
+
+TEST(ByteSourceTest, SniffSourceEqualsSniffFormatOnEveryCorpusFile) {
+  for (const std::string& path : CorpusFiles()) {
+    const std::string bytes = testing::ReadFileBytes(path);
+    const MemorySource memory(AsBytes(bytes));
+    RecordingSource source(memory);
+    const Result<Format> sniffed = SniffSource(source);
+    ASSERT_TRUE(sniffed.ok()) << path;
+    EXPECT_EQ(*sniffed, SniffFormat(AsBytes(bytes))) << path;
+  }
+}
+
+// ---- contents ---------------------------------------------------------------------------
+
+TEST(ContentsTest, SafetensorsTensorsAndMetadataAreListedWithAbsoluteOffsets) {
+  const std::string header =
+      R"({"__metadata__":{"format":"pt"},"b":{"dtype":"F16","shape":[2,1],"data_offsets":[0,4]},)"
+      R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
+  const std::string bytes = SafetensorsFile(header, 8);
+  const MemorySource source(AsBytes(bytes));
+  CheckOptions options;
+  options.list_contents = true;
+  const CheckResult result = CheckSource(source, "x", options);
+  ASSERT_TRUE(result.valid()) << Describe(result);
+  ASSERT_EQ(result.tensors.size(), 2u);
+  EXPECT_EQ(result.tensors[0].name, "b");
+  EXPECT_EQ(result.tensors[0].dtype, "F16");
+  EXPECT_EQ(result.tensors[0].shape, (std::vector<uint64_t>{2, 1}));
+  EXPECT_EQ(result.tensors[0].begin, 8 + header.size());
+  EXPECT_EQ(result.tensors[1].end, bytes.size());
+  ASSERT_EQ(result.metadata.size(), 1u);
+  EXPECT_EQ(result.metadata[0], (std::pair<std::string, std::string>("format", "pt")));
+  // Without list_contents nothing is listed.
+  EXPECT_TRUE(CheckSource(source, "x").tensors.empty());
+}
+
+TEST(ContentsTest, NpyListsItsArrayAndHeaderKeys) {
+  const std::string path = std::string(STGUARD_CORPUS_DIR) + "/fuzz_npy/c8_v2.npy";
+  CheckOptions options;
+  options.list_contents = true;
+  const CheckResult result = CheckFile(path, options);
+  ASSERT_TRUE(result.valid()) << Describe(result);
+  ASSERT_EQ(result.tensors.size(), 1u);
+  ASSERT_EQ(result.metadata.size(), 3u);
+  EXPECT_EQ(result.metadata[0].first, "descr");
+  EXPECT_EQ(result.tensors[0].dtype, result.metadata[0].second);
+  EXPECT_EQ(result.tensors[0].end, testing::ReadFileBytes(path).size());
+}
+
+TEST(ContentsTest, JsonEscapesNamesFromTheFile) {
+  CheckResult result;
+  result.tensors.push_back({"<script>\"x\"</script>", "F32", {2, 3}, 8, 32, 24});
+  result.metadata.emplace_back("k\n", "v\\");
+  result.notes.push_back("a note");
+  std::string json;
+  AppendContentsJson(result, &json);
+  EXPECT_EQ(json,
+            R"("tensors":[{"name":"<script>\"x\"</script>","dtype":"F32","shape":[2,3],)"
+            R"("begin":8,"end":32,"bytes":24}],"metadata":[["k\n","v\\"]],"notes":["a note"])");
+  CheckResult empty;
+  json.clear();
+  AppendContentsJson(empty, &json);
+  EXPECT_EQ(json, R"("tensors":[],"metadata":[],"notes":[])");
+}
+
+}  // namespace
+}  // namespace stguard
