@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   const stguard::Result<stguard::Checkpoint> first = stguard::Checkpoint::OpenHeader(path);
   const double first_seconds = SecondsSince(first_start);
   if (!first.ok()) {
-    std::fprintf(stderr, "%s: %s\n", path.c_str(), first.error().message.c_str());
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), first.error().message);
     return 1;
   }
   constexpr int kBatches = 15;
