@@ -325,6 +325,9 @@ function urlFetcher(url, size) {
 // ---------------------------------------------------------------------------------------
 // The module and the jobs
 
+// EINVAL in emscripten's errno numbering (WASI's).
+const EINVAL = 28;
+
 let stguard = null;  // set once the WebAssembly module has started
 const sources = new Map();  // source id -> RangeCache, while a check runs
 let nextSourceId = 1;
@@ -340,12 +343,19 @@ async function startStguard() {
   };
   const module = await createStguard({stguardRead});
   module.stguardRead = stguardRead;
+  const WORKERFS = module.WORKERFS || module.FS.filesystems.WORKERFS;
+  // WORKERFS holds no links, yet answers readlink with EPERM where a file system without
+  // a link there says EINVAL ("not a link"): realpath() then fails on every dropped
+  // folder ("cannot resolve folder"). Say what is true: no file of the mount is a link.
+  WORKERFS.node_ops.readlink = () => {
+    throw new module.FS.ErrnoError(EINVAL);
+  };
   return {
     checkSource: module.cwrap('stguard_check_source', 'string',
                               ['number', 'string', 'number', 'number']),
     checkFolder: module.cwrap('stguard_check_folder', 'string', ['string']),
     FS: module.FS,
-    WORKERFS: module.WORKERFS || module.FS.filesystems.WORKERFS,
+    WORKERFS,
   };
 }
 

@@ -10,7 +10,8 @@
                         parsed them would run script
   lintmodel/            a folder with config.json (a tiny GPT-2) and model.safetensors
                         that misses a tensor and has one of the wrong shape, so lint
-                        has findings
+                        has findings; and extra/bias.npy, which the folder check lists
+                        as a file of its own
   large/                files whose verdict needs more than the first 64 KiB, so a URL
                         takes several range requests: a safetensors header of 4,000
                         tensors, a GGUF with a 20,000-string array, and (when numpy and
@@ -101,6 +102,21 @@ def write_lint_model(out):
         offset += size
     write(os.path.join(folder, "model.safetensors"),
           safetensors_bytes(tensors, {"format": "pt"}, bytes(offset)))
+    os.makedirs(os.path.join(folder, "extra"), exist_ok=True)
+    write(os.path.join(folder, "extra", "bias.npy"), npy_bytes("<f4", (embd,)))
+
+
+def npy_bytes(descr, shape):
+    """An .npy 1.0 file of zeros: magic, version, header padded to 64 bytes, data."""
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, "".join("%d, " % n for n in shape).rstrip(" ") if len(shape) != 1
+        else "%d," % shape[0])
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    count = 1
+    for n in shape:
+        count *= n
+    return (b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() +
+            bytes(count * int(descr[2:])))
 
 
 def gguf_string(text):
