@@ -287,13 +287,16 @@ function showFiles(section, files, prefix) {
   }
 }
 
-// showSummary says what was found in a few words ("gguf v3, 2 tensors, 5 keys") and the
-// counts, when the check gave them.
+// showSummary says what was found in a few words ("gguf v3, 2 tensors, 5 keys"), or
+// else the counts, when the check gave them.
 function showSummary(section, result) {
   const parts = [];
-  if (result.detail) parts.push(result.detail);
-  if (result.tensors_count) parts.push(counted(result.tensors_count, 'tensor'));
-  if (result.data_bytes) parts.push(`${formatBytes(result.data_bytes)} of tensor data`);
+  if (result.detail) {
+    parts.push(result.detail);
+  } else {
+    if (result.tensors_count) parts.push(counted(result.tensors_count, 'tensor'));
+    if (result.data_bytes) parts.push(`${formatBytes(result.data_bytes)} of tensor data`);
+  }
   if (parts.length > 0) section.appendChild(element('p', 'summary', parts.join(' · ')));
 }
 
