@@ -325,7 +325,7 @@ CASES.folder_lint = async ({browser, servers, fixtures}) => {
          `${result.findings.length} lint findings as native`;
 };
 
-// The issue's budget for a safetensors URL: prefix, header, size: at most 3 requests.
+// A safetensors URL costs at most 3 requests: the prefix, the header, the size.
 const SAFETENSORS_REQUESTS = 3;
 
 CASES.large_files = async ({browser, servers, fixtures, large}) => {
