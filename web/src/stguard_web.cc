@@ -160,7 +160,8 @@ void AppendLint(const std::string& path, const stguard::CheckResult& checked,
   *out += ",\"lint\":{";
   if (!report.error.ok()) {
     *out += "\"error\":";
-    stguard::AppendJsonText(report.error.message + ": " + report.error.context, out);
+    stguard::AppendJsonText(std::string(report.error.message) + ": " + report.error.context,
+                            out);
     *out += ",\"code\":";
     stguard::AppendJsonString(stguard::ErrorCodeName(report.error.code), out);
     *out += "}";
@@ -207,9 +208,9 @@ EMSCRIPTEN_KEEPALIVE const char* stguard_check_source(int source_id, const char*
   answer.clear();
   AppendResult(result, &answer);
   answer.pop_back();  // the closing brace: "contents" follows
-  answer += ",";
+  answer += ",\"contents\":{";
   stguard::AppendContentsJson(result, &answer);
-  answer += "}";
+  answer += "}}";
   return answer.c_str();
 }
 
