@@ -190,10 +190,11 @@ class STGUARD_API GgufFile {
   static Result<GgufFile> FromBytes(std::span<const std::byte> bytes);
   // ReadSource validates a file read by ranges with the same rules: growing reads of its
   // header, key/values and tensor infos (the first as long as kFirstReadLen, each next one
-  // at least doubling what was read, by at most kMaxReadGrowth), then, unless
+  // doubling what was read, by at most kMaxReadGrowth, or reaching the end of the value
+  // that did not fit, whichever is further), then, unless
   // source.remote(), the padding runs between and after the tensors (each shorter than
   // the alignment). Bytes read: the tensor infos' end plus at most
-  // max(kFirstReadLen, kMaxReadGrowth), plus the padding when read. Tensor data is never
+  // max(kFirstReadLen, kMaxReadGrowth), plus the padding when read; memory is what was read. Tensor data is never
   // read: every TensorInfo::data is empty. padding_checked() says whether padding was.
   static Result<GgufFile> ReadSource(const ByteSource& source);
   static constexpr uint64_t kFirstReadLen = 64 * 1024;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -196,6 +197,9 @@ TEST(CheckSourceBudgetTest, GgufReadsGrowingPrefixesOfItsHeaderOnly) {
     // The appended megabyte is trailing bytes: the verdict needs no byte of it.
     ASSERT_EQ(result.error.code, ErrorCode::kGgufTrailingBytes) << Describe(result);
     const uint64_t header = InfosEndOfValid(GgufFileWithVocabulary(num_tokens));
+    std::printf("gguf, %zu-string array: data section at %llu, %zu reads, %llu bytes\n",
+                num_tokens, static_cast<unsigned long long>(header), source.num_reads(),
+                static_cast<unsigned long long>(source.bytes_read()));
     EXPECT_LE(source.num_reads(), 12u) << num_tokens;
     EXPECT_LE(source.bytes_read(),
               header + std::max(gguf::GgufFile::kFirstReadLen, gguf::GgufFile::kMaxReadGrowth))
@@ -404,6 +408,48 @@ TEST(ContentsTest, JsonEscapesNamesFromTheFile) {
   json.clear();
   AppendContentsJson(empty, &json);
   EXPECT_EQ(json, R"("tensors":[],"metadata":[],"notes":[])");
+}
+
+}  // namespace
+}  // namespace stguard
+
+namespace stguard {
+namespace {
+
+// Prints what each format's largest valid corpus file costs remotely (reads, bytes, file
+// size), for SECURITY.md's budget table; safetensors and npy are held to their budgets.
+TEST(CheckSourceBudgetTest, ReportsReadsPerFormatOnTheCorpus) {
+  std::vector<std::pair<Format, std::string>> largest;
+  for (const std::string& path : CorpusFiles()) {
+    const CheckResult result = CheckFile(path);
+    if (!result.valid()) continue;
+    auto it = std::find_if(largest.begin(), largest.end(),
+                           [&](const auto& entry) { return entry.first == result.format; });
+    if (it == largest.end()) {
+      largest.emplace_back(result.format, path);
+    } else if (std::filesystem::file_size(path) > std::filesystem::file_size(it->second)) {
+      it->second = path;
+    }
+  }
+  std::vector<Format> seen;
+  for (const auto& [format, path] : largest) {
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok());
+    RecordingSource source(**file, /*remote=*/true);
+    const CheckResult result = CheckSource(source, path);
+    ASSERT_TRUE(result.valid()) << path;
+    seen.push_back(format);
+    std::printf("%-14s reads %2zu bytes %8llu of %8llu  %s\n",
+                std::string(FormatName(result.format)).c_str(), source.num_reads(),
+                static_cast<unsigned long long>(source.bytes_read()),
+                static_cast<unsigned long long>((*file)->size()), path.c_str());
+    if (result.format == Format::kSafetensors) {
+      EXPECT_LE(source.num_reads(), 2u) << path;
+      EXPECT_LE(source.bytes_read(), std::max<uint64_t>(512, 8 + result.summary.header_bytes));
+    }
+    if (result.format == Format::kNpy) EXPECT_LE(source.num_reads(), 2u) << path;
+  }
+  EXPECT_GE(seen.size(), 4u);
 }
 
 }  // namespace
