@@ -318,9 +318,9 @@ function showLint(section, lint) {
 }
 
 function fillResult(section, result, stats, prefix) {
-  // The contents (tensors, metadata, notes) come beside the envelope's fields; web/GLUE.md
-  // also allows them under "contents".
-  const contents = result.contents || result;
+  // The contents (tensors, metadata, notes) are under "contents" (web/GLUE.md); a folder's
+  // files have none.
+  const contents = result.contents || {};
   showVerdict(section, result);
   showStats(section, stats);
   showError(section, result);
