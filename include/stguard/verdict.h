@@ -37,6 +37,7 @@
 #define STGUARD_VERDICT_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,6 +86,11 @@ struct CheckOptions {
   bool allow_external_symlinks = false;
   // How a pickle-bearing file's state dict is selected (--key) and its output bounded.
   TorchOptions torch;
+  // progress, when set, hears how far a folder check is: the byte size of each file (for
+  // the safetensors shards, their data bytes at once) as the check finishes with it, so
+  // that a tool can show progress on a folder of many or large files. Not called for a
+  // single file.
+  std::function<void(uint64_t bytes)> progress;
 };
 
 // CheckSummary holds the counts a valid file or folder reports (0 where not known).
