@@ -11,6 +11,7 @@
 #include "arguments.h"
 #include "commands.h"
 #include "output.h"
+#include "progress.h"
 #include "stguard/reader.h"
 #include "stguard/verdict.h"
 #include "stguard/writer.h"
@@ -143,7 +144,12 @@ int RunCheck(Args args) {
 
   int status = kExitOk;
   for (std::string_view file : files) {
+    // A folder of many or large files takes a while: its bytes and rate show on a
+    // terminal (progress.h), erased before the verdict is printed.
+    ProgressBar progress(/*total=*/0, ShowProgress(json, quiet));
+    options.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
     CheckResult result = CheckPath(std::string(file), options);
+    progress.Clear();
     Canonical comparison;
     if (canonical && result.verdict != Verdict::kError) {
       if (result.is_folder || result.format != Format::kSafetensors) {

@@ -271,8 +271,12 @@ int ConvertSafetensors(const std::string& in, const std::string& out, Dtype targ
     }
   } else {
     PrintLeftoverNotes("convert", out);
-    if (Error error = WriteConvertedFile(*checkpoint, target, out, &num_converted);
-        !error.ok()) {
+    // The output's size is known only once its header is planned: bytes and rate show.
+    ProgressBar progress(/*total=*/0, ShowProgress(/*json=*/false, /*quiet=*/false));
+    const Error error = WriteConvertedFile(*checkpoint, target, out, &num_converted,
+                                           [&progress](uint64_t bytes) { progress.Add(bytes); });
+    progress.Clear();
+    if (!error.ok()) {
       // A valid checkpoint always converts, so any failure here is about reading IN or
       // writing OUT: the output is untouched either way.
       PrintFileError("convert", out, error);

@@ -525,9 +525,6 @@ TEST(ModelFolderTest, PickleFilesAreFlagged) {
 
 // ---- stguard check DIR ----
 
-#ifdef STGUARD_CLI_PATH
-
-
 TEST(CheckDirCliTest, ExitCodesAndMessages) {
   TempDir dir;
   const Folder folder = WriteShardedFolder(dir, 3);
@@ -569,7 +566,6 @@ TEST(CheckDirCliTest, ExitCodesAndMessages) {
   EXPECT_EQ(testing::RunCli("check " + testing::ShellQuoted(dir.File("nope"))).status, 2);
   EXPECT_EQ(testing::RunCli("check --bogus " + testing::ShellQuoted(dir.path())).status, 2);
 }
-#endif  // STGUARD_CLI_PATH
 
 }  // namespace
 }  // namespace stguard

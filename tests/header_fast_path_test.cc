@@ -46,6 +46,44 @@ TEST(HeaderFastPathTest, CompactHeaderGivesTheSameResultWithAndWithoutTheFastPat
   EXPECT_EQ(Describe(kCompact, true).substr(0, 2), "ok");
 }
 
+// CompactEntriesRead parses a valid `header` and returns how many tensor entries the
+// compact fast path read, after checking that the parse found `num_tensors` tensors.
+size_t CompactEntriesRead(std::string_view header, const Options& options, bool fast,
+                          size_t num_tensors) {
+  ParsedHeader parsed;
+  const Error error = ParseHeader(header, 8, options, &parsed, fast);
+  EXPECT_TRUE(error.ok()) << error.ToString();
+  EXPECT_EQ(parsed.tensors.size(), num_tensors);
+  return parsed.compact_entries;
+}
+
+TEST(HeaderFastPathTest, CompactHeaderTakesTheFastPathForEveryCompactEntry) {
+  // Five tensors; the fast path reads numbers of at most 19 digits, so the entry whose
+  // dim is 2^64 - 1 (20 digits) is read token by token, like __metadata__.
+  EXPECT_EQ(CompactEntriesRead(kCompact, Options{}, true, 5), 4u);
+  EXPECT_EQ(CompactEntriesRead(kCompact, Options{}, false, 5), 0u);
+}
+
+TEST(HeaderFastPathTest, EntriesOutsideTheCompactFormGoTokenByToken) {
+  // Whitespace, an escaped name and a non-ASCII name each send their entry down the general
+  // path; the compact entries around them still take the fast path.
+  const std::string header =
+      R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+      R"("b": {"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
+      R"("c\u0064":{"dtype":"F32","shape":[1],"data_offsets":[8,12]},)"
+      R"("e":{"dtype":"F32","shape":[1],"data_offsets":[12,16]},)"
+      "\"\xC3\xA9\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[16,20]},"
+      R"("f":{"dtype":"F32","shape":[1],"data_offsets":[20,24]}})";
+  EXPECT_EQ(CompactEntriesRead(header, Options{}, true, 6), 3u);
+  ExpectSameBothWays(header);
+  // The compact form nests three deep, so a depth limit below that turns it off.
+  Options shallow;
+  shallow.max_depth = 2;
+  ParsedHeader parsed;
+  EXPECT_EQ(ParseHeader(kCompact, 8, shallow, &parsed).code, ErrorCode::kDepthExceeded);
+  EXPECT_EQ(parsed.compact_entries, 0u);
+}
+
 TEST(HeaderFastPathTest, EveryNearMissFallsBackToTheSameError) {
   for (std::string_view header : {
            R"({"a":{"dtype":"F32","shape":[01],"data_offsets":[0,4]}})",

@@ -3,9 +3,11 @@
 """progress_tty_test.py PAUSING_CLI: the progress line of long commands.
 
 It shows on stderr only when stderr is a terminal (here a pseudo-terminal from the `pty`
-module), never when stderr is piped, never with --json. The bar appears only once work
-has run for a second; to make the work "long" without a large file, the tests' pausing
-CLI (src/base/test_pause.h) holds the process at a pause point for 1.5 s first.
+module), never when stderr is piped, never with --json, never with -q. The bar appears
+only once work has run for a second; to make the work "long" without a large file, the
+tests' pausing CLI (src/base/test_pause.h) holds the process at a pause point for 1.5 s
+first. Commands covered: inspect --stats, check DIR, convert --dtype of a safetensors
+file, and convert of a torch file (skipped, saying so, without torch).
 """
 
 import os
@@ -100,6 +102,9 @@ def main():
         status, err = run(cli, ["inspect", "--stats", "--json", sample], "data", True, directory)
         expect(status == 0 and not is_bar(err), "inspect --stats --json draws nothing", err)
 
+        check_folder_cases(cli, directory, sample, expect)
+        convert_dtype_cases(cli, directory, sample, expect)
+
         # A torch file of 16 MiB: its output passes through the writer's buffer in several
         # writes, so the pause point "written" comes before the last of them.
         try:
@@ -119,6 +124,36 @@ def main():
         expect(status == 0 and not is_bar(err), "convert draws nothing when stderr is piped",
                err)
     finish(failures)
+
+
+def check_folder_cases(cli, directory, sample, expect):
+    """check DIR: the pause is at the first shard's header; the folder's bytes follow."""
+    folder = os.path.join(directory, "model")
+    os.mkdir(folder)
+    os.link(sample, os.path.join(folder, "model.safetensors"))
+    status, err = run(cli, ["check", folder], "header", True, directory)
+    expect(status == 0 and is_bar(err) and "8.0 MiB" in err,
+           "check DIR draws a bar on a terminal", err)
+    status, err = run(cli, ["check", "-q", folder], "header", True, directory)
+    expect(status == 0 and err == "", "check -q DIR draws nothing on a terminal", err)
+    status, err = run(cli, ["check", "--json", folder], "header", True, directory)
+    expect(status == 0 and not is_bar(err), "check --json DIR draws nothing", err)
+    status, err = run(cli, ["check", folder], "header", False, directory)
+    expect(status == 0 and err == "", "check DIR draws nothing when stderr is piped", err)
+
+
+def convert_dtype_cases(cli, directory, sample, expect):
+    """convert --dtype of a safetensors file: the pause is after its first write."""
+    out = os.path.join(directory, "bf16.safetensors")
+    status, err = run(cli, ["convert", sample, out, "--dtype", "BF16"], "written", True,
+                      directory)
+    expect(status == 0 and is_bar(err), "convert --dtype draws a bar on a terminal", err)
+    os.unlink(out)
+    status, err = run(cli, ["convert", sample, out, "--dtype", "BF16"], "written", False,
+                      directory)
+    expect(status == 0 and err == "", "convert --dtype draws nothing when stderr is piped",
+           err)
+    os.unlink(out)
 
 
 def finish(failures):

@@ -26,7 +26,6 @@ TEST(VersionTest, MacrosAndFunctionsAgreeWithTheProjectVersion) {
   EXPECT_STREQ(VersionString(), STGUARD_EXPECTED_VERSION);
 }
 
-#ifdef STGUARD_CLI_PATH
 TEST(VersionTest, CliPrintsTheLibraryVersion) {
   testing::TempDir out_dir;
   const std::string out = out_dir.File("out.txt");
@@ -35,7 +34,6 @@ TEST(VersionTest, CliPrintsTheLibraryVersion) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(testing::ReadFileBytes(out), "stguard " STGUARD_EXPECTED_VERSION "\n");
 }
-#endif
 
 }  // namespace
 }  // namespace stguard

@@ -756,7 +756,6 @@ TEST(CanonicalCheckTest, FirstDifferenceWinsWhenThereAreSeveral) {
 
 // ---------------------------------------------------------------- stguard canon
 
-#ifdef STGUARD_CLI_PATH
 
 TEST(CanonCliTest, RewritesInPlaceThroughTheMappingAndIsThenAFixedPoint) {
   TempDir dir;
@@ -794,7 +793,6 @@ TEST(CanonCliTest, ExitCodes) {
   EXPECT_EQ(RunCli("canon " + ShellQuoted(good) + " " + ShellQuoted(dir.File("no/such/dir/out"))).status, 2);
   EXPECT_EQ(ReadFileBytes(out), "keep me");
 }
-#endif  // STGUARD_CLI_PATH
 
 }  // namespace
 }  // namespace stguard

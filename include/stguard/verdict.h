@@ -37,6 +37,7 @@
 #define STGUARD_VERDICT_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,6 +91,11 @@ struct CheckOptions {
   // list_contents: fill CheckResult::tensors and ::metadata for a file that was read (see
   // CONTENTS below). Off by default: a verdict alone needs none of it.
   bool list_contents = false;
+  // progress, when set, hears how far a folder check is: the byte size of each file (for
+  // the safetensors shards, their data bytes at once) as the check finishes with it, so
+  // that a tool can show progress on a folder of many or large files. Not called for a
+  // single file.
+  std::function<void(uint64_t bytes)> progress;
 };
 
 // CONTENTS (CheckOptions::list_contents). What a checked file holds, for a person or a

@@ -290,9 +290,12 @@ STGUARD_API std::string DescribeCanonicalDiff(const CanonicalDiff& diff);
 // tensor and fixed buffers however large the header (a Writer keeps each name, metadata
 // entry and producer). WriteConverted streams the same bytes to `sink`. Errors are as for
 // AddConvertedCheckpoint and the write; nothing is written when the header cannot be made.
-[[nodiscard]] STGUARD_API Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target,
-                                                   const std::string& path,
-                                                   size_t* out_num_converted = nullptr);
+// `progress`, when set, is called with the number of bytes of each write to the file, as
+// Writer::set_progress's is, so that a tool can show how far a long conversion is.
+[[nodiscard]] STGUARD_API Error WriteConvertedFile(
+    const Checkpoint& checkpoint, Dtype target, const std::string& path,
+    size_t* out_num_converted = nullptr,
+    const std::function<void(uint64_t bytes)>& progress = {});
 [[nodiscard]] STGUARD_API Error WriteConverted(const Checkpoint& checkpoint, Dtype target,
                                                ByteSink& sink,
                                                size_t* out_num_converted = nullptr);

@@ -9,6 +9,7 @@
 #include "base/checked_math.h"
 #include "base/concat.h"
 #include "base/duplicate_keys.h"
+#include "json/token_cursor.h"
 #include "stguard/json_tokenizer.h"
 
 namespace stguard {
@@ -32,47 +33,30 @@ const KeyRef* FindRepeat(const std::vector<KeyRef>& keys, size_t first) {
 
 // IndexParser walks the schema. The grammar and the duplicate keys were checked by
 // ValidateJsonUniqueKeys, so this pass only looks at token kinds.
-class IndexParser {
+class IndexParser : private TokenCursor {
  public:
   IndexParser(std::string_view text, const Options& options, IndexFile* out)
-      : tokens_(text, 0, options.max_depth), out_(*out) {}
+      : TokenCursor(text, 0, options.max_depth), out_(*out) {}
 
   Error Parse();
 
  private:
-  // Fail records the error and returns false; every schema error passes through here.
-  bool Fail(uint64_t offset, const char* message, std::string context = {},
-            std::string_view tensor = {}) {
-    error_ = Error{ErrorCode::kInvalidIndex, offset, message, std::move(context),
-                   std::string(tensor)};
-    return false;
-  }
-  bool Next() {
-    if (tokens_.Next(&token_)) return true;
-    error_ = tokens_.error();
-    return false;
-  }
+  // KeepText keeps strings that outlive the parse (names) in the index's owned_strings.
   std::string_view KeepText(const Token& token) {
-    if (!token.has_escapes) return token.text;
-    std::string& owned = out_.owned_strings.emplace_back();
-    UnescapeJsonString(token.text, &owned);
-    return owned;
+    return TokenCursor::KeepText(token, &out_.owned_strings);
   }
   bool SkipValue();
   bool ParseMetadata();
   bool ParseWeightMap();
 
-  JsonTokenizer tokens_;
-  Token token_;
   IndexFile& out_;
-  Error error_;
 };
 
 Error IndexParser::Parse() {
   if (!Next()) return error_;
   const uint64_t top_offset = token_.offset;
   if (token_.kind != TokenKind::kBeginObject) {
-    Fail(token_.offset, "the index is not a JSON object");
+    Fail(ErrorCode::kInvalidIndex, token_.offset, "the index is not a JSON object");
     return error_;
   }
   bool has_weight_map = false;
@@ -89,13 +73,14 @@ Error IndexParser::Parse() {
       has_weight_map = true;
       ok = ParseWeightMap();
     } else {
-      ok = Fail(key_offset, "the index has a top-level key other than metadata and weight_map",
-                Concat({"\"", key, "\""}));
+      ok = Fail(ErrorCode::kInvalidIndex, key_offset,
+                "the index has a top-level key other than metadata and weight_map",
+                {.context = Concat({"\"", key, "\""})});
     }
     if (!ok) return error_;
   }
   if (!has_weight_map) {
-    Fail(top_offset, "the index has no weight_map");
+    Fail(ErrorCode::kInvalidIndex, top_offset, "the index has no weight_map");
     return error_;
   }
   return error_;
@@ -116,7 +101,7 @@ bool IndexParser::SkipValue() {
 bool IndexParser::ParseMetadata() {
   if (!Next()) return false;
   if (token_.kind != TokenKind::kBeginObject) {
-    return Fail(token_.offset, "metadata is not an object");
+    return Fail(ErrorCode::kInvalidIndex, token_.offset, "metadata is not an object");
   }
   out_.has_metadata = true;
   for (;;) {
@@ -130,7 +115,7 @@ bool IndexParser::ParseMetadata() {
     }
     if (!Next()) return false;
     if (token_.kind != TokenKind::kNumber || !ParseUint64(token_.text, &out_.total_size)) {
-      return Fail(token_.offset,
+      return Fail(ErrorCode::kInvalidIndex, token_.offset,
                   "metadata.total_size is not a non-negative integer that fits in 64 bits");
     }
     out_.has_total_size = true;
@@ -141,7 +126,7 @@ bool IndexParser::ParseMetadata() {
 bool IndexParser::ParseWeightMap() {
   if (!Next()) return false;
   if (token_.kind != TokenKind::kBeginObject) {
-    return Fail(token_.offset, "weight_map is not an object");
+    return Fail(ErrorCode::kInvalidIndex, token_.offset, "weight_map is not an object");
   }
   for (;;) {
     if (!Next()) return false;
@@ -151,8 +136,8 @@ bool IndexParser::ParseWeightMap() {
     entry.tensor = KeepText(token_);
     if (!Next()) return false;
     if (token_.kind != TokenKind::kString) {
-      return Fail(token_.offset, "weight_map value is not a string (a shard file name)", {},
-                  entry.tensor);
+      return Fail(ErrorCode::kInvalidIndex, token_.offset,
+                  "weight_map value is not a string (a shard file name)", {.tensor = entry.tensor});
     }
     entry.value_offset = token_.offset;
     entry.shard = KeepText(token_);

@@ -20,10 +20,11 @@
 #include "base/concat.h"
 #include "base/duplicate_keys.h"
 #include "base/huge_pages.h"
-#include "stguard/json_tokenizer.h"
-#include "json/string_scan.h"
 #include "format/metadata_list.h"
 #include "format/tensor_size.h"
+#include "json/string_scan.h"
+#include "json/token_cursor.h"
+#include "stguard/json_tokenizer.h"
 
 namespace stguard {
 namespace {
@@ -56,11 +57,11 @@ inline void AppendDim(uint64_t dim, std::vector<uint8_t>& dims, size_t bound) {
   Shape::AppendVarint(dim, &dims);
 }
 
-class HeaderParser {
+class HeaderParser : private TokenCursor {
  public:
   HeaderParser(std::string_view header, uint64_t base_offset, const Options& options,
                bool compact_fast_path, ParsedHeader* out)
-      : tokens_(header, base_offset, options.max_depth),
+      : TokenCursor(header, base_offset, options.max_depth),
         header_(header),
         base_offset_(base_offset),
         // The compact form nests three deep; below that the tokenizer must see every byte
@@ -71,26 +72,9 @@ class HeaderParser {
   Error Parse();
 
  private:
-  // Fail records the first error and returns false, so checks read as one line:
-  // `if (!ok) return Fail(...)`. Every schema error passes through here.
-  bool Fail(ErrorCode code, uint64_t offset, const char* message,
-            std::string_view tensor = {}, std::string context = {}) {
-    error_ = Error{code, offset, message, std::move(context), std::string(tensor)};
-    return false;
-  }
-  // Next reads one token, turning a tokenizer error into ours.
-  bool Next() {
-    if (tokens_.Next(&token_)) return true;
-    error_ = tokens_.error();
-    return false;
-  }
-  // KeepText is TokenText for strings that outlive the parse (names, metadata): strings
-  // without escapes stay views into the header, the others are kept in owned_strings.
+  // KeepText keeps strings that outlive the parse (names) in the result's owned_strings.
   std::string_view KeepText(const Token& token) {
-    if (!token.has_escapes) return token.text;
-    std::string& owned = out_.owned_strings.emplace_front();
-    UnescapeJsonString(token.text, &owned);
-    return owned;
+    return TokenCursor::KeepText(token, &out_.owned_strings);
   }
 
   bool TryCompactEntry(bool first_member, size_t* out_end);
@@ -102,20 +86,17 @@ class HeaderParser {
   bool CheckDuplicates();
   void AddTensor(const TensorView& tensor, size_t first_dim, size_t rank);
 
-  JsonTokenizer tokens_;
   std::string_view header_;
   uint64_t base_offset_;
   bool compact_entries_allowed_;
   std::string_view last_dtype_text_;  // the compact path's last dtype as written; empty: none
   Dtype last_dtype_ = Dtype::kBOOL;
-  Token token_;
   ParsedHeader& out_;
   std::string scratch_;
   // Each tensor's first byte in out_.dims; shapes are made once dims stops growing.
   std::vector<uint32_t> first_dims_;
   ReservationBounds bounds_;
   size_t shape_first_dim_ = 0;  // the general path's current shape, in out_.dims
-  Error error_;
 };
 
 Error HeaderParser::Parse() {
@@ -142,6 +123,7 @@ Error HeaderParser::Parse() {
     size_t entry_end = 0;
     while (compact_entries_allowed_ && TryCompactEntry(first_member, &entry_end)) {
       tokens_.ResumeAfterValue(entry_end);
+      ++out_.compact_entries;
       first_member = false;
     }
     if (!Next()) return error_;
@@ -174,8 +156,7 @@ bool HeaderParser::ParseMetadata(uint64_t key_offset) {
   }
   if (!Next()) return false;
   if (token_.kind != TokenKind::kBeginObject) {
-    return Fail(ErrorCode::kMetadataNotObject, token_.offset,
-                "__metadata__ is not an object");
+    return Fail(ErrorCode::kMetadataNotObject, token_.offset, "__metadata__ is not an object");
   }
   out_.has_metadata_object = true;
   for (;;) {
@@ -185,8 +166,8 @@ bool HeaderParser::ParseMetadata(uint64_t key_offset) {
     if (!Next()) return false;
     if (token_.kind != TokenKind::kString) {
       return Fail(ErrorCode::kMetadataValueNotString, token_.offset,
-                  "__metadata__ value is not a string", {},
-                  std::string(TokenText(key, &scratch_)));
+                  "__metadata__ value is not a string",
+                  {.context = std::string(TokenText(key, &scratch_))});
     }
     MetadataListBuilder::Add(key, key.offset - base_offset_, token_,
                              bounds_.max_metadata_entries, &out_.metadata);
@@ -197,7 +178,7 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
   if (!Next()) return false;
   if (token_.kind != TokenKind::kBeginObject) {
     return Fail(ErrorCode::kTensorNotObject, token_.offset, "tensor entry is not an object",
-                name);
+                {.tensor = name});
   }
   TensorView tensor;
   tensor.name = name;
@@ -222,11 +203,11 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
     } else {
       return Fail(ErrorCode::kUnknownField, field_offset,
                   "tensor entry has a field other than dtype, shape and data_offsets",
-                  name);
+                  {.tensor = name});
     }
     if (seen & bit) {
       return Fail(ErrorCode::kDuplicateKey, field_offset, "tensor entry repeats a field",
-                  name);
+                  {.tensor = name});
     }
     seen |= bit;
     bool ok = false;
@@ -244,15 +225,15 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
   const uint64_t close_offset = token_.offset;
   if (!(seen & kDtypeBit)) {
     return Fail(ErrorCode::kMissingField, close_offset, "tensor entry has no dtype",
-                name);
+                {.tensor = name});
   }
   if (!(seen & kShapeBit)) {
     return Fail(ErrorCode::kMissingField, close_offset, "tensor entry has no shape",
-                name);
+                {.tensor = name});
   }
   if (!(seen & kOffsetsBit)) {
     return Fail(ErrorCode::kMissingField, close_offset, "tensor entry has no data_offsets",
-                name);
+                {.tensor = name});
   }
 
   // Stage 4: the byte size implied by dtype and shape must equal end - begin.
@@ -262,21 +243,21 @@ bool HeaderParser::ParseTensorEntry(std::string_view name, uint64_t key_offset) 
       break;
     case ErrorCode::kMisalignedSlice:
       return Fail(ErrorCode::kMisalignedSlice, shape_offset,
-                  "sub-byte dtype: the tensor's bits do not fill whole bytes",
-                  name);
+                  "sub-byte dtype: the tensor's bits do not fill whole bytes", {.tensor = name});
     default:
       return Fail(ErrorCode::kValidationOverflow, shape_offset,
-                  "element or bit count overflows 64 bits", name);
+                  "element or bit count overflows 64 bits", {.tensor = name});
   }
   if (tensor.end < tensor.begin) {
     return Fail(ErrorCode::kInvalidOffset, offsets_offset, "data_offsets end before begin",
-                name);
+                {.tensor = name});
   }
   if (tensor.end - tensor.begin != byte_size) {
     return Fail(ErrorCode::kTensorInvalidInfo, offsets_offset,
                 "data_offsets length differs from the size of dtype and shape",
-                name, "expected " + std::to_string(byte_size) + " bytes, got " +
-                          std::to_string(tensor.end - tensor.begin));
+                {.tensor = name,
+                 .context = "expected " + std::to_string(byte_size) + " bytes, got " +
+                            std::to_string(tensor.end - tensor.begin)});
   }
   AddTensor(tensor, shape_first_dim_, rank);
   return true;
@@ -416,13 +397,12 @@ bool HeaderParser::TryCompactEntry(bool first_member, size_t* out_end) {
 bool HeaderParser::ParseDtype(std::string_view name, Dtype* out_dtype) {
   if (!Next()) return false;
   if (token_.kind != TokenKind::kString) {
-    return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a string",
-                name);
+    return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a string", {.tensor = name});
   }
   const std::optional<Dtype> dtype = stguard::ParseDtype(TokenText(token_, &scratch_));
   if (!dtype) {
     return Fail(ErrorCode::kInvalidDtype, token_.offset, "dtype is not a known dtype name",
-                name, Concat({"\"", token_.text, "\""}));
+                {.tensor = name, .context = Concat({"\"", token_.text, "\""})});
   }
   *out_dtype = *dtype;
   return true;
@@ -433,8 +413,7 @@ bool HeaderParser::ParseShape(std::string_view name, uint32_t* out_rank,
   shape_first_dim_ = out_.dims.size();
   if (!Next()) return false;
   if (token_.kind != TokenKind::kBeginArray) {
-    return Fail(ErrorCode::kInvalidShape, token_.offset, "shape is not an array",
-                name);
+    return Fail(ErrorCode::kInvalidShape, token_.offset, "shape is not an array", {.tensor = name});
   }
   uint32_t rank = 0;
   for (;;) {
@@ -443,12 +422,12 @@ bool HeaderParser::ParseShape(std::string_view name, uint32_t* out_rank,
     uint64_t dim = 0;
     if (token_.kind != TokenKind::kNumber) {
       return Fail(ErrorCode::kInvalidShape, token_.offset, "shape holds a non-number",
-                  name);
+                  {.tensor = name});
     }
     if (!ParseUint64(token_.text, &dim)) {
       return Fail(ErrorCode::kInvalidShape, token_.offset,
                   "shape dimension is not a non-negative integer that fits in 64 bits",
-                  name);
+                  {.tensor = name});
     }
     AppendDim(dim, out_.dims, bounds_.max_dim_bytes);
     out_count->Add(dim);
@@ -462,26 +441,26 @@ bool HeaderParser::ParseDataOffsets(std::string_view name, uint64_t* out_begin,
                                     uint64_t* out_end) {
   if (!Next()) return false;
   if (token_.kind != TokenKind::kBeginArray) {
-    return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
-                "data_offsets is not an array", name);
+    return Fail(ErrorCode::kInvalidDataOffsets, token_.offset, "data_offsets is not an array",
+                {.tensor = name});
   }
   uint64_t* const slots[2] = {out_begin, out_end};
   for (uint64_t* slot : slots) {
     if (!Next()) return false;
     if (token_.kind == TokenKind::kEndArray) {
       return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
-                  "data_offsets has fewer than two entries", name);
+                  "data_offsets has fewer than two entries", {.tensor = name});
     }
     if (token_.kind != TokenKind::kNumber || !ParseUint64(token_.text, slot)) {
       return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
                   "data_offsets entry is not a non-negative integer that fits in 64 bits",
-                  name);
+                  {.tensor = name});
     }
   }
   if (!Next()) return false;
   if (token_.kind != TokenKind::kEndArray) {
     return Fail(ErrorCode::kInvalidDataOffsets, token_.offset,
-                "data_offsets has more than two entries", name);
+                "data_offsets has more than two entries", {.tensor = name});
   }
   return true;
 }
@@ -503,11 +482,11 @@ bool HeaderParser::CheckDuplicates() {
       metadata_repeats ? base_offset_ + metadata_repeat_offset : UINT64_MAX;
   if (tensor_at < metadata_at) {
     return Fail(ErrorCode::kDuplicateKey, tensor_at, "tensor name appears twice",
-                tensors[tensor_repeat].name);
+                {.tensor = tensors[tensor_repeat].name});
   }
   if (metadata_at != UINT64_MAX) {
-    return Fail(ErrorCode::kDuplicateKey, metadata_at, "__metadata__ key appears twice", {},
-                std::string(metadata_repeat_key));
+    return Fail(ErrorCode::kDuplicateKey, metadata_at, "__metadata__ key appears twice",
+                {.context = std::string(metadata_repeat_key)});
   }
   return true;
 }

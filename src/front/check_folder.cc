@@ -4,6 +4,8 @@
 // by content (pickle-bearing files, GGUF, npy, npz), each examined once.
 #include "stguard/verdict.h"
 
+#include <sys/stat.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +69,17 @@ void PickleWarnings(const std::vector<CheckResult>& files, const std::string& de
 
 // Decide sets the folder's verdict: a refused file first (running code outranks any
 // other finding), then the folder's own error, then the first failing file.
+// ReportProgress tells options.progress, when set, that `bytes` more are checked.
+void ReportProgress(const CheckOptions& options, uint64_t bytes) {
+  if (options.progress) options.progress(bytes);
+}
+
+// FileBytes is the size of the file at `path` for progress (0 when it cannot be known).
+uint64_t FileBytes(const std::string& path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
+}
+
 void Decide(const Error& folder_error, CheckResult* result) {
   const CheckResult* failing = nullptr;
   for (const CheckResult& file : result->files) {
@@ -123,6 +136,7 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   if (checkpoint.ok()) {
     result.warnings.assign(checkpoint->warnings().begin(), checkpoint->warnings().end());
     Summarise(*checkpoint, &result);
+    ReportProgress(options, checkpoint->total_bytes());
   }
   ModelFolderReport around = CheckModelFolder(folder, checkpoint.ok() ? &*checkpoint : nullptr,
                                               dir_options.reader,
@@ -139,9 +153,14 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   if (folder_error.ok()) folder_error = scan.error;
   const bool no_files = scan.files.empty() && scan.others.empty();
   if (folder_error.ok() && !checkpoint.ok() && no_files) folder_error = checkpoint.error();
-  for (FolderScanEntry& entry : scan.files) result.files.push_back(MemberResult(std::move(entry)));
+  for (FolderScanEntry& entry : scan.files) {
+    ReportProgress(options, FileBytes(folder + "/" + entry.name));
+    result.files.push_back(MemberResult(std::move(entry)));
+  }
   for (const FolderScanOther& other : scan.others) {
-    CheckResult member = CheckFile(folder + "/" + other.name, options);
+    const std::string member_path = folder + "/" + other.name;
+    CheckResult member = CheckFile(member_path, options);
+    ReportProgress(options, FileBytes(member_path));
     member.file = other.name;
     result.files.push_back(std::move(member));
   }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The lint engine's internal interface: the stages of one lint run, each in its own file.
 //
-//   lint_engine.cc    LintShards: runs the stages below in order
+//   lint_engine.cc    LintShards (and LintLoaded, for a checkpoint already open): runs
+//                     the stages below in this order
 //   config_reader.cc  config.json -> top-level members (strict JSON)
 //   model_spec.cc     members -> family, field values, each row's expected shape
+//   contracts.cc      __metadata__.format and the tl_tokenizer rule
 //   tensor_match.cc   tensor names -> table rows; missing, shape, dtype, layer rules
 //   int4_rules.cc     <m>.qweight / <m>.scales pairs and the "quant" metadata
-//   contracts.cc      __metadata__.format and the tl_tokenizer rule
 //   lint_model.cc     LintModel: opening the checkpoint and config.json (file system)
 #ifndef STGUARD_SRC_LINT_ENGINE_H_
 #define STGUARD_SRC_LINT_ENGINE_H_
@@ -100,7 +101,9 @@ void CheckContracts(std::span<const ShardRef> shards, const ModelSpec& spec,
                     TokenizerFile tokenizer, Findings* findings);
 
 // Int4Part splits "<m>.qweight" / "<m>.scales" into the module name; part is 1 for
-// qweight, 2 for scales, 0 for anything else (then the module is empty).
+// qweight, 2 for scales, 0 for anything else (then the module is empty). Defined in
+// tensor_match.cc, where a qweight or scales tensor matches the row of "<m>.weight", and
+// used again by int4_rules.cc to pair them.
 int Int4Part(std::string_view name, std::string_view* out_module);
 
 }  // namespace stguard::lint

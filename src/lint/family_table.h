@@ -3,8 +3,10 @@
 //
 // A family lists the config.json fields it reads (with their types and defaults) and one
 // row per tensor: a name pattern, a shape formula over the fields, and when the tensor is
-// expected. One engine (tensor_match.cc, run by lint_engine.cc) reads every table; adding
-// a family is adding a table to families.cc and its tests, never code.
+// expected. One engine reads every table (the stages listed in engine.h: model_spec.cc
+// picks the family and reads its fields and shape formulas, tensor_match.cc its rows);
+// adding a family is adding a table to families.cc, a row of kFamilies, and its tests,
+// never code.
 //
 // PATTERNS: a tensor name, with "{i}" standing for the layer index (decimal, no leading
 // zeros), for example "model.layers.{i}.self_attn.q_proj.weight". A family may accept

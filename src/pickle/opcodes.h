@@ -2,9 +2,12 @@
 // pickle/opcodes.h: the pickle opcodes as data, in the manner of CPython's pickletools.
 //
 // Every opcode of protocols 0-5 has a row: its byte, name, how its argument is encoded,
-// the protocol that introduced it, and whether stguard's reader accepts it. The reader
-// (pickle_reader.cc) and the scanner's disassembly both walk this one table, so what the
-// report shows and what the reader checks cannot drift apart. Accepted opcodes are exactly
+// the protocol that introduced it, and whether stguard's reader accepts it. Every reader of
+// pickle bytes takes opcodes and argument lengths from this one table: the pickle machine
+// (pickle_reader.cc), the sniffer's walk over a file's first opcodes (sniff/pickle_walk.cc),
+// the container check that tells a raw pickle from other bytes (torch/containers.cc) and
+// the verdict's name for a refused opcode (torch/file_verdict.cc). So what is recognised
+// as a pickle and what the machine runs cannot drift apart. Accepted opcodes are exactly
 // those torch.save (pickle protocol 2 by default, DEFAULT_PROTOCOL in
 // torch/serialization.py) and Python's pickler at protocols 2-5 emit for state dicts and
 // plain containers; everything else (INST, OBJ, NEWOBJ, EXT*, text-mode opcodes, sets,

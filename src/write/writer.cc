@@ -484,14 +484,17 @@ Error WriteCanonicalFile(const Checkpoint& checkpoint, const std::string& path,
 }
 
 Error WriteConvertedFile(const Checkpoint& checkpoint, Dtype target, const std::string& path,
-                         size_t* out_num_converted) {
+                         size_t* out_num_converted,
+                         const std::function<void(uint64_t bytes)>& progress) {
   return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
     if (Error error = CheckConversionTarget(target); !error.ok()) return error;
     CanonicalStream stream(checkpoint, /*copy_data=*/true, target);
     if (Error error = stream.Plan(); !error.ok()) return error;
     Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
     if (!file.ok()) return file.error();
-    if (Error error = stream.WriteTo(**file); !error.ok()) {
+    ProgressSink counted(**file, progress);
+    ByteSink& sink = progress ? static_cast<ByteSink&>(counted) : **file;
+    if (Error error = stream.WriteTo(sink); !error.ok()) {
       (*file)->Abort();
       return error;
     }
