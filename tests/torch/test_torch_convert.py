@@ -110,7 +110,8 @@ def test_converts_like_torch_load(path, tmp_path):
     scan = run("scan", "--json", *key_options(keys), path)
     assert scan.returncode == 0, scan.stdout
     report = json.loads(scan.stdout)
-    assert report["ok"] and report["format"] in ("zip", "legacy")
+    assert report["ok"] and report["verdict"] == "valid" and report["torch_format"] in ("zip", "legacy")
+    assert report["format"] in ("pytorch-zip", "pytorch-legacy") and report["schema_version"] == 1
     assert all(g["allowed"] for g in report["globals"])
 
 
