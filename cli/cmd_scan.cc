@@ -73,6 +73,12 @@ void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
   AppendJsonString(FileVerdictName(verdict.verdict), &out);
   out += ",\"torch_format\":";
   AppendJsonString(TorchFormatName(report.format), &out);
+  if (!verdict.reason.ok()) {
+    // Why the file would not convert as it is, also when it is safe (valid): a needs-key
+    // checkpoint, a bare pickle without tensors. This is what makes scan exit 1.
+    out += ",\"scan_error\":";
+    AppendErrorJson(verdict.reason, &out);
+  }
   if (verdict.verdict == FileVerdict::kNeedsKey) {
     out += ",\"key_paths\":[";
     for (size_t k = 0; k < verdict.key_paths.size(); ++k) {
