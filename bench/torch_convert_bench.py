@@ -17,7 +17,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from child_process import (copy_command, interleaved_rounds, paired_ratio, remove_tree,
+                           warm_page_cache)
 
 
 stguard = sys.argv[1]
@@ -42,19 +44,6 @@ torch.save(state, path)
 subprocess.run([sys.executable, "-c", MAKE, str(n), src], check=True)
 size = os.path.getsize(src)
 
-COPY = r"""
-import os, sys
-src, dst = sys.argv[1], sys.argv[2]
-tmp = dst + ".tmp"
-with open(src, "rb") as f, open(tmp, "wb") as g:
-    while True:
-        b = f.read(8 << 20)
-        if not b: break
-        g.write(b)
-    g.flush(); os.fsync(g.fileno())
-os.rename(tmp, dst)
-"""
-
 TORCH = r"""
 import json, os, sys, torch
 src, dst = sys.argv[1], sys.argv[2]
@@ -75,40 +64,20 @@ with open(dst, "wb") as f:
 """
 
 
-def run(cmd):
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, _, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    return elapsed, usage.ru_maxrss / 1024  # MiB
-
-
 cases = {
     "stguard convert": [stguard, "convert", src, os.path.join(workdir, "out.safetensors")],
     "stguard canon of the same tensors as safetensors (no pickle, no CRC-32)": [
         stguard, "canon", os.path.join(workdir, "reference.safetensors"),
         os.path.join(workdir, "canon.safetensors")],
-    "plain copy (read, write, fsync, rename)": [sys.executable, "-c", COPY, src,
-                                                os.path.join(workdir, "copy.bin")],
+    "plain copy (read, write, fsync, rename)": copy_command(src,
+                                                            os.path.join(workdir, "copy.bin")),
     "torch.load + write safetensors": [sys.executable, "-c", TORCH, src,
                                        os.path.join(workdir, "torch.safetensors")],
 }
 subprocess.run([stguard, "convert", src, os.path.join(workdir, "reference.safetensors")],
                check=True, capture_output=True)
-with open(src, "rb") as f:  # warm the page cache
-    while f.read(1 << 20):  # small reads: this process's peak RSS is inherited by children
-        pass
-# Rounds interleave the cases (each round runs every case once), so that a change in the
-# shared machine's load during the run weighs on all of them alike rather than on one.
-# The order rotates from round to round: each case follows a different one each time, so
-# that no case always inherits the disk's backlog (writeback, discards of the file the
-# previous case replaced) from the heaviest one.
-runs = {name: [] for name in cases}
-names = list(cases)
-for round_index in range(repeat):
-    shift = round_index % len(names)
-    for name in names[shift:] + names[:shift]:
-        runs[name].append(run(cases[name]))
+warm_page_cache(src)
+runs = interleaved_rounds(cases, repeat)  # interleaved and rotating: see child_process
 results = {}
 for name in cases:
     t = statistics.median(r[0] for r in runs[name])
@@ -117,11 +86,9 @@ for name in cases:
                      max(r[0] for r in runs[name]))
 COPY_CASE = "plain copy (read, write, fsync, rename)"
 copy_tput = results[COPY_CASE][1]
-# The paired ratio: in each round, the copy's time over the case's time (its throughput
-# relative to the copy run next to it), then the median over rounds. Pairing cancels most
+# The paired ratio pairs each round's copy with the case run beside it, which cancels most
 # of the load drift that makes the medians of separate cases disagree on a shared machine.
-paired = {name: statistics.median(c[0] / r[0] for c, r in zip(runs[COPY_CASE], runs[name]))
-          for name in cases}
+paired = {name: paired_ratio(runs[COPY_CASE], runs[name]) for name in cases}
 print(f"input: {size / 1e9:.3f} GB torch.save zip checkpoint ({2 * n} tensors, F32), "
       f"median of {repeat} interleaved rounds")
 print("| case | time (s) | min-max (s) | throughput (GB/s) | vs copy (medians) "
@@ -130,6 +97,4 @@ print("|---|---:|---:|---:|---:|---:|---:|")
 for name, (t, tput, rss, fastest, slowest) in results.items():
     print(f"| {name} | {t:.2f} | {fastest:.2f}-{slowest:.2f} | {tput:.2f} | "
           f"{tput / copy_tput:.2f}x | {paired[name]:.2f}x | {rss:.0f} |")
-for f in os.listdir(workdir):
-    os.unlink(os.path.join(workdir, f))
-os.rmdir(workdir)
+remove_tree(workdir)

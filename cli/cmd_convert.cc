@@ -20,6 +20,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "convert_json.h"
 #include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
@@ -52,7 +53,8 @@ constexpr char kConvertUsage[] =
     "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
     "                        output bytes (default 4; 0: no bound)\n"
     "  --name NAME           a .npy IN's tensor name (default: its file name without .npy)\n"
-    "  --all-metadata        keep a GGUF IN's metadata arrays longer than 1024 elements\n";
+    "  --all-metadata        keep a GGUF IN's metadata arrays longer than 1024 elements\n"
+    "  --json                one JSON result: IN's verdict, the files written, their tensors\n";
 
 bool IsDirectory(const std::string& path) {
   struct stat info;
@@ -291,9 +293,8 @@ int ConvertSafetensors(const std::string& in, const std::string& out, Dtype targ
   return kExitOk;
 }
 
-}  // namespace
-
-int RunConvert(Args args) {
+// RunConvertText runs one conversion and prints its outcome for a person.
+int RunConvertText(Args args) {
   // A .npy, .npz or GGUF IN (told by its content) has its own options: npy_output.cc,
   // gguf_output.cc.
   if (!args.empty() && !IsOption(args[0])) {
@@ -336,6 +337,22 @@ int RunConvert(Args args) {
     return kExitUsage;
   }
   return ConvertSafetensors(arguments.in, arguments.out, *target);
+}
+
+}  // namespace
+
+int RunConvert(Args args) {
+  // --json applies to every input, so it is taken here, before the formats' own parsers.
+  std::vector<std::string_view> rest;
+  bool json = false;
+  for (std::string_view arg : args) {
+    if (arg == "--json") {
+      json = true;
+    } else {
+      rest.push_back(arg);
+    }
+  }
+  return json ? ConvertWithJson(rest, RunConvertText) : RunConvertText(args);
 }
 
 }  // namespace stguard::cli

@@ -21,6 +21,8 @@
 #include "stguard/json_escape.h"
 #include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
+#include "stguard/verdict.h"
+#include "verdict_output.h"
 
 namespace stguard::cli {
 namespace {
@@ -57,18 +59,26 @@ void PrintReportText(const std::string& path, const PickleFileReport& verdict) {
   }
 }
 
+// PrintReportJson prints the front door's envelope for the file (as `check --json` does),
+// then the scan's own fields: the static scan's verdict and container, the key paths a
+// needs-key checkpoint offers, and the globals, storages and tensors it found.
 void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
   const TorchScanReport& report = verdict.scan;
-  std::string out = "{\"file\":";
-  AppendJsonString(path, &out);
-  out += ",\"format\":";
-  AppendJsonString(TorchFormatName(report.format), &out);
-  out += ",\"sniffed\":";
-  AppendJsonString(FormatName(verdict.format), &out);
-  out += ",\"ok\":";
-  out += report.error.ok() ? "true" : "false";
-  out += ",\"verdict\":";
+  const CheckResult result = ResultForPickle(path, verdict);
+  std::string out = "{";
+  AppendResultJson(result, &out);
+  out += ",";
+  AppendWarningsJson(result.warnings, &out);
+  out += ",\"scan_verdict\":";
   AppendJsonString(FileVerdictName(verdict.verdict), &out);
+  out += ",\"torch_format\":";
+  AppendJsonString(TorchFormatName(report.format), &out);
+  if (!verdict.reason.ok()) {
+    // Why the file would not convert as it is, also when it is safe (valid): a needs-key
+    // checkpoint, a bare pickle without tensors. This is what makes scan exit 1.
+    out += ",\"scan_error\":";
+    AppendErrorJson(verdict.reason, &out);
+  }
   if (verdict.verdict == FileVerdict::kNeedsKey) {
     out += ",\"key_paths\":[";
     for (size_t k = 0; k < verdict.key_paths.size(); ++k) {
@@ -124,10 +134,6 @@ void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
     out += "}";
   }
   out += "]";
-  if (!verdict.reason.ok()) {
-    out += ",\"error\":";
-    AppendErrorJson(verdict.reason, &out);
-  }
   PrintLine(out + "}");
 }
 
@@ -154,15 +160,26 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options, bool 
     PrintReport((path.ends_with('/') ? path : path + "/") + entry.name, entry.report, json, status);
   }
   if (!report.error.ok()) {
-    PrintFileError("scan", path, report.error);
-    *status = IsIoError(report.error) ? kExitUsage : std::max(*status, int{kExitInvalid});
+    CheckResult result;  // the walk's own error (a bound, an unreadable folder)
+    result.file = path;
+    result.is_folder = true;
+    result.verdict = VerdictForError(report.error);
+    result.error = report.error;
+    if (json) {
+      std::string line = "{";
+      AppendResultJson(result, &line);
+      PrintLine(line + "}");
+    } else {
+      PrintFileError("scan", path, report.error);
+    }
+    *status = std::max(*status, result.exit_status());
   } else if (report.files.empty()) {
     // Silence would read as "scanned and fine" or as "did not run": say what was found.
     constexpr char kNone[] = "no pickle-bearing files (subfolders included)";
     if (json) {
-      std::string line = "{\"file\":";
-      AppendJsonString(path, &line);
-      line += ",\"pickle_files\":0,\"message\":";
+      std::string line = "{";
+      AppendValidEnvelope(path, Format::kUnknown, &line, /*is_folder=*/true);
+      line += ",\"pickle_files\":0,\"note\":";
       AppendJsonString(kNone, &line);
       PrintLine(line + "}");
     } else {

@@ -83,14 +83,14 @@ int ScanNumpyFile(const std::string& path, bool npz, bool json) {
     verdict = "INVALID: " + error.ToString();
   }
   if (json) {
-    std::string out = "{\"file\":";
-    AppendJsonText(path, &out);
-    out += ",\"format\":\"" + format + "\",\"pickle\":" + (runs_code ? "true" : "false") +
-           ",\"ok\":" + (error.ok() ? "true" : "false");
-    if (!error.ok()) {
-      out += ",\"error\":";
-      AppendErrorJson(error, &out);
-    }
+    CheckResult result;  // the front door's envelope, then scan's own field
+    result.file = path;
+    result.format = npz ? Format::kNpz : Format::kNpy;
+    result.verdict = VerdictForError(error);
+    result.error = error;
+    std::string out = "{";
+    AppendResultJson(result, &out);
+    out += std::string(",\"pickle\":") + (runs_code ? "true" : "false");
     PrintLine(out + "}");
   } else {
     PrintLine(PrintableText(path) + ": " + format + ": " + verdict);

@@ -233,7 +233,7 @@ TEST(CheckpointDirTest, SingleFileOpensAsOneShard) {
 
 TEST(CheckpointDirTest, FolderChoiceErrors) {
   TempDir empty;
-  ExpectError(OpenError(empty.path()), ErrorCode::kMissingShard, 0, "", empty.path());
+  ExpectError(OpenError(empty.path()), ErrorCode::kNoSafetensorsInFolder, 0, "", empty.path());
   TempDir two;
   ASSERT_TRUE(WriteFileBytes(two.File("a.safetensors.index.json"), IndexJson({})));
   ASSERT_TRUE(WriteFileBytes(two.File("b.safetensors.index.json"), IndexJson({})));

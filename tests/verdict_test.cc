@@ -49,6 +49,26 @@ TEST(VerdictTest, OffsetOnlyWhenItPointsIntoAFile) {
   EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kMissingShard}));
   EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kLintError}));
   EXPECT_FALSE(ErrorOffsetInFile(Error{}));
+  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kNoSafetensorsInFolder}));
+}
+
+TEST(VerdictTest, ResultOffsetOnlyInAFileOrANamedMember) {
+  CheckResult file;
+  file.verdict = Verdict::kInvalid;
+  file.error = Error{ErrorCode::kHeaderTooLarge, 0};
+  EXPECT_TRUE(ResultOffsetInFile(file));
+  CheckResult folder = file;
+  folder.is_folder = true;
+  EXPECT_FALSE(ResultOffsetInFile(folder));  // the folder's own error: no file to point into
+  folder.member = "b.safetensors";
+  EXPECT_TRUE(ResultOffsetInFile(folder));
+  CheckResult io = file;
+  io.verdict = Verdict::kError;
+  io.error = Error{ErrorCode::kIoError};
+  EXPECT_FALSE(ResultOffsetInFile(io));
+  CheckResult valid;
+  valid.verdict = Verdict::kValid;
+  EXPECT_FALSE(ResultOffsetInFile(valid));
 }
 
 TEST(VerdictTest, EnvelopeFields) {
@@ -154,6 +174,72 @@ TEST(VerdictTest, FolderExaminesEachFileOnce) {
     EXPECT_EQ(warning.file, "a.bin");
   }
   EXPECT_EQ(pickle_warnings, 1u);
+}
+
+// A folder error raised inside a shard names the shard as the member (where its offset
+// is); an error about the folder as a whole names none.
+TEST(VerdictTest, ShardErrorNamesTheShardAsMember) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileBytes(dir.File("a.safetensors"),
+                             ReadFileBytes(kCorpus + "valid/worked_example.safetensors")));
+  // b.safetensors: a header length far over the bound (HeaderTooLarge at byte 0).
+  ASSERT_TRUE(WriteFileBytes(dir.File("b.safetensors"), std::string("\xff\xff\xff\xff\xff\0\0\0{}", 10)));
+  const CheckResult broken = CheckPath(dir.path());
+  EXPECT_EQ(broken.verdict, Verdict::kInvalid);
+  EXPECT_EQ(broken.error.code, ErrorCode::kHeaderTooLarge);
+  EXPECT_EQ(broken.member, "b.safetensors");
+  EXPECT_NE(EnvelopeJson(broken).find(R"("member":"b.safetensors","offset":0)"),
+            std::string::npos) << EnvelopeJson(broken);
+  // Reject: a folder with no weights at all is the folder's own error, with no member.
+  TempDir empty;
+  ASSERT_TRUE(WriteFileBytes(empty.File("notes.txt"), "no weights"));
+  const CheckResult none = CheckPath(empty.path());
+  EXPECT_EQ(none.error.code, ErrorCode::kNoSafetensorsInFolder);
+  EXPECT_EQ(none.member, "");
+  EXPECT_EQ(EnvelopeJson(none).find("offset"), std::string::npos) << EnvelopeJson(none);
+}
+
+// A folder with no safetensors is told by its own code; one with a pickle (and no
+// safetensors) is judged by that file instead.
+TEST(VerdictTest, NoSafetensorsHasItsOwnCode) {
+  TempDir empty;
+  EXPECT_EQ(CheckPath(empty.path()).error.code, ErrorCode::kNoSafetensorsInFolder);
+  EXPECT_EQ(ErrorCodeName(ErrorCode::kNoSafetensorsInFolder), "NoSafetensorsInFolder");
+  TempDir torch_only;
+  ASSERT_TRUE(WriteFileBytes(torch_only.File("pytorch_model.bin"),
+                             ReadFileBytes(kCorpus + "torch/valid/dtypes.zip.pt")));
+  const CheckResult result = CheckPath(torch_only.path());
+  EXPECT_EQ(result.verdict, Verdict::kValid) << result.error.ToString();
+  // Another folder error with the old code (a shard the index names is missing) is not
+  // taken for "no safetensors": it stays the folder's verdict.
+  TempDir missing;
+  ASSERT_TRUE(WriteFileBytes(missing.File("model.safetensors.index.json"),
+                             R"({"weight_map":{"w":"absent.safetensors"}})"));
+  ASSERT_TRUE(WriteFileBytes(missing.File("pytorch_model.bin"),
+                             ReadFileBytes(kCorpus + "torch/valid/dtypes.zip.pt")));
+  const CheckResult absent = CheckPath(missing.path());
+  EXPECT_EQ(absent.verdict, Verdict::kInvalid);
+  EXPECT_EQ(absent.error.code, ErrorCode::kMissingShard);
+}
+
+// Refused outranks invalid: a malicious pickle beside a broken shard refuses the folder
+// (the pickle scan runs even when the safetensors are invalid).
+TEST(VerdictTest, RefusedPickleBesideABrokenShardIsRefused) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileBytes(dir.File("model.safetensors"), std::string("\xff\xff\xff\xff\xff\0\0\0{}", 10)));
+  const CheckResult broken = CheckPath(dir.path());
+  EXPECT_EQ(broken.verdict, Verdict::kInvalid);  // accept: a broken shard alone is invalid
+  ASSERT_TRUE(WriteFileBytes(
+      dir.File("pytorch_model.bin"),
+      ReadFileBytes(kCorpus + "torch/refuse/PickleGlobalRefused__raw_os_system.pt")));
+  const CheckResult refused = CheckPath(dir.path());
+  EXPECT_EQ(refused.verdict, Verdict::kRefused);
+  EXPECT_EQ(refused.error.code, ErrorCode::kPickleGlobalRefused);
+  EXPECT_EQ(refused.member, "pytorch_model.bin");
+  // Through an index file too (the folder is the index's).
+  ASSERT_TRUE(WriteFileBytes(dir.File("model.safetensors.index.json"),
+                             R"({"weight_map":{"w":"model.safetensors"}})"));
+  EXPECT_EQ(CheckPath(dir.File("model.safetensors.index.json")).verdict, Verdict::kRefused);
 }
 
 }  // namespace

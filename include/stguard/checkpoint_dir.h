@@ -8,7 +8,7 @@
 // - a folder. It uses, in this order: model.safetensors.index.json; else the folder's
 //   only *.safetensors.index.json (several are an error: name one); else
 //   model.safetensors; else every *.safetensors file in the folder, as shards without an
-//   index (none at all is kMissingShard). An index found this way must be a regular file
+//   index (none at all is kNoSafetensorsInFolder). An index found this way must be a regular file
 //   (kInvalidIndex) that does not link out of the folder (kUnsafeShardName), as shards.
 // - an index file (a path ending in ".json"); the shards are beside it.
 // - a single .safetensors file (one shard, no index).
@@ -204,6 +204,12 @@ STGUARD_API ModelFolderReport CheckModelFolder(const std::string& folder,
                                                const CheckpointDir* weights,
                                                const Options& options = {},
                                                bool allow_external_symlinks = false);
+
+// FileNamedByError returns the file of the folder that an error from CheckpointDir or
+// CheckModelFolder is about: its context begins with "file 'NAME'" or "shard 'NAME'"
+// (then ", " or "; " and more). The error's offset, when it has one, is a byte of that
+// file. Empty when the error is about the folder as a whole.
+STGUARD_API std::string FileNamedByError(const Error& error);
 
 }  // namespace stguard
 

@@ -51,9 +51,9 @@ struct STGUARD_API Error {
 
 // ErrorHasOffset says whether an error's offset points into the input: false for the
 // errors about reaching a file or about the caller's arguments (kIoError,
-// kNotARegularFile, kOutOfMemory, kFolderTooLarge, and the writer's kInvalidTensorName,
-// kDuplicateName, kInvalidArgument) and for kOk, whose offset is always 0 and means
-// nothing. Printers show an offset only when this is true.
+// kNotARegularFile, kOutOfMemory, kFolderTooLarge, kNoSafetensorsInFolder, and the
+// writer's kInvalidTensorName, kDuplicateName, kInvalidArgument) and for kOk, whose offset
+// is always 0 and means nothing. Printers show an offset only when this is true.
 STGUARD_API bool ErrorHasOffset(ErrorCode code);
 
 // PrintableText returns `text` made safe to show on a terminal: the C0 controls

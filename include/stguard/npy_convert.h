@@ -28,9 +28,11 @@ namespace stguard {
 // stguard/npz.h) as one safetensors file at `out_path`, one tensor per member named by its
 // key, converted as NpyArrayToSafetensors converts one array. A member whose type
 // safetensors cannot hold is kInvalidDtype naming it, found before anything is written.
-// Memory: a fixed buffer, plus, for a deflated Fortran-order member, its data.
+// Memory: a fixed buffer, plus, for a deflated Fortran-order member, its data. When the
+// file is written and `num_tensors` is given, *num_tensors is how many tensors it holds.
 [[nodiscard]] STGUARD_API Error NpzToSafetensors(const std::string& npz_path,
-                                                 const std::string& out_path);
+                                                 const std::string& out_path,
+                                                 size_t* num_tensors = nullptr);
 
 }  // namespace stguard
 

@@ -185,6 +185,8 @@ typedef enum stguard_code {
   STGUARD_LINT_ERROR,
   /* A file of another format (PyTorch, GGUF, npy) opened as safetensors. */
   STGUARD_NOT_SAFETENSORS,
+  /* A folder given as a checkpoint has no .safetensors file and no index. */
+  STGUARD_NO_SAFETENSORS_IN_FOLDER,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

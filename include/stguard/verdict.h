@@ -144,7 +144,8 @@ struct CheckResult {
   bool is_folder = false;
   Verdict verdict = Verdict::kError;
   // error: ok when valid; otherwise the error that decided the verdict. For a folder,
-  // `member` names the file inside the folder it is about ("" for the folder itself).
+  // `member` names the file inside the folder it is about (a pickle-bearing file, a
+  // shard, the index, config.json; "" for the folder as a whole).
   Error error;
   std::string member;
   std::vector<Warning> warnings;
@@ -206,6 +207,11 @@ STGUARD_API bool IsFolderPath(const std::string& path);
 // pytorch-zip"): callers print it like any other result.
 STGUARD_API CheckResult UsageError(const std::string& path, Format format,
                                    std::string_view flag, std::string_view applies_to);
+
+// ResultOffsetInFile says whether a result's error.offset is a byte of a named file: the
+// file itself, or for a folder the member the error is about (ErrorOffsetInFile for the
+// code). The envelope shows "offset" exactly when this is true; so does the C API.
+STGUARD_API bool ResultOffsetInFile(const CheckResult& result);
 
 // AppendEnvelopeJson appends the envelope's fields (no braces: `"schema_version":1,
 // "file":...,...`) to *out, so callers add their own fields after a comma.

@@ -27,14 +27,21 @@ py::list DroppedList(const std::vector<TorchDroppedAlias>& dropped) {
   return out;
 }
 
+// ConversionTarget reads a dtype argument: none, or BF16, F16 or F32.
+std::optional<Dtype> ConversionTarget(const std::optional<std::string>& dtype_name) {
+  if (!dtype_name) return std::nullopt;
+  const std::optional<Dtype> target = ParseDtype(*dtype_name);
+  if (!target || !IsConversionTarget(*target)) {
+    ThrowSafetensorError(Error{ErrorCode::kInvalidArgument, 0, "dtype must be BF16, F16 or F32",
+                               *dtype_name, {}});
+  }
+  return target;
+}
+
 // ConvertSafetensors rewrites the floating tensors of a safetensors file to `dtype_name`.
 py::dict ConvertSafetensors(const std::string& in, const std::string& out,
                             const std::string& dtype_name) {
-  const std::optional<Dtype> target = ParseDtype(dtype_name);
-  if (!target || !IsConversionTarget(*target)) {
-    ThrowSafetensorError(Error{ErrorCode::kInvalidArgument, 0, "dtype must be BF16, F16 or F32",
-                               dtype_name, {}});
-  }
+  const std::optional<Dtype> target = ConversionTarget(dtype_name);
   Error error;
   size_t num_tensors = 0;
   size_t num_converted = 0;
@@ -59,14 +66,17 @@ py::dict ConvertSafetensors(const std::string& in, const std::string& out,
 // ConvertTorchFile converts one PyTorch checkpoint as `stguard convert IN OUT` does.
 py::dict ConvertTorchFile(const std::string& in, const std::string& out,
                           const std::vector<std::string>& key_path,
-                          const std::optional<uint64_t>& max_output_ratio, bool drop_aliases) {
+                          const std::optional<uint64_t>& max_output_ratio, bool drop_aliases,
+                          const std::optional<std::string>& dtype) {
   TorchOptions options;
   options.key_path = key_path;
   if (max_output_ratio) options.max_output_ratio = *max_output_ratio;
   TorchConvertOptions convert_options;
   convert_options.drop_aliases = drop_aliases;
+  convert_options.dtype = ConversionTarget(dtype);  // converted as it streams
   Error error;
   size_t num_tensors = 0;
+  size_t num_converted = 0;
   std::vector<TorchDroppedAlias> dropped;
   {
     py::gil_scoped_release release;
@@ -78,22 +88,31 @@ py::dict ConvertTorchFile(const std::string& in, const std::string& out,
       error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
       if (error.ok()) error = writer.WriteToFile(out);
       num_tensors = writer.num_tensors();
+      num_converted = num_tensors;  // every tensor changes format
+      if (convert_options.dtype) {  // then: how many changed dtype
+        num_converted = 0;
+        for (const TorchTensor& tensor : checkpoint->tensors()) {
+          num_converted += IsConvertibleFloat(tensor.dtype) && tensor.dtype != *convert_options.dtype;
+        }
+      }
     }
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
   result["tensors"] = num_tensors;
-  result["converted"] = num_tensors;
+  result["converted"] = num_converted;
   result["dropped"] = DroppedList(dropped);
   return result;
 }
 
 // ConvertTorchFolder converts a folder of pytorch_model.bin shards into `out_dir`.
 py::dict ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
-                            bool drop_aliases, bool allow_external_symlinks) {
+                            bool drop_aliases, bool allow_external_symlinks,
+                            const std::optional<std::string>& dtype) {
   TorchConvertOptions options;
   options.drop_aliases = drop_aliases;
   options.allow_external_symlinks = allow_external_symlinks;
+  options.dtype = ConversionTarget(dtype);
   TorchFolderReport report;
   Error error;
   {
@@ -110,11 +129,13 @@ py::dict ConvertTorchFolder(const std::string& in_dir, const std::string& out_di
 }
 
 // ConvertNpy writes one .npy array as a one-tensor safetensors file.
-py::dict ConvertNpy(const std::string& in, const std::string& out, const std::string& name) {
+py::dict ConvertNpy(const std::string& in, const std::string& out, const std::string& name,
+                    const std::optional<std::string>& dtype) {
+  const std::optional<Dtype> target = ConversionTarget(dtype);
   Error error;
   {
     py::gil_scoped_release release;
-    error = NpyArrayToSafetensors(in, out, name);
+    error = NpyArrayToSafetensors(in, out, name, target);
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
@@ -130,12 +151,7 @@ py::dict ConvertNpz(const std::string& in, const std::string& out) {
   size_t tensors = 0;
   {
     py::gil_scoped_release release;
-    error = NpzToSafetensors(in, out);
-    if (error.ok()) {
-      // The count comes from what was written: the archive is not inflated a third time.
-      const Result<Checkpoint> written = Checkpoint::OpenHeader(out);
-      if (written.ok()) tensors = written->num_tensors();
-    }
+    error = NpzToSafetensors(in, out, &tensors);
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
@@ -152,11 +168,14 @@ void RegisterConverting(py::module_& m) {
         py::arg("dtype"), "Rewrites floating tensors to dtype (BF16, F16, F32) into out.");
   m.def("convert_torch_file", &ConvertTorchFile, py::arg("path"), py::arg("out"),
         py::arg("key_path"), py::arg("max_output_ratio"), py::arg("drop_aliases"),
+        py::arg("dtype") = py::none(),
         "Converts a PyTorch checkpoint to a safetensors file without running it.");
   m.def("convert_torch_folder", &ConvertTorchFolder, py::arg("path"), py::arg("out"),
         py::arg("drop_aliases"), py::arg("allow_external_symlinks"),
-        "Converts a folder of pytorch_model.bin shards into an existing folder.");
+        py::arg("dtype") = py::none(),
+        "Converts a folder of pytorch_model.bin shards into a folder (created as mkdir -p).");
   m.def("convert_npy", &ConvertNpy, py::arg("path"), py::arg("out"), py::arg("name"),
+        py::arg("dtype") = py::none(),
         "Writes a .npy array as a one-tensor safetensors file.");
   m.def("convert_npz", &ConvertNpz, py::arg("path"), py::arg("out"),
         "Writes every array of an .npz as one safetensors file, one tensor per key.");

@@ -337,30 +337,18 @@ class _Converter:
 
 
 def _convert_torch(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
+    # dtype is applied by the library as the tensors stream: no intermediate file.
     return _core.convert_torch_file(path, out, _key_path(options.get("key")),
                                     options.get("max_output_ratio"),
-                                    bool(options.get("drop_aliases")))
+                                    bool(options.get("drop_aliases")), options.get("dtype"))
 
 
 def _convert_torch_folder(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    # Like `mkdir -p`; folders this call created are removed again if nothing is written.
-    created = []
-    target = os.path.abspath(out)
-    while not os.path.isdir(target):
-        created.append(target)
-        target = os.path.dirname(target)
-    for folder in reversed(created):
-        os.mkdir(folder)
-    try:
-        return _core.convert_torch_folder(path, out, bool(options.get("drop_aliases")),
-                                          bool(options.get("allow_external_symlinks")))
-    except BaseException:
-        for folder in created:
-            try:
-                os.rmdir(folder)  # only if still empty: never removes anything else
-            except OSError:
-                break
-        raise
+    # The library creates ``out`` as `mkdir -p` does, and removes what it created when
+    # nothing is written.
+    return _core.convert_torch_folder(path, out, bool(options.get("drop_aliases")),
+                                      bool(options.get("allow_external_symlinks")),
+                                      options.get("dtype"))
 
 
 def _convert_npy(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
@@ -368,7 +356,7 @@ def _convert_npy(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]
     if name is None:
         name = os.path.basename(path)
         name = name[:-4] if name.endswith(".npy") else name
-    return _core.convert_npy(path, out, name)
+    return _core.convert_npy(path, out, name, options.get("dtype"))
 
 
 def _convert_safetensors(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
@@ -390,11 +378,12 @@ def _convert_gguf(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any
     return {"tensors": tensors, "converted": dequantized, "dropped": [], "written": written}
 
 
-_TORCH_OPTIONS = frozenset({"key", "max_output_ratio", "drop_aliases"})
+_TORCH_OPTIONS = frozenset({"key", "max_output_ratio", "drop_aliases", "dtype"})
 
 # One row per format the sniffer reports ("folder" for a directory). A new format plugs
 # in with one row: its function and the options that apply to it. ``dtype`` applies to
-# every row that writes safetensors: the result is converted again (see convert).
+# every row: where the library cannot convert while streaming (npz), the result is
+# converted again (see _convert_then_cast).
 _CONVERTERS: Dict[str, _Converter] = {
     "safetensors": _Converter(_convert_safetensors, frozenset({"dtype"})),
     "pytorch-zip": _Converter(_convert_torch, _TORCH_OPTIONS),
@@ -402,8 +391,8 @@ _CONVERTERS: Dict[str, _Converter] = {
     "pickle": _Converter(_convert_torch, _TORCH_OPTIONS),
     "tar": _Converter(_convert_torch, _TORCH_OPTIONS),
     "folder": _Converter(_convert_torch_folder,
-                         frozenset({"drop_aliases", "allow_external_symlinks"})),
-    "npy": _Converter(_convert_npy, frozenset({"name"})),
+                         frozenset({"drop_aliases", "allow_external_symlinks", "dtype"})),
+    "npy": _Converter(_convert_npy, frozenset({"name", "dtype"})),
     "npz": _Converter(_convert_npz, frozenset()),
     "gguf": _Converter(_convert_gguf, frozenset({"dtype", "all_metadata"})),
 }
@@ -437,14 +426,15 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
     - safetensors: floating tensors rewritten to ``dtype`` ("BF16", "F16" or "F32").
     - PyTorch (.bin, .pt, .pth, .ckpt): ``key`` selects the state dict,
       ``drop_aliases`` keeps one name per tied tensor, ``max_output_ratio`` bounds views.
-    - a folder of pytorch_model.bin shards: ``out`` is a folder (created if missing).
+    - a folder of pytorch_model.bin shards: ``out`` is a folder (created with its parents,
+      as ``mkdir -p`` does; what this call created is removed again if nothing is written).
     - npy: one tensor, named ``name`` (default: the file name without ".npy").
     - npz: one tensor per array, named by its key.
     - GGUF: tensors keep their names, block types are dequantized to F32 (or ``dtype``);
       ``all_metadata`` keeps metadata arrays longer than 1,024 elements; the first part of
       a split model converts into the folder ``out``.
-    ``dtype`` also applies to every non-folder input: the converted tensors are then
-    rewritten to it. An option that does not apply to the format found raises
+    ``dtype`` applies to every input: floating tensors are rewritten to it as they are
+    converted. An option that does not apply to the format found raises
     SafetensorError (InvalidArgument) naming it.
 
     Example:
@@ -465,7 +455,7 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
     defaults = {"key": None, "drop_aliases": False, "max_output_ratio": None,
                 "allow_external_symlinks": False, "name": None, "dtype": None,
                 "all_metadata": False}
-    casts_after = format_name not in ("safetensors", "folder", "gguf")
+    casts_after = format_name == "npz"  # the only converter without a dtype of its own
     for option, value in options.items():
         applies = option in row.accepts or (option == "dtype" and casts_after)
         if value != defaults[option] and not applies:

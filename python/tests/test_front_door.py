@@ -202,6 +202,40 @@ def test_convert_refusals_write_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.safetensors"]
 
 
+def test_convert_dtype_streams_without_an_intermediate_file(tmp_path, monkeypatch):
+    """The library converts torch, torch-folder and npy inputs to dtype as they stream:
+    no second conversion through a temporary file (npz still needs one)."""
+    import stguard._front_door as front_door
+    casts = []
+    real_cast = front_door._convert_then_cast
+
+    def counting_cast(*args):
+        casts.append(args[1])
+        return real_cast(*args)
+
+    monkeypatch.setattr(front_door, "_convert_then_cast", counting_cast)
+    result = stguard.convert(CLEAN, tmp_path / "t.safetensors", "F16")
+    assert result.converted > 0
+    folder = stguard.convert(TORCH / "valid" / "sharded", tmp_path / "out" / "f16", "F16")
+    assert folder.written[-1] == "model.safetensors.index.json"
+    numpy.save(tmp_path / "w.npy", numpy.arange(4, dtype=numpy.float32))
+    stguard.convert(tmp_path / "w.npy", tmp_path / "w.safetensors", "F16")
+    assert snp.load_file(tmp_path / "w.safetensors")["w"].dtype == numpy.float16
+    for shard in (tmp_path / "out" / "f16").glob("*.safetensors"):
+        with stguard.safe_open(shard, framework="np") as handle:
+            kinds = {handle.get_tensor(k).dtype for k in handle.keys()}
+        assert numpy.float32 not in kinds, (shard, kinds)
+    assert casts == []
+    # Reject: npz has no converter of its own for dtype, so it is cast after.
+    numpy.savez(tmp_path / "a.npz", x=numpy.arange(4, dtype=numpy.float32))
+    assert stguard.convert(tmp_path / "a.npz", tmp_path / "a.safetensors", "F16").tensors == 1
+    assert casts == [str(tmp_path / "a.npz")]
+    # A dtype that is no conversion target is refused before anything is written.
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(CLEAN, tmp_path / "bad.safetensors", "I8")
+    assert raised.value.code == "InvalidArgument" and not (tmp_path / "bad.safetensors").exists()
+
+
 def test_convert_options_that_do_not_apply_are_refused(tmp_path):
     out = tmp_path / "out.safetensors"
     with pytest.raises(stguard.SafetensorError) as raised:

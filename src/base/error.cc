@@ -91,6 +91,7 @@ bool ErrorHasOffset(ErrorCode code) {
     case ErrorCode::kNotARegularFile:
     case ErrorCode::kOutOfMemory:
     case ErrorCode::kFolderTooLarge:
+    case ErrorCode::kNoSafetensorsInFolder:
     case ErrorCode::kInvalidTensorName:
     case ErrorCode::kDuplicateName:
     case ErrorCode::kInvalidArgument:

@@ -129,10 +129,8 @@ extern "C" stguard_code stguard_result_error(const stguard_result* result,
 }
 
 extern "C" int stguard_result_offset_in_file(const stguard_result* result) {
-  if (result == nullptr || result->result->verdict == stguard::Verdict::kValid) return 0;
-  // As the envelope shows it: a byte of the file itself, or of the member a folder names.
-  const stguard::CheckResult& r = *result->result;
-  return stguard::ErrorOffsetInFile(r.error) && (!r.is_folder || !r.member.empty()) ? 1 : 0;
+  // As the envelope shows it (one rule, in the library).
+  return result != nullptr && stguard::ResultOffsetInFile(*result->result) ? 1 : 0;
 }
 
 extern "C" const char* stguard_result_member(const stguard_result* result) {

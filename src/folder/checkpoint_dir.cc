@@ -49,6 +49,27 @@ Error InFile(Error error, std::string_view kind, std::string_view name) {
   return error;
 }
 
+}  // namespace
+
+std::string FileNamedByError(const Error& error) {
+  const std::string& context = error.context;
+  for (std::string_view kind : {std::string_view("file '"), std::string_view("shard '")}) {
+    if (!context.starts_with(kind)) continue;
+    // The name ends at the quote before "; " or ", " (a name may itself hold quotes), or
+    // at the last character.
+    size_t end = context.size() - 1;
+    for (std::string_view after : {std::string_view("'; "), std::string_view("', ")}) {
+      const size_t at = context.find(after, kind.size());
+      if (at != std::string::npos && at < end) end = at;
+    }
+    if (end < kind.size() || context[end] != '\'') return {};
+    return context.substr(kind.size(), end - kind.size());
+  }
+  return {};
+}
+
+namespace {
+
 // ShardNameProblem returns why `name` is not a plain file name, or nullptr.
 const char* ShardNameProblem(std::string_view name) {
   if (name.empty()) return "shard name is empty";
@@ -172,7 +193,7 @@ Error CheckpointDirBuilder::OpenFolder(const std::string& folder) {
     return OpenShards({ShardSource{std::string(kDefaultSingle), 0, {}}}, true);
   }
   if (files.empty()) {
-    return Error{ErrorCode::kMissingShard, 0,
+    return Error{ErrorCode::kNoSafetensorsInFolder, 0,
                  "the folder has no .safetensors file and no .safetensors.index.json", folder};
   }
   std::vector<ShardSource> sources;

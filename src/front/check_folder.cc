@@ -21,8 +21,17 @@ namespace {
 // folder of PyTorch, GGUF or npy files is still a model folder; one with nothing at all
 // keeps this error.
 bool NoSafetensorsInFolder(const Error& error) {
-  return error.code == ErrorCode::kMissingShard &&
-         std::string_view(error.message).starts_with("the folder has no .safetensors");
+  return error.code == ErrorCode::kNoSafetensorsInFolder;
+}
+
+// FolderOf returns the folder CheckPath was given: `path` itself, or the folder of an
+// index file.
+std::string FolderOf(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return path;
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // MemberResult is the verdict on one pickle-bearing file of the folder.
@@ -100,6 +109,9 @@ void Decide(const Error& folder_error, CheckResult* result) {
   }
   result->error = folder_error;
   result->verdict = VerdictForError(folder_error);
+  // An error raised inside a shard, the index or config.json names that file as the
+  // member, so that its offset is read in the right file.
+  result->member = FileNamedByError(folder_error);
 }
 
 void Summarise(const CheckpointDir& checkpoint, CheckResult* result) {
@@ -126,26 +138,27 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   dir_options.reader.require_aligned_data = options.require_aligned_data;
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, dir_options);
   Error folder_error = checkpoint.ok() ? Error{} : checkpoint.error();
-  // Without a checkpoint the folder is the path itself (an index file names its own).
-  const std::string folder = checkpoint.ok() ? checkpoint->folder() : path;
-  if (!checkpoint.ok() && !NoSafetensorsInFolder(folder_error)) {
-    result.error = folder_error;
-    result.verdict = VerdictForError(folder_error);
-    return result;
-  }
+  const std::string folder = checkpoint.ok() ? checkpoint->folder() : FolderOf(path);
   if (checkpoint.ok()) {
     result.warnings.assign(checkpoint->warnings().begin(), checkpoint->warnings().end());
     Summarise(*checkpoint, &result);
     ReportProgress(options, checkpoint->total_bytes());
   }
-  ModelFolderReport around = CheckModelFolder(folder, checkpoint.ok() ? &*checkpoint : nullptr,
-                                              dir_options.reader,
-                                              options.allow_external_symlinks);
-  if (folder_error.ok() || NoSafetensorsInFolder(folder_error)) folder_error = around.error;
-  result.warnings.insert(result.warnings.end(), around.warnings.begin(), around.warnings.end());
+  // The files around the weights are judged beside a checkpoint that opened (or a folder
+  // with none); an invalid checkpoint has already decided against the folder's weights.
+  if (checkpoint.ok() || NoSafetensorsInFolder(folder_error)) {
+    ModelFolderReport around = CheckModelFolder(
+        folder, checkpoint.ok() ? &*checkpoint : nullptr, dir_options.reader,
+        options.allow_external_symlinks);
+    if (folder_error.ok() || NoSafetensorsInFolder(folder_error)) folder_error = around.error;
+    result.warnings.insert(result.warnings.end(), around.warnings.begin(),
+                           around.warnings.end());
+  }
 
   // Every file recognised by content, subfolders included, is examined once: pickles by
-  // the static scan (nothing runs), GGUF, npy and npz by their readers.
+  // the static scan (nothing runs), GGUF, npy and npz by their readers. This runs even
+  // when the safetensors are invalid: a pickle that would run code must be reported as
+  // refused, which outranks invalid.
   FolderScanOptions scan_options;
   scan_options.allow_external_symlinks = options.allow_external_symlinks;
   scan_options.torch = options.torch;

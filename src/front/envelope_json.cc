@@ -27,9 +27,7 @@ void AppendEnvelopeJson(const CheckResult& result, std::string* out) {
     *out += ",\"member\":";
     AppendJsonText(result.member, out);
   }
-  // An offset is shown only when it is a byte of a named file: the file itself, or for a
-  // folder the member the error is about.
-  if (ErrorOffsetInFile(result.error) && (!result.is_folder || !result.member.empty())) {
+  if (ResultOffsetInFile(result)) {
     *out += ",\"offset\":" + std::to_string(result.error.offset);
   }
   *out += ",\"tensor\":";

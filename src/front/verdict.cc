@@ -59,7 +59,14 @@ bool ErrorOffsetInFile(const Error& error) {
   // Verdicts on a folder as a whole, on a model's meaning (lint), or on a file as a whole
   // (another format than the one asked for): no byte of any file is at fault.
   return error.code != ErrorCode::kFolderTooLarge && error.code != ErrorCode::kMissingShard &&
+         error.code != ErrorCode::kNoSafetensorsInFolder &&
          error.code != ErrorCode::kLintError && error.code != ErrorCode::kNotSafetensors;
+}
+
+bool ResultOffsetInFile(const CheckResult& result) {
+  if (result.verdict == Verdict::kValid) return false;
+  // A folder's own error has no file to point into unless it names a member.
+  return ErrorOffsetInFile(result.error) && (!result.is_folder || !result.member.empty());
 }
 
 CheckResult UsageError(const std::string& path, Format format, std::string_view flag,

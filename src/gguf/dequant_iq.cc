@@ -43,6 +43,25 @@ inline float QuarterScale(float d, uint32_t s) {
   return d * (0.5f + static_cast<float>(s)) * 0.25f;
 }
 
+// GridEntry is where 8 values come from: a grid index and the byte of their sign bits.
+struct GridEntry {
+  int index;
+  uint8_t signs;
+};
+
+// NibbleScaledGroup writes the 32 values of one iq2_xs or iq2_s group: four 8-value grid
+// entries, entry(l) for l = 0..3, the first two scaled by the low nibble of `scales`, the
+// last two by its high nibble.
+template <typename Entry>
+inline void NibbleScaledGroup(const uint64_t* grid, float d, uint8_t scales, Entry entry,
+                              float* out) {
+  const float db[2] = {QuarterScale(d, scales & 0x0Fu), QuarterScale(d, scales >> 4)};
+  for (int l = 0; l < 4; ++l, out += 8) {
+    const GridEntry e = entry(l);
+    SignedGrid8(grid[e.index], e.signs, db[l / 2], out);
+  }
+}
+
 }  // namespace
 
 // iq2_xxs: d, then per 32 elements 8 bytes: four grid indexes, then a u32 whose top 4
@@ -70,13 +89,12 @@ static void DecodeIq2_xsBody(const uint8_t* __restrict blocks, size_t n_blocks, 
   for (size_t b = 0; b < n_blocks; ++b, blocks += 74) {
     const float d = LoadHalf(blocks);
     const uint8_t* scales = blocks + 66;
-    for (int ib = 0; ib < 8; ++ib) {
-      const float db[2] = {QuarterScale(d, scales[ib] & 0x0Fu),
-                           QuarterScale(d, scales[ib] >> 4)};
-      for (int l = 0; l < 4; ++l, out += 8) {
-        const uint16_t q = LoadU16(blocks + 2 + 2 * (4 * ib + l));
-        SignedGrid8(grids::kIq2xsGrid[q & 511], kSignPatterns[q >> 9], db[l / 2], out);
-      }
+    for (int ib = 0; ib < 8; ++ib, out += 32) {
+      const uint8_t* qs = blocks + 2 + 8 * ib;
+      NibbleScaledGroup(grids::kIq2xsGrid, d, scales[ib], [qs](int l) {
+        const uint16_t q = LoadU16(qs + 2 * l);
+        return GridEntry{q & 511, kSignPatterns[q >> 9]};
+      }, out);
     }
   }
 }
@@ -91,13 +109,11 @@ static void DecodeIq2_sBody(const uint8_t* __restrict blocks, size_t n_blocks, f
     const uint8_t* signs = blocks + 34;
     const uint8_t* qh = blocks + 66;
     const uint8_t* scales = blocks + 74;
-    for (int ib = 0; ib < 8; ++ib, qs += 4, signs += 4) {
-      const float db[2] = {QuarterScale(d, scales[ib] & 0x0Fu),
-                           QuarterScale(d, scales[ib] >> 4)};
-      for (int l = 0; l < 4; ++l, out += 8) {
-        const int index = qs[l] | ((qh[ib] << (8 - 2 * l)) & 0x300);
-        SignedGrid8(grids::kIq2sGrid[index], signs[l], db[l / 2], out);
-      }
+    for (int ib = 0; ib < 8; ++ib, qs += 4, signs += 4, out += 32) {
+      const int high = qh[ib];
+      NibbleScaledGroup(grids::kIq2sGrid, d, scales[ib], [=](int l) {
+        return GridEntry{qs[l] | ((high << (8 - 2 * l)) & 0x300), signs[l]};
+      }, out);
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include "folder/folder_util.h"
 #include "lint/engine.h"
+#include "stguard/checkpoint_dir.h"
 #include "stguard/mapped_file.h"
 
 namespace stguard {
@@ -69,27 +70,13 @@ bool InsideFolder(const std::string& path, const std::string& folder_path) {
   return parent == real_folder;
 }
 
-// FileNamedBy returns the file an error's context names: CheckpointDir puts "file 'NAME'"
-// or "shard 'NAME'" first, then "; " and the detail. Empty when the context names none.
-std::string FileNamedBy(const std::string& context) {
-  for (std::string_view kind : {std::string_view("file '"), std::string_view("shard '")}) {
-    if (!context.starts_with(kind)) continue;
-    // The name ends at the quote before "; " or the end (a name may itself hold quotes).
-    const size_t detail = context.find("'; ", kind.size());
-    const size_t end = detail != std::string::npos ? detail : context.size() - 1;
-    if (end < kind.size() || context[end] != '\'') return {};
-    return context.substr(kind.size(), end - kind.size());
-  }
-  return {};
-}
-
 // InvalidCheckpointFinding is the one finding of a run whose checkpoint `check` rejects:
 // the file is the one the error is in, the whole error is the message.
 LintFinding InvalidCheckpointFinding(const Error& error) {
   LintFinding finding;
   finding.severity = LintSeverity::kError;
   finding.rule = "invalid-checkpoint";
-  finding.file = FileNamedBy(error.context);
+  finding.file = FileNamedByError(error);
   finding.tensor = error.tensor;
   finding.found = std::string(ErrorCodeName(error.code));
   finding.message = "`stguard check` rejects the checkpoint: " + error.ToString();

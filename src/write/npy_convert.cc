@@ -190,7 +190,8 @@ Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& 
 
 }  // namespace
 
-Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path) {
+Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
+                       size_t* num_tensors) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npz_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -216,7 +217,9 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path)
         });
     if (!added.ok()) return added;
   }
-  return writer.WriteToFile(out_path);
+  Error written = writer.WriteToFile(out_path);
+  if (written.ok() && num_tensors != nullptr) *num_tensors = writer.num_tensors();
+  return written;
 }
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,

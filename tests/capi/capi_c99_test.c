@@ -6,32 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c99_support.h"
 #include "stguard/stguard.h"
-
-static int failures = 0;
-
-#define CHECK(condition)                                                    \
-  do {                                                                      \
-    if (!(condition)) {                                                     \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                           \
-    }                                                                       \
-  } while (0)
-
-static void join(char* out, size_t cap, const char* dir, const char* name) {
-  int n = snprintf(out, cap, "%s/%s", dir, name);
-  if (n < 0 || (size_t)n >= cap) {
-    fprintf(stderr, "path too long\n");
-    exit(2);
-  }
-}
-
-static int file_exists(const char* path) {
-  FILE* file = fopen(path, "rb");
-  if (file == NULL) return 0;
-  fclose(file);
-  return 1;
-}
 
 static void test_round_trip(const char* scratch) {
   char path[4096];
@@ -214,10 +190,5 @@ int main(int argc, char** argv) {
   test_open_errors(argv[1], argv[2]);
   test_lookups_and_conversion(argv[1]);
   test_writer_refusals(argv[2]);
-  if (failures != 0) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("all C99 checks passed\n");
-  return 0;
+  return finish("all C99 checks passed");
 }

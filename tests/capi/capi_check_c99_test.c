@@ -11,26 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c99_support.h"
 #include "stguard/stguard.h"
 #include "stguard/stguard_check.h"
-
-static int failures = 0;
-
-#define CHECK(condition)                                                            \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                                   \
-    }                                                                               \
-  } while (0)
-
-static void join(char* out, size_t cap, const char* dir, const char* name) {
-  int n = snprintf(out, cap, "%s/%s", dir, name);
-  if (n < 0 || (size_t)n >= cap) {
-    fprintf(stderr, "path too long\n");
-    exit(2);
-  }
-}
 
 static stguard_result* check_path(const char* path) {
   stguard_result* result = NULL;
@@ -154,10 +137,5 @@ int main(int argc, char** argv) {
   test_files(argv[1]);
   test_mixed_folder(argv[2]);
   test_arguments();
-  if (failures != 0) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("all check C99 checks passed\n");
-  return 0;
+  return finish("all check C99 checks passed");
 }

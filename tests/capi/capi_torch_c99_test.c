@@ -9,34 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c99_support.h"
 #include "stguard/stguard.h"
 #include "stguard/stguard_check.h"
 #include "stguard/stguard_torch.h"
-
-static int failures = 0;
-
-#define CHECK(condition)                                                            \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                                   \
-    }                                                                               \
-  } while (0)
-
-static void join(char* out, size_t cap, const char* dir, const char* name) {
-  int n = snprintf(out, cap, "%s/%s", dir, name);
-  if (n < 0 || (size_t)n >= cap) {
-    fprintf(stderr, "path too long\n");
-    exit(2);
-  }
-}
-
-static int file_exists(const char* path) {
-  FILE* file = fopen(path, "rb");
-  if (file == NULL) return 0;
-  fclose(file);
-  return 1;
-}
 
 static int starts_with(const char* text, const char* prefix) {
   return strncmp(text, prefix, strlen(prefix)) == 0;
@@ -276,10 +252,5 @@ int main(int argc, char** argv) {
   test_needs_key(argv[1], argv[2]);
   test_convert(argv[1], argv[2]);
   test_read_failures(argv[1]);
-  if (failures != 0) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("all PyTorch C99 checks passed\n");
-  return 0;
+  return finish("all PyTorch C99 checks passed");
 }

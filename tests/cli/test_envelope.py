@@ -96,7 +96,7 @@ def gguf_bytes():
 
 
 def cases(cli, corpus, tmp):
-    """(arguments, expected exit status) for every command with --json."""
+    """(arguments, expected exit status) for every command with --json (OUT last)."""
     valid_st = os.path.join(corpus, "valid", "worked_example.safetensors")
     valid_pt = os.path.join(corpus, "torch", "valid", "dtypes.zip.pt")
     evil_pt = os.path.join(corpus, "torch", "refuse", "PickleGlobalRefused__raw_os_system.pt")
@@ -129,7 +129,34 @@ def cases(cli, corpus, tmp):
         (["inspect", "--stats", "--json", good], 0), (["inspect", "--stats", "--json", evil], 1),
         (["lint", "--json", good], 0), (["lint", "--json", evil], 1),
         (["lint", "--json", missing], 2),
+        (["scan", "--json", valid_pt], 0), (["scan", "--json", evil_pt], 1),
+        (["scan", "--json", missing], 2), (["scan", "--json", npy], 0),
+        (["scan", "--json", good], 0),
+        (["convert", "--json", valid_pt, os.path.join(tmp, "pt.safetensors")], 0),
+        (["convert", "--json", "--dtype", "F16", valid_st, os.path.join(tmp, "f16.safetensors")], 0),
+        (["convert", "--json", npy, os.path.join(tmp, "npy.safetensors")], 0),
+        (["convert", "--json", gguf, os.path.join(tmp, "gguf.safetensors")], 0),
+        (["convert", "--json", evil_pt, os.path.join(tmp, "evil.safetensors")], 1),
+        (["convert", "--json", broken, os.path.join(tmp, "broken_out.safetensors")], 1),
+        (["convert", "--json", missing, os.path.join(tmp, "missing_out.safetensors")], 2),
     ]
+
+
+def convert_errors(args, status, value):
+    """convert --json: what it wrote exists and holds the tensors it counts; an input that
+    is not valid writes nothing and lists nothing."""
+    if args[0] != "convert":
+        return []
+    out = args[-1]
+    if status != 0:
+        if value.get("output") != [] or os.path.exists(out):
+            return [f"{args}: wrote {value.get('output')} for an input that is not valid"]
+        return []
+    if value.get("output") != [out] or not os.path.isfile(out):
+        return [f"{args}: output {value.get('output')}, expected [{out!r}]"]
+    if not isinstance(value.get("tensors"), int) or value["tensors"] < 1:
+        return [f"{args}: tensors {value.get('tensors')!r}"]
+    return []
 
 
 def main():
@@ -153,6 +180,7 @@ def main():
                 failures.append(f"{args}: not JSON ({error}): {lines[0]!r}")
                 continue
             failures += [f"{args}: {e}" for e in errors(schema, value)]
+            failures += convert_errors(args, status, value)
             expected = {0: "valid", 2: "error"}.get(status)
             if expected and value.get("verdict") != expected:
                 failures.append(f"{args}: verdict {value.get('verdict')}, expected {expected}")

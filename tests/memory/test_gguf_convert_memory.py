@@ -9,55 +9,29 @@ peak is measured by /usr/bin/time (GNU time, %M): a child forked from this Pytho
 process would start its ru_maxrss at this process's size. Run by ctest in the ordinary
 build only."""
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 
 import pytest
 
+# The GGUF maker is the benchmarks' (bench/child_process.py): one generator for both.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from child_process import make_gguf  # noqa: E402
+
 STGUARD = os.environ.get("STGUARD_CLI", "")
 BOUND_MIB = 16
 TIME = "/usr/bin/time"
-
-MAKE = r"""
-import struct, sys
-import numpy as np
-path = sys.argv[1]
-rng = np.random.default_rng(7)
-def string(t):
-    b = t.encode(); return struct.pack("<Q", len(b)) + b
-# (name, ggml type, ne0, ne1, bytes per block, elements per block)
-tensors = [("q.a", 8, 4096, 8192, 34, 32), ("q.b", 8, 4096, 2048, 34, 32),
-           ("f16", 1, 4096, 8192, 2, 1)]
-head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 1)
-head += string("general.architecture") + struct.pack("<I", 8) + string("llama")
-offset, sizes = 0, []
-for name, t, ne0, ne1, tsize, bsize in tensors:
-    size = ne0 * ne1 // bsize * tsize
-    head += string(name) + struct.pack("<IQQIQ", 2, ne0, ne1, t, offset)
-    sizes.append(size)
-    offset += (size + 31) // 32 * 32
-head += b"\0" * (-len(head) % 32)
-with open(path, "wb") as f:
-    f.write(head)
-    for (name, t, ne0, ne1, tsize, bsize), size in zip(tensors, sizes):
-        data = rng.integers(0, 256, size, dtype=np.uint8)
-        if t == 8:
-            blocks = data.reshape(-1, tsize)
-            blocks[:, 0:2] = np.full((len(blocks), 1), 0.01, np.float16).view(np.uint8)
-        else:
-            data = rng.standard_normal(size // 2).astype(np.float16).view(np.uint8)
-        f.write(data.tobytes())
-        f.write(b"\0" * (-size % 32))
-"""
+# [name, ggml type, ne0, ne1, bytes per block, elements per block]: q8_0, q8_0, f16.
+TENSORS = [["q.a", 8, 4096, 8192, 34, 32], ["q.b", 8, 4096, 2048, 34, 32],
+           ["f16", 1, 4096, 8192, 2, 1]]
 
 
 @pytest.mark.skipif(not STGUARD, reason="STGUARD_CLI is not set (run through ctest)")
 def test_convert_peak_memory_does_not_grow_with_the_model():
     with tempfile.TemporaryDirectory() as workdir:
         src = os.path.join(workdir, "model.gguf")
-        subprocess.run([sys.executable, "-c", MAKE, src], check=True)
+        make_gguf(src, TENSORS, seed=7)
         out = os.path.join(workdir, "out.safetensors")
         if not os.path.exists(TIME):
             pytest.skip("GNU time (/usr/bin/time) is absent: cannot measure the peak")

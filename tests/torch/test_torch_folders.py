@@ -247,7 +247,7 @@ def test_check_dir_fails_closed(kind, tmp_path):
     report = json.loads(run("check", "--json", folder).stdout)
     assert report["ok"] is False and "pytorch_model.bin" in report["error"]["context"]
     scan = json.loads(run("scan", "--json", path).stdout)
-    assert scan["verdict"] in ("cannot-prove-safe", "names-code")
+    assert scan["scan_verdict"] in ("cannot-prove-safe", "names-code") and scan["verdict"] == "refused"
     assert not marker.exists()
     # Accept: the same folder with a clean checkpoint there is valid.
     torch.save({"w": torch.ones(2)}, path)
@@ -260,16 +260,16 @@ def test_verdict_vocabulary_in_scan_and_check(tmp_path):
     folder = model_folder(tmp_path / "model")
     shutil.copy(CORPUS / "valid" / "training.zip.pt", folder / "training.pt")
     scan = json.loads(run("scan", "--json", folder / "training.pt").stdout)
-    assert scan["verdict"] == "needs-key" and scan["key_paths"] == [["state_dict"]]
+    assert scan["scan_verdict"] == "needs-key" and scan["verdict"] == "valid" and scan["key_paths"] == [["state_dict"]]
     result = run("check", folder)  # needs-key is safe: a warning, not a failure
     assert result.returncode == 0 and "needs --key" in result.stdout and "--key state_dict" in result.stdout
     shutil.copy(CORPUS / "refuse" / "PickleGlobalRefused__zip_os_system.pt", folder / "evil.pt")
     scan = json.loads(run("scan", "--json", folder / "evil.pt").stdout)
-    assert scan["verdict"] == "names-code"
+    assert scan["scan_verdict"] == "names-code" and scan["verdict"] == "refused"
     result = run("check", folder)
     assert result.returncode == 1 and "names code" in result.stdout
     clean = json.loads(run("scan", "--json", CORPUS / "valid" / "dtypes.zip.pt").stdout)
-    assert clean["verdict"] == "clean"
+    assert clean["scan_verdict"] == "clean" and clean["verdict"] == "valid"
 
 
 # ---- scan DIR / check DIR find pickles by content, in subfolders -----------------------
@@ -291,10 +291,10 @@ def test_pickles_found_by_content_and_in_subfolders(tmp_path):
              for line in result.stdout.splitlines()}
     assert set(found) == {"checkpoint-500/pytorch_model.bin", "original/consolidated.00.pth",
                           "weights.data", "state.p0", "state.p1", "checkpoint.pth.tar"}
-    assert found["checkpoint.pth.tar"]["sniffed"] == "tar"
-    assert found["original/consolidated.00.pth"]["sniffed"] == "pytorch-legacy"
-    assert found["state.p0"]["sniffed"] == "pickle"
-    assert found["checkpoint-500/pytorch_model.bin"]["verdict"] == "clean"
+    assert found["checkpoint.pth.tar"]["format"] == "tar"
+    assert found["original/consolidated.00.pth"]["format"] == "pytorch-legacy"
+    assert found["state.p0"]["format"] == "pickle"
+    assert found["checkpoint-500/pytorch_model.bin"]["scan_verdict"] == "clean"
     result = run("check", folder)
     assert result.returncode == 1 and "checkpoint.pth.tar" in result.stdout
     (folder / "checkpoint.pth.tar").unlink()
