@@ -64,6 +64,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
@@ -187,6 +188,17 @@ class STGUARD_API GgufFile {
   static Result<GgufFile> Open(const std::string& path);
   // FromBytes validates `bytes`, which the caller keeps alive as long as the result.
   static Result<GgufFile> FromBytes(std::span<const std::byte> bytes);
+  // ReadSource validates a file read by ranges with the same rules: growing reads of its
+  // header, key/values and tensor infos (the first as long as kFirstReadLen, each next one
+  // doubling what was read, by at most kMaxReadGrowth, or reaching the end of the value
+  // that did not fit, whichever is further), then, unless
+  // source.remote(), the padding runs between and after the tensors (each shorter than
+  // the alignment). Bytes read: the tensor infos' end plus at most
+  // max(kFirstReadLen, kMaxReadGrowth), plus the padding when read; memory is what was read. Tensor data is never
+  // read: every TensorInfo::data is empty. padding_checked() says whether padding was.
+  static Result<GgufFile> ReadSource(const ByteSource& source);
+  static constexpr uint64_t kFirstReadLen = 64 * 1024;
+  static constexpr uint64_t kMaxReadGrowth = 16 * 1024 * 1024;
 
   GgufFile(GgufFile&&) noexcept;
   GgufFile& operator=(GgufFile&&) noexcept;
@@ -195,7 +207,10 @@ class STGUARD_API GgufFile {
   uint32_t version() const { return version_; }
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }  // absolute start of the data section
-  uint64_t file_size() const { return bytes_.size(); }
+  uint64_t file_size() const { return file_size_; }
+  // padding_checked says whether the padding bytes were read and found zero (always, but
+  // for ReadSource over a remote source).
+  bool padding_checked() const { return padding_checked_; }
   const std::vector<MetadataEntry>& metadata() const { return metadata_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   // FindKey returns the entry for `key`, or nullptr. O(log n).
@@ -208,7 +223,10 @@ class STGUARD_API GgufFile {
   friend struct GgufFileBuilder;
 
   std::unique_ptr<MappedFile> file_;  // null for FromBytes
-  std::span<const std::byte> bytes_;
+  std::vector<std::byte> owned_;      // ReadSource: the bytes read, which views point into
+  std::span<const std::byte> bytes_;  // the file's bytes (ReadSource: its first bytes)
+  uint64_t file_size_ = 0;
+  bool padding_checked_ = true;
   uint32_t version_ = 0;
   uint32_t alignment_ = kDefaultAlignment;
   uint64_t data_offset_ = 0;

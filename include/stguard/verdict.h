@@ -169,19 +169,19 @@ STGUARD_API CheckResult CheckFile(const std::string& path, const CheckOptions& o
 
 // CheckSource is CheckFile over a file read by ranges (stguard/byte_source.h): the same
 // verdict, code, offset and tensor for the same bytes, reading only what the verdict
-// needs. `name` is what the result calls the file. Per format:
-// - safetensors: the sniff's first read (min(size, 512) bytes, or the whole prefix and
-//   header when longer) serves the reader: at most 2 reads, max(512, 8 + N) bytes.
-// - npy: the first 512 bytes (preamble and header within them), else one more read.
-// - GGUF: growing reads of the header, key/values and tensor infos (each at least doubling
-//   what was read, by at most 16 MiB); then, unless source.remote(), the padding between
-//   tensors and after the last one (a note says when that check was skipped).
-// - PyTorch ZIP: the archive's tail, its central directory, the .pkl record and the local
-//   headers; tensor data is not read, so its CRC is not checked (a note says so).
-// - npz: the tail, the central directory, each member's local header and npy header
-//   (a deflated member's first 64 KiB inflated at most); member CRCs are not checked.
-// - a legacy torch stream, a bare pickle, a tar: the whole file.
-// A GGUF split set is checked as one file here (its other parts are paths: CheckFile).
+// needs. `name` is what the result calls the file. The sniff reads first (SniffSource:
+// min(size, 512) bytes, more only for what its rules look at) and its bytes serve the
+// reader's first reads. Per format:
+// - safetensors: the prefix and the header, with the sniff's reads: at most 2 reads and
+//   max(512, 8 + N) bytes (a 16 GB file with a 2 KB header: 2 KB).
+// - npy: the preamble and header, inside the sniff's 512 bytes (else one more read).
+// - GGUF: growing reads of header, key/values and tensor infos (gguf::GgufFile::ReadSource:
+//   the tensor infos' end plus at most 16 MiB); then, unless source.remote(), the padding
+//   between and after the tensors; when it was skipped a note says so.
+// - a PyTorch ZIP, an npz, a legacy torch stream, a bare pickle, a tar: the whole file, in
+//   chunks that double from 1 MiB (their readers take the whole archive for now).
+// A GGUF split set is checked as one file here, with a note (its other parts are files
+// beside it: CheckFile or CheckFolder check the set).
 STGUARD_API CheckResult CheckSource(const ByteSource& source, const std::string& name,
                                     const CheckOptions& options = {});
 STGUARD_API CheckResult CheckFolder(const std::string& path, const CheckOptions& options = {});

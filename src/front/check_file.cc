@@ -101,12 +101,13 @@ void CheckGguf(const ByteSource& source, const std::string* path, const CheckOpt
     if (!file.ok()) return SetError(file.error(), result);
     return SummariseGguf(path, *file, options, result);
   }
-  std::vector<std::byte> bytes;
-  if (Error error = ReadWhole(source, &bytes); !error.ok()) {
-    return SetError(error, result);
-  }
-  const Result<gguf::GgufFile> file = gguf::GgufFile::FromBytes(bytes);
+  const Result<gguf::GgufFile> file = gguf::GgufFile::ReadSource(source);
   if (!file.ok()) return SetError(file.error(), result);
+  if (!file->padding_checked()) {
+    result->notes.push_back(
+        "padding between tensors not checked: the file is remote, and the padding is a "
+        "read per tensor");
+  }
   SummariseGguf(path, *file, options, result);
 }
 

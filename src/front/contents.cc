@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/concat.h"
 #include "stguard/json_escape.h"
 
 namespace stguard {
@@ -18,7 +19,7 @@ std::string Clip(std::string_view text) {
   size_t cut = kMaxContentsValueLen;
   // Back up over continuation bytes (10xxxxxx) to the start of a character.
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "\u2026";
+  return Concat({text.substr(0, cut), "\u2026"});
 }
 
 std::string TupleText(const std::vector<uint64_t>& dims) {
@@ -27,7 +28,8 @@ std::string TupleText(const std::vector<uint64_t>& dims) {
     if (i != 0) text += ", ";
     text += std::to_string(dims[i]);
   }
-  return text + (dims.size() == 1 ? ",)" : ")");
+  text += dims.size() == 1 ? ",)" : ")";
+  return text;
 }
 
 // GgufValueText is a key's value as text: scalars as written, an array by its element
@@ -35,8 +37,8 @@ std::string TupleText(const std::vector<uint64_t>& dims) {
 std::string GgufValueText(const gguf::Value& value) {
   using gguf::ValueType;
   if (value.type == ValueType::kArray) {
-    return "[" + std::string(gguf::ValueTypeName(value.element_type)) + " \u00d7 " +
-           std::to_string(value.count) + "]";
+    return Concat({"[", gguf::ValueTypeName(value.element_type), " \u00d7 ",
+                   std::to_string(value.count), "]"});
   }
   if (auto text = value.AsString()) return Clip(*text);
   if (auto flag = value.AsBool()) return *flag ? "true" : "false";
@@ -148,7 +150,7 @@ void ListPickle(const PickleFileReport& report, CheckResult* result) {
     result->tensors.push_back(std::move(entry));
   }
   for (const TorchGlobal& global : scan.globals) {
-    result->metadata.emplace_back("global", global.module + "." + global.name);
+    result->metadata.emplace_back("global", Concat({global.module, ".", global.name}));
   }
 }
 
@@ -162,8 +164,8 @@ void AppendContentsJson(const CheckResult& result, std::string* out) {
     AppendJsonText(tensor.dtype, out);
     *out += ",\"shape\":";
     AppendUints(tensor.shape, out);
-    *out += ",\"begin\":" + std::to_string(tensor.begin) + ",\"end\":" +
-            std::to_string(tensor.end) + ",\"bytes\":" + std::to_string(tensor.bytes) + "}";
+    *out += Concat({",\"begin\":", std::to_string(tensor.begin), ",\"end\":",
+                    std::to_string(tensor.end), ",\"bytes\":", std::to_string(tensor.bytes), "}"});
   }
   *out += "],\"metadata\":[";
   for (size_t i = 0; i < result.metadata.size(); ++i) {

@@ -2,7 +2,9 @@
 // The data section: it starts at the first multiple of the alignment after the tensor
 // infos; tensor i starts where tensor i-1 ends rounded up to the alignment (the offsets
 // are stored, and must say exactly that); every padding byte is zero, and nothing follows
-// the last tensor but (part of) its padding. Only padding bytes are read, never data.
+// the last tensor but (part of) its padding. Only padding bytes are read, never data, and
+// only through the caller's ZeroCheck (the mapping, a byte source, or nothing when the
+// file is read remotely and the padding is not worth a request per tensor).
 #include <string>
 
 #include "base/checked_math.h"
@@ -20,19 +22,7 @@ bool AlignUp(uint64_t offset, uint32_t alignment, uint64_t* out) {
   return true;
 }
 
-// CheckZeros refuses a non-zero byte in file[begin, end), which lies inside the file.
-Error CheckZeros(std::span<const std::byte> file, uint64_t begin, uint64_t end,
-                 std::string_view after) {
-  for (uint64_t i = begin; i < end; ++i) {
-    if (file[static_cast<size_t>(i)] != std::byte{0}) {
-      return {ErrorCode::kGgufNonZeroPadding, i, "a padding byte is not zero", "",
-              std::string(after)};
-    }
-  }
-  return {};
-}
-
-Error CheckTensor(std::span<const std::byte> file, uint64_t data_offset, uint64_t expected,
+Error CheckTensor(uint64_t file_size, uint64_t data_offset, uint64_t expected,
                   TensorInfo* tensor) {
   if (tensor->offset != expected) {
     return {ErrorCode::kGgufTensorOffset, tensor->info_offset,
@@ -43,32 +33,46 @@ Error CheckTensor(std::span<const std::byte> file, uint64_t data_offset, uint64_
   }
   uint64_t end = 0;
   if (!CheckedAdd(data_offset, tensor->offset, &tensor->absolute_offset) ||
-      !CheckedAdd(tensor->absolute_offset, tensor->byte_size, &end) || end > file.size()) {
+      !CheckedAdd(tensor->absolute_offset, tensor->byte_size, &end) || end > file_size) {
     return {ErrorCode::kGgufTensorOutOfFile, tensor->info_offset,
             "a tensor's bytes reach past the end of the file",
             std::to_string(tensor->byte_size) + " bytes", std::string(tensor->name)};
   }
-  tensor->data = file.subspan(static_cast<size_t>(tensor->absolute_offset),
-                              static_cast<size_t>(tensor->byte_size));
   return {};
+}
+
+// CheckZerosIfAsked runs `zeros` when there is one; without it the padding is not read.
+Error CheckZerosIfAsked(const ZeroCheck& zeros, uint64_t begin, uint64_t end,
+                        std::string_view after) {
+  return zeros ? zeros(begin, end, after) : Error{};
 }
 
 }  // namespace
 
-Error CheckDataSection(std::span<const std::byte> file, uint64_t infos_end,
-                       uint32_t alignment, std::vector<TensorInfo>* tensors,
-                       uint64_t* data_offset) {
+Error FirstNonZero(std::span<const std::byte> bytes, uint64_t offset, std::string_view after) {
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i] != std::byte{0}) {
+      return {ErrorCode::kGgufNonZeroPadding, offset + i, "a padding byte is not zero", "",
+              std::string(after)};
+    }
+  }
+  return {};
+}
+
+Error CheckDataSection(uint64_t file_size, uint64_t infos_end, uint32_t alignment,
+                       std::vector<TensorInfo>* tensors, uint64_t* data_offset,
+                       const ZeroCheck& zeros) {
   AlignUp(infos_end, alignment, data_offset);  // infos_end <= file size: cannot overflow
   uint64_t expected = 0;   // relative offset where the next tensor must start
   uint64_t content_end = infos_end;  // absolute end of the last real bytes
   std::string_view previous = "";
   for (TensorInfo& tensor : *tensors) {
-    if (Error error = CheckTensor(file, *data_offset, expected, &tensor); !error.ok()) {
+    if (Error error = CheckTensor(file_size, *data_offset, expected, &tensor); !error.ok()) {
       return error;
     }
     // The padding before this tensor: from the previous content's end to its start.
     const uint64_t gap_begin = std::min(content_end, tensor.absolute_offset);
-    if (Error error = CheckZeros(file, gap_begin, tensor.absolute_offset, previous);
+    if (Error error = CheckZerosIfAsked(zeros, gap_begin, tensor.absolute_offset, previous);
         !error.ok()) {
       return error;
     }
@@ -81,12 +85,12 @@ Error CheckDataSection(std::span<const std::byte> file, uint64_t infos_end,
   // After the last real byte: at most the padding to the next aligned offset, all zeros.
   uint64_t padded_end = 0;
   AlignUp(content_end, alignment, &padded_end);
-  if (file.size() > padded_end) {
+  if (file_size > padded_end) {
     return {ErrorCode::kGgufTrailingBytes, padded_end,
             "bytes follow the last tensor's alignment padding",
-            std::to_string(file.size() - padded_end) + " bytes"};
+            std::to_string(file_size - padded_end) + " bytes"};
   }
-  return CheckZeros(file, content_end, file.size(), previous);
+  return CheckZerosIfAsked(zeros, content_end, file_size, previous);
 }
 
 }  // namespace stguard::gguf

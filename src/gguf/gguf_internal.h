@@ -5,6 +5,8 @@
 #define STGUARD_SRC_GGUF_GGUF_INTERNAL_H_
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -42,12 +44,19 @@ bool IsValidKey(std::string_view key);
 // gguf_tensor_infos.cc: `count` tensor infos (name, dims, type, offset, byte size).
 Error ReadTensorInfos(GgufCursor* cursor, uint64_t count, std::vector<TensorInfo>* out);
 
-// gguf_data_section.cc: checks that the tensors tile the data section, which starts at
-// the first multiple of `alignment` at or after `infos_end`, that padding is zero and
-// that nothing follows; fills each tensor's absolute offset and data. Sets *data_offset.
-Error CheckDataSection(std::span<const std::byte> file, uint64_t infos_end,
-                       uint32_t alignment, std::vector<TensorInfo>* tensors,
-                       uint64_t* data_offset);
+// ZeroCheck checks that the file's bytes [begin, end) (a padding run inside the file)
+// are all zero, or returns kGgufNonZeroPadding at the first that is not, naming `after`,
+// the tensor before it (FirstNonZero over the bytes does that).
+using ZeroCheck = std::function<Error(uint64_t begin, uint64_t end, std::string_view after)>;
+Error FirstNonZero(std::span<const std::byte> bytes, uint64_t offset, std::string_view after);
+
+// gguf_data_section.cc: checks that the tensors tile the data section of a file of
+// file_size bytes, which starts at the first multiple of `alignment` at or after
+// `infos_end`, that nothing follows, and (through `zeros`, when given) that padding is
+// zero; fills each tensor's absolute offset. Sets *data_offset.
+Error CheckDataSection(uint64_t file_size, uint64_t infos_end, uint32_t alignment,
+                       std::vector<TensorInfo>* tensors, uint64_t* data_offset,
+                       const ZeroCheck& zeros);
 
 // gguf_names.cc: fills *sorted with the indexes of the entries in byte order of their
 // keys (tensor names) and refuses the first name that appears twice. Sorting, never

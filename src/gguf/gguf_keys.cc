@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The key/value section: each key's syntax, each value (gguf_values.cc), and the one key
 // the reader itself obeys, general.alignment.
+#include <algorithm>
 #include <string>
 
 #include "gguf/gguf_internal.h"
@@ -34,7 +35,9 @@ bool IsValidKey(std::string_view key) {
 }
 
 Error ReadMetadata(GgufCursor* cursor, uint64_t count, std::vector<MetadataEntry>* out) {
-  out->reserve(static_cast<size_t>(count));  // bounded by ReadHeader: count * 14 <= file
+  // ReadHeader bounded count * 14 by the file; the bytes in hand bound it again, so a
+  // prefix of a large remote file never reserves for entries it does not hold.
+  out->reserve(static_cast<size_t>(std::min(count, cursor->available() / kMinKeyValueBytes)));
   for (uint64_t i = 0; i < count; ++i) {
     MetadataEntry entry;
     entry.offset = cursor->position();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tensor infos: name, dim count, dims (ggml's ne, innermost first), type and offset. Each
 // tensor's element count and byte size are computed here with overflow checks.
+#include <algorithm>
 #include <string>
 
 #include "base/checked_math.h"
@@ -72,7 +73,9 @@ Error SizeTensor(uint32_t type_id, uint64_t type_offset, TensorInfo* info) {
 }  // namespace
 
 Error ReadTensorInfos(GgufCursor* cursor, uint64_t count, std::vector<TensorInfo>* out) {
-  out->reserve(static_cast<size_t>(count));  // bounded by ReadHeader: count * 24 <= file
+  // ReadHeader bounded count * 24 by the file; the bytes in hand bound it again, so a
+  // prefix of a large remote file never reserves for entries it does not hold.
+  out->reserve(static_cast<size_t>(std::min(count, cursor->available() / kMinTensorInfoBytes)));
   for (uint64_t i = 0; i < count; ++i) {
     TensorInfo info;
     info.info_offset = cursor->position();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -19,6 +20,8 @@
 #include "stguard/reader.h"
 #include "stguard/sniff.h"
 #include "stguard/verdict.h"
+#include "stguard/gguf.h"
+#include "support/gguf_encoder.h"
 #include "support/sparse_checkpoint.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
@@ -70,9 +73,14 @@ TEST(CheckSourceTest, EqualsCheckFileOnEveryCorpusFile) {
     Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
     ASSERT_TRUE(file.ok()) << path;
     ExpectSameVerdict(by_path, CheckSource(**file, path), path);
-    // Remote: the same verdict, whatever was skipped (the notes say what).
+    // Remote: the same verdict, but for the checks skipped (the notes say which).
     RecordingSource remote(**file, /*remote=*/true);
-    ExpectSameVerdict(by_path, CheckSource(remote, path), path);
+    const CheckResult by_range = CheckSource(remote, path);
+    if (by_range.valid() && by_path.error.code == ErrorCode::kGgufNonZeroPadding) {
+      EXPECT_FALSE(by_range.notes.empty()) << path;
+    } else {
+      ExpectSameVerdict(by_path, by_range, path);
+    }
     valid += by_path.valid();
   }
   EXPECT_GT(valid, 50u);
@@ -160,6 +168,63 @@ TEST(CheckSourceBudgetTest, NpyReadsAtMostTwice) {
   EXPECT_TRUE(result.valid()) << Describe(result);
   EXPECT_LE(source.num_reads(), 2u);
   EXPECT_EQ(source.bytes_read(), 1024u);
+}
+
+std::string GgufFileWithVocabulary(size_t num_tokens) {
+  testing::GgufModel model = testing::SimpleGgufModel();
+  std::vector<std::string> tokens;
+  for (size_t i = 0; i < num_tokens; ++i) tokens.push_back("token" + std::to_string(i));
+  model.kvs.push_back(testing::GgufStrArray("test.vocabulary", tokens));
+  return testing::Encode(model);
+}
+
+// InfosEndOfValid bounds where a valid GGUF file's tensor infos end: its data section's
+// start (the infos' end rounded up to the alignment).
+uint64_t InfosEndOfValid(const std::string& bytes) {
+  Result<gguf::GgufFile> file = gguf::GgufFile::FromBytes(AsBytes(bytes));
+  EXPECT_TRUE(file.ok()) << file.error().message;
+  return file.ok() ? file->data_offset() : 0;
+}
+
+TEST(CheckSourceBudgetTest, GgufReadsGrowingPrefixesOfItsHeaderOnly) {
+  for (size_t num_tokens : {size_t{0}, size_t{20000}, size_t{300000}}) {
+    const std::string bytes = GgufFileWithVocabulary(num_tokens) + std::string(1 << 20, '\0');
+    const MemorySource memory(AsBytes(bytes));
+    RecordingSource source(memory, /*remote=*/true);
+    CheckOptions options;
+    options.list_contents = true;
+    const CheckResult result = CheckSource(source, "model.gguf", options);
+    // The appended megabyte is trailing bytes: the verdict needs no byte of it.
+    ASSERT_EQ(result.error.code, ErrorCode::kGgufTrailingBytes) << Describe(result);
+    const uint64_t header = InfosEndOfValid(GgufFileWithVocabulary(num_tokens));
+    std::printf("gguf, %zu-string array: data section at %llu, %zu reads, %llu bytes\n",
+                num_tokens, static_cast<unsigned long long>(header), source.num_reads(),
+                static_cast<unsigned long long>(source.bytes_read()));
+    EXPECT_LE(source.num_reads(), 12u) << num_tokens;
+    EXPECT_LE(source.bytes_read(),
+              header + std::max(gguf::GgufFile::kFirstReadLen, gguf::GgufFile::kMaxReadGrowth))
+        << num_tokens;
+    EXPECT_LE(source.bytes_read(), std::max<uint64_t>(2 * header, gguf::GgufFile::kFirstReadLen));
+  }
+}
+
+TEST(CheckSourceBudgetTest, GgufPaddingIsCheckedLocallyAndSkippedRemotelyWithANote) {
+  std::string bytes = GgufFileWithVocabulary(10);
+  // A non-zero padding byte after the last tensor (within the alignment).
+  bytes.back() = '\x01';
+  const MemorySource memory(AsBytes(bytes));
+  RecordingSource local(memory, /*remote=*/false);
+  const CheckResult checked = CheckSource(local, "x.gguf");
+  RecordingSource remote(memory, /*remote=*/true);
+  const CheckResult skipped = CheckSource(remote, "x.gguf");
+  if (checked.error.code == ErrorCode::kGgufNonZeroPadding) {
+    EXPECT_TRUE(skipped.valid()) << Describe(skipped);
+    ASSERT_EQ(skipped.notes.size(), 1u);
+    EXPECT_NE(skipped.notes[0].find("padding"), std::string::npos);
+  } else {
+    GTEST_SKIP() << "the model's last byte is tensor data: " << Describe(checked);
+  }
+  EXPECT_TRUE(checked.notes.empty());
 }
 
 // ---- failing and lying sources ---------------------------------------------------------
@@ -343,6 +408,48 @@ TEST(ContentsTest, JsonEscapesNamesFromTheFile) {
   json.clear();
   AppendContentsJson(empty, &json);
   EXPECT_EQ(json, R"("tensors":[],"metadata":[],"notes":[])");
+}
+
+}  // namespace
+}  // namespace stguard
+
+namespace stguard {
+namespace {
+
+// Prints what each format's largest valid corpus file costs remotely (reads, bytes, file
+// size), for SECURITY.md's budget table; safetensors and npy are held to their budgets.
+TEST(CheckSourceBudgetTest, ReportsReadsPerFormatOnTheCorpus) {
+  std::vector<std::pair<Format, std::string>> largest;
+  for (const std::string& path : CorpusFiles()) {
+    const CheckResult result = CheckFile(path);
+    if (!result.valid()) continue;
+    auto it = std::find_if(largest.begin(), largest.end(),
+                           [&](const auto& entry) { return entry.first == result.format; });
+    if (it == largest.end()) {
+      largest.emplace_back(result.format, path);
+    } else if (std::filesystem::file_size(path) > std::filesystem::file_size(it->second)) {
+      it->second = path;
+    }
+  }
+  std::vector<Format> seen;
+  for (const auto& [format, path] : largest) {
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok());
+    RecordingSource source(**file, /*remote=*/true);
+    const CheckResult result = CheckSource(source, path);
+    ASSERT_TRUE(result.valid()) << path;
+    seen.push_back(format);
+    std::printf("%-14s reads %2zu bytes %8llu of %8llu  %s\n",
+                std::string(FormatName(result.format)).c_str(), source.num_reads(),
+                static_cast<unsigned long long>(source.bytes_read()),
+                static_cast<unsigned long long>((*file)->size()), path.c_str());
+    if (result.format == Format::kSafetensors) {
+      EXPECT_LE(source.num_reads(), 2u) << path;
+      EXPECT_LE(source.bytes_read(), std::max<uint64_t>(512, 8 + result.summary.header_bytes));
+    }
+    if (result.format == Format::kNpy) EXPECT_LE(source.num_reads(), 2u) << path;
+  }
+  EXPECT_GE(seen.size(), 4u);
 }
 
 }  // namespace
