@@ -296,7 +296,8 @@ Result<Format> SniffStep(std::span<const std::byte> prefix, const ByteSource& so
 Format SniffFormat(std::span<const std::byte> bytes) {
   const MemorySource source(bytes);
   uint64_t need = 0;
-  // The whole file is in hand, so no step asks for more, and memory never fails.
+  // The whole file is in hand, so no step asks for more. A memory source cannot fail; an
+  // allocation failure (the ZIP tail's copy) fails closed, as an archive torch would load.
   const Result<Format> format = SniffStep(bytes, source, &need);
   return format.ok() ? *format : Format::kPytorchZip;
 }

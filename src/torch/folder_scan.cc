@@ -84,7 +84,10 @@ class FolderWalk {
   void VisitFile(const std::string& rel, const std::string& path) {
     Format format = Format::kUnknown;
     {
-      Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+      // Sniffed by ranges, not mapped: the walk meets every file of the folder, shards of
+      // many gigabytes included, and where mapping means copying (WebAssembly) a
+      // mapping would read each one whole.
+      Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
       if (!file.ok()) {
         // Unreadable here: a loader may read it; say so rather than skip it.
         FolderScanEntry entry{rel, {}};
@@ -93,7 +96,15 @@ class FolderWalk {
         report_->files.push_back(std::move(entry));
         return;
       }
-      format = SniffFormat((*file)->bytes());
+      const Result<Format> sniffed = SniffSource(**file);
+      if (!sniffed.ok()) {
+        FolderScanEntry entry{rel, {}};
+        entry.report.reason = sniffed.error();
+        entry.report.scan.error = sniffed.error();
+        report_->files.push_back(std::move(entry));
+        return;
+      }
+      format = *sniffed;
     }
     if (format == Format::kGguf || format == Format::kNpy || format == Format::kNpz) {
       report_->others.push_back({rel, format});

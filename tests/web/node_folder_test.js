@@ -59,6 +59,48 @@ function native(command, folder) {
 const pick = (result) => ({verdict: result.verdict, code: result.code, member: result.member,
                            tensor: result.tensor});
 
+// A folder holding a 16 GB sparse shard, read through emscripten's file system over the
+// real one (stguard_web_node): there a mapping is a copy, and one of 16 GB cannot be made
+// in a 4 GB memory, so the folder is valid only if every file's format is sniffed by
+// ranges and the shard's header read alone.
+function testSparseShardFolder() {
+  const nodeBuild = path.resolve(buildWeb, 'cmake', 'stguard_web_node.js');
+  if (!fs.existsSync(nodeBuild)) {
+    console.log(`SKIPPED sparse_shard_folder: ${nodeBuild} is missing (tools/build-web.sh)`);
+    return 0;
+  }
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'stguard-web-sparse-'));
+  const total = 16 * 1024 ** 3;
+  const headerLength = 128;
+  const dataLength = total - 8 - headerLength;
+  const header = JSON.stringify({w: {dtype: 'U8', shape: [dataLength],
+                                     data_offsets: [0, dataLength]}}).padEnd(headerLength, ' ');
+  const prefix = Buffer.alloc(8);
+  prefix.writeBigUInt64LE(BigInt(headerLength));
+  const shard = path.join(folder, 'model.safetensors');
+  fs.writeFileSync(shard, Buffer.concat([prefix, Buffer.from(header, 'latin1')]));
+  fs.truncateSync(shard, total);
+  const run = childProcess.spawnSync(process.execPath, ['--no-experimental-fetch', '-e', `
+      require(${JSON.stringify(nodeBuild)})().then((Module) => {
+        const checkFolder = Module.cwrap('stguard_check_folder', 'string', ['string']);
+        process.stdout.write(checkFolder(${JSON.stringify(folder)}));
+      });`], {encoding: 'utf8'});
+  fs.rmSync(folder, {recursive: true});
+  try {
+    const result = JSON.parse(run.stdout);
+    // Valid: were the shard mapped (copied) to learn its format, it would be unreadable,
+    // and an unreadable file in a folder is refused.
+    assert.strictEqual(result.verdict, 'valid', run.stdout);
+    assert.strictEqual(result.tensors_count, 1, run.stdout);
+    console.log('sparse_shard_folder: a folder with a 16 GB shard is valid, its shard ' +
+                'read by ranges');
+    return 0;
+  } catch (error) {
+    console.log(`FAIL sparse_shard_folder: ${error.message} ${run.stderr}`);
+    return 1;
+  }
+}
+
 createStguard({stguardRead: () => { throw new Error('no byte source here'); },
                print: () => {}, printErr: (text) => console.error(text)}).then((Module) => {
   const checkFolder = Module.cwrap('stguard_check_folder', 'string', ['string']);
@@ -99,6 +141,7 @@ createStguard({stguardRead: () => { throw new Error('no byte source here'); },
     }
   }
   fs.rmSync(scratch, {recursive: true});
+  failures += testSparseShardFolder();
   console.log(failures === 0 ? 'node_folder_test: passed' : 'node_folder_test: FAILED');
   process.exit(failures === 0 ? 0 : 1);
 });
