@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -84,58 +85,102 @@ Error StreamCOrder(std::span<const std::byte> data, const NpyType& type, ByteSin
   return writer.Flush();
 }
 
-// StreamFortranOrder walks the row-major index with an odometer and copies each element
-// from its column-major position (strides itemsize, itemsize*shape[0], ...).
-Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& info,
-                         ByteSink& sink) {
-  const size_t rank = info.shape.size();
-  std::vector<uint64_t> strides(rank), index(rank, 0);
-  uint64_t stride = info.type.itemsize;
-  for (size_t k = 0; k < rank; ++k) {
-    strides[k] = stride;
-    stride *= info.shape[k];  // no overflow: the total was checked by ParseNpy
-  }
-  ChunkWriter writer(sink, info.type);
-  const uint64_t count = info.data_len / info.type.itemsize;
-  uint64_t offset = 0;
-  for (uint64_t n = 0; n < count; ++n) {
-    if (Error e = writer.Append(data.subspan(offset, info.type.itemsize)); !e.ok()) return e;
-    for (size_t k = rank; k-- > 0;) {  // advance the last axis first (row-major)
-      offset += strides[k];
-      if (++index[k] < info.shape[k]) break;
-      offset -= strides[k] * index[k];
-      index[k] = 0;
+// ColumnWalk visits the columns of a Fortran-order array of shape (d0, d1, ..., dn-1)
+// seen as a matrix: column j holds the d0 elements with the same (i1, ..., in-1), stored
+// contiguously at element j * d0, where j is the Fortran (first axis fastest) index of
+// (i1, ..., in-1). Output row-major order wants the columns in C (last axis fastest)
+// order: Next() steps (i1, ..., in-1) in C order and keeps j up to date, an odometer
+// over n-1 axes (no allocation beyond the rank).
+class ColumnWalk {
+ public:
+  explicit ColumnWalk(std::span<const uint64_t> shape)
+      : dims_(shape.begin() + 1, shape.end()), strides_(dims_.size()), index_(dims_.size()) {
+    uint64_t stride = 1;
+    for (size_t k = 0; k < dims_.size(); ++k) {
+      strides_[k] = stride;
+      stride *= dims_[k];  // no overflow: the total was checked by ParseNpy
     }
   }
-  return writer.Flush();
+  uint64_t column() const { return column_; }
+  void Next() {
+    for (size_t k = dims_.size(); k-- > 0;) {  // the last axis moves fastest
+      column_ += strides_[k];
+      if (++index_[k] < dims_[k]) return;
+      column_ -= strides_[k] * index_[k];
+      index_[k] = 0;
+    }
+  }
+
+ private:
+  std::vector<uint64_t> dims_, strides_, index_;
+  uint64_t column_ = 0;
+};
+
+// ScatterColumn copies `count` contiguous elements of `Size` bytes from `in` to `out`,
+// `out_stride` bytes apart: a constant size lets the copy compile to plain moves.
+template <size_t Size>
+void ScatterColumn(const std::byte* in, std::byte* out, uint64_t count, uint64_t out_stride) {
+  for (uint64_t k = 0; k < count; ++k) std::memcpy(out + k * out_stride, in + k * Size, Size);
 }
 
-// StreamFortranMatrix writes a 2-D Fortran-order array (shape rows x cols, stored as cols
-// columns of rows elements) row-major, a band of whole output rows at a time: for each
-// column the band's elements are contiguous in the input, and the band's rows (at most
-// kBandLen bytes, at least one row) stay in cache while the columns are read across. This
-// blocked transpose replaces the per-element odometer for matrices.
-Error StreamFortranMatrix(std::span<const std::byte> data, const NpyArrayInfo& info,
-                          ByteSink& sink) {
-  constexpr uint64_t kBandLen = uint64_t{4} << 20;
+void ScatterColumnAnySize(const std::byte* in, std::byte* out, uint64_t count,
+                          uint64_t out_stride, size_t size) {
+  switch (size) {
+    case 1: return ScatterColumn<1>(in, out, count, out_stride);
+    case 2: return ScatterColumn<2>(in, out, count, out_stride);
+    case 4: return ScatterColumn<4>(in, out, count, out_stride);
+    case 8: return ScatterColumn<8>(in, out, count, out_stride);
+    default:
+      for (uint64_t k = 0; k < count; ++k) {
+        std::memcpy(out + k * out_stride, in + k * size, size);
+      }
+  }
+}
+
+// kBandLen bounds the reordering buffer of a Fortran-order array.
+constexpr uint64_t kBandLen = uint64_t{4} << 20;
+
+// StreamFortranOrder writes a Fortran-order array of rank 2 or more row-major. Seen as a
+// d0 x R matrix (R = d1 * ... * dn-1, ColumnWalk), output row i0 is element i0 of every
+// column in C order. When an output row fits in kBandLen, a band of whole rows is built at
+// a time: each column's band of elements is contiguous in the input, and the band (at
+// most kBandLen bytes) stays in cache while the columns are read across, a blocked
+// transpose. A wider row is gathered kBandLen bytes at a time. Memory: kBandLen.
+Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& info,
+                         ByteSink& sink) {
   const size_t size = info.type.itemsize;
-  const uint64_t rows = info.shape[0], cols = info.shape[1];
-  const uint64_t row_bytes = cols * size;  // no overflow: the total was checked by ParseNpy
-  const uint64_t band = std::clamp<uint64_t>(kBandLen / row_bytes, 1, rows);
-  std::vector<std::byte> buffer(band * row_bytes);
+  const uint64_t rows = info.shape[0];
+  const uint64_t columns = info.data_len / size / rows;  // data_len > 0: rows > 0
+  const uint64_t row_bytes = columns * size;
   const uint64_t swap = info.type.byte_order == NpyByteOrder::kBig ? info.type.scalar_size : 1;
+  const uint64_t band = std::clamp<uint64_t>(kBandLen / row_bytes, 1, rows);
+  std::vector<std::byte> buffer(std::min(band * row_bytes, kBandLen / size * size));
+  auto write = [&](size_t len) {
+    const std::span<std::byte> done(buffer.data(), len);
+    SwapScalars(done, swap);
+    return sink.Write(done);
+  };
   for (uint64_t first = 0; first < rows; first += band) {
     const uint64_t count = std::min(band, rows - first);
-    for (uint64_t j = 0; j < cols; ++j) {
-      const std::byte* column = data.data() + (j * rows + first) * size;
-      std::byte* out = buffer.data() + j * size;
-      for (uint64_t k = 0; k < count; ++k) {
-        std::memcpy(out + k * row_bytes, column + k * size, size);
+    ColumnWalk walk(info.shape);
+    size_t filled = 0;
+    for (uint64_t c = 0; c < columns; ++c, walk.Next()) {
+      const std::byte* column = data.data() + (walk.column() * rows + first) * size;
+      if (row_bytes <= buffer.size()) {  // a band of whole rows
+        ScatterColumnAnySize(column, buffer.data() + c * size, count, row_bytes, size);
+        continue;
+      }
+      std::memcpy(buffer.data() + filled, column, size);  // one wide row, gathered
+      filled += size;
+      if (filled == buffer.size()) {
+        if (Error e = write(filled); !e.ok()) return e;
+        filled = 0;
       }
     }
-    const std::span<std::byte> rows_done(buffer.data(), count * row_bytes);
-    SwapScalars(rows_done, swap);
-    if (Error e = sink.Write(rows_done); !e.ok()) return e;
+    if (row_bytes <= buffer.size()) filled = count * row_bytes;
+    if (filled > 0) {
+      if (Error e = write(filled); !e.ok()) return e;
+    }
   }
   return {};
 }
@@ -149,18 +194,16 @@ Error NoDtypeError(const NpyArrayInfo& info, uint64_t offset, const std::string&
 
 // StreamArray writes a mapped array's data (C or Fortran order) as row-major bytes.
 Error StreamArray(std::span<const std::byte> data, const NpyArrayInfo& info, ByteSink& sink) {
-  // Fortran order only differs from C order when two or more axes are longer than 1;
-  // the odometer handles every case, the plain copy is the fast path.
-  const bool reorder = info.fortran_order && info.shape.size() > 1;
-  if (reorder && info.shape.size() == 2 && info.data_len > 0) {
-    return StreamFortranMatrix(data, info, sink);
-  }
+  // Fortran order only differs from C order for two or more axes (and some data).
+  const bool reorder = info.fortran_order && info.shape.size() > 1 && info.data_len > 0;
   return reorder ? StreamFortranOrder(data, info, sink) : StreamCOrder(data, info.type, sink);
 }
 
-// StreamDeflatedMember writes a deflated .npz member's array: a C-order array streams
-// through the inflater's buffer; a Fortran-order one needs random access, so it is
-// inflated whole first (memory: that member's data).
+// StreamDeflatedMember writes a deflated .npz member's array, inflating it once: a C-order
+// array streams through the inflater's buffer; a Fortran-order one needs random access,
+// so it is inflated whole first (memory: that member's data, at most kDeflateMaxRatio
+// times its compressed size). StreamNpzMember checks the DEFLATE stream and the CRC-32 as
+// it goes: a member that fails them fails the tensor, and the writer publishes nothing.
 Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& member,
                            ByteSink& sink) {
   const NpyArrayInfo& info = member.array;
@@ -188,13 +231,44 @@ Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& 
   return writer.Flush();
 }
 
+// TargetError refuses a --dtype that arrays are not converted to.
+Error TargetError(std::optional<Dtype> dtype) {
+  if (!dtype.has_value() || IsConversionTarget(*dtype)) return {};
+  return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
+               std::string(DtypeName(*dtype))};
+}
+
+// AddArray adds one array as a tensor: converted to `dtype` when it is a floating type
+// that differs, else as it is. `stream` writes the array's little-endian row-major bytes.
+Error AddArray(Writer& writer, const std::string& name, const NpyArrayInfo& info,
+               std::optional<Dtype> dtype, std::function<Error(ByteSink&)> stream) {
+  const Dtype from = *info.type.dtype;
+  const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
+  const Dtype to = convert ? *dtype : from;
+  const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
+                                   : info.data_len;
+  return writer.AddTensor(
+      name, to, std::span<const uint64_t>(info.shape), out_len,
+      [from, to, convert, stream = std::move(stream)](ByteSink& sink) -> Error {
+        if (!convert) return stream(sink);
+        // The streams hand on little-endian elements: convert them as they pass.
+        ConvertingSink converting(from, to, sink);
+        if (Error error = stream(converting); !error.ok()) return error;
+        return converting.Finish();
+      });
+}
+
 }  // namespace
 
-Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path) {
+Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
+                       std::optional<Dtype> dtype) {
+  if (Error e = TargetError(dtype); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npz_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
-  Result<NpzInfo> parsed = ParseNpz(bytes);
+  // Deflated members are inflated once, as they are written: their streams and CRC-32s
+  // are checked then, and a failure leaves no output (the writer is crash-safe).
+  Result<NpzInfo> parsed = ParseNpz(bytes, NpzDepth::kHeaders);
   if (!parsed.ok()) return parsed.error();
   const NpzInfo& npz = *parsed;
   for (const NpzMember& member : npz.members) {  // refuse before anything is written
@@ -204,16 +278,17 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path)
   }
   Writer writer;
   for (const NpzMember& member : npz.members) {
-    const NpyArrayInfo& info = member.array;
-    Error added = writer.AddTensor(
-        member.key, *info.type.dtype, std::span<const uint64_t>(info.shape), info.data_len,
-        [&bytes, &member](ByteSink& sink) {
-          if (member.compressed) return StreamDeflatedMember(bytes, member, sink);
-          const NpyArrayInfo& array = member.array;
-          return StreamArray(bytes.subspan(member.data_offset + array.data_offset,
-                                           array.data_len),
-                             array, sink);
-        });
+    Error added = AddArray(writer, member.key, member.array, dtype,
+                           [&bytes, &member](ByteSink& sink) {
+                             if (member.compressed) {
+                               return StreamDeflatedMember(bytes, member, sink);
+                             }
+                             const NpyArrayInfo& array = member.array;
+                             return StreamArray(
+                                 bytes.subspan(member.data_offset + array.data_offset,
+                                               array.data_len),
+                                 array, sink);
+                           });
     if (!added.ok()) return added;
   }
   return writer.WriteToFile(out_path);
@@ -221,10 +296,7 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path)
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
                             const std::string& tensor_name, std::optional<Dtype> dtype) {
-  if (dtype.has_value() && !IsConversionTarget(*dtype)) {
-    return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
-                 std::string(DtypeName(*dtype))};
-  }
+  if (Error e = TargetError(dtype); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npy_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -233,22 +305,9 @@ Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_
   const NpyArrayInfo info = std::move(*parsed);
   if (!info.type.dtype) return NoDtypeError(info, info.data_offset, tensor_name);
   const std::span<const std::byte> data = bytes.subspan(info.data_offset, info.data_len);
-  const Dtype from = *info.type.dtype;
-  const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
-  const Dtype to = convert ? *dtype : from;
-  const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
-                                   : info.data_len;
-  auto stream = [&](ByteSink& sink) { return StreamArray(data, info, sink); };
   Writer writer;
-  Error added = writer.AddTensor(
-      tensor_name, to, std::span<const uint64_t>(info.shape), out_len,
-      [&](ByteSink& sink) -> Error {
-        if (!convert) return stream(sink);
-        // The streams above hand on little-endian elements: convert them as they pass.
-        ConvertingSink converting(from, to, sink);
-        if (Error error = stream(converting); !error.ok()) return error;
-        return converting.Finish();
-      });
+  Error added = AddArray(writer, tensor_name, info, dtype,
+                         [&](ByteSink& sink) { return StreamArray(data, info, sink); });
   if (!added.ok()) return added;
   return writer.WriteToFile(out_path);
 }
