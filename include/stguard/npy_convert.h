@@ -30,9 +30,9 @@ namespace stguard {
 // anything is written (a type safetensors cannot hold is kInvalidDtype naming it); each
 // deflated member is inflated once, its DEFLATE stream and CRC-32 checked as it streams
 // into the crash-safe writer, so an archive that fails any rule of stguard/npz.h leaves
-// no output. Memory: fixed buffers (about 5 MiB: the inflate window, a 1 MiB chunk, a
-// 4 MiB reordering band), plus, for a deflated Fortran-order member, its data (at most
-// 1,032 times its compressed size, the DEFLATE bound).
+// no output. Memory: fixed buffers (the inflate window, a 1 MiB chunk, a Fortran-order
+// reordering band of at most 64 MiB), plus, for a deflated Fortran-order member, its
+// data (at most 1,032 times its compressed size, the DEFLATE bound).
 [[nodiscard]] STGUARD_API Error NpzToSafetensors(const std::string& npz_path,
                                                  const std::string& out_path,
                                                  std::optional<Dtype> dtype = std::nullopt);

@@ -85,99 +85,126 @@ Error StreamCOrder(std::span<const std::byte> data, const NpyType& type, ByteSin
   return writer.Flush();
 }
 
-// ColumnWalk visits the columns of a Fortran-order array of shape (d0, d1, ..., dn-1)
-// seen as a matrix: column j holds the d0 elements with the same (i1, ..., in-1), stored
-// contiguously at element j * d0, where j is the Fortran (first axis fastest) index of
-// (i1, ..., in-1). Output row-major order wants the columns in C (last axis fastest)
-// order: Next() steps (i1, ..., in-1) in C order and keeps j up to date, an odometer
-// over n-1 axes (no allocation beyond the rank).
-class ColumnWalk {
+// ColumnRuns visits the columns of a Fortran-order array of shape (d0, d1, ..., dn-1)
+// seen as a d0 x R matrix (R = d1 * ... * dn-1): column j holds the d0 elements sharing
+// (i1, ..., in-1), stored contiguously from element j * d0, where j is the Fortran (first
+// axis fastest) index of (i1, ..., in-1). Row-major output wants the columns in C order
+// (last axis fastest), which comes in runs of dn-1 columns a constant `stride()` apart;
+// Next() moves to the next run with an odometer over the axes between (no allocation
+// beyond the rank).
+class ColumnRuns {
  public:
-  explicit ColumnWalk(std::span<const uint64_t> shape)
-      : dims_(shape.begin() + 1, shape.end()), strides_(dims_.size()), index_(dims_.size()) {
+  explicit ColumnRuns(std::span<const uint64_t> shape)
+      : dims_(shape.begin() + 1, shape.end() - 1), strides_(dims_.size()),
+        index_(dims_.size()), length_(shape.back()) {
     uint64_t stride = 1;
     for (size_t k = 0; k < dims_.size(); ++k) {
       strides_[k] = stride;
       stride *= dims_[k];  // no overflow: the total was checked by ParseNpy
     }
+    stride_ = stride;
   }
-  uint64_t column() const { return column_; }
+  uint64_t first() const { return first_; }    // the run's first column
+  uint64_t stride() const { return stride_; }  // between its columns
+  uint64_t length() const { return length_; }  // its columns: dn-1
   void Next() {
-    for (size_t k = dims_.size(); k-- > 0;) {  // the last axis moves fastest
-      column_ += strides_[k];
+    for (size_t k = dims_.size(); k-- > 0;) {
+      first_ += strides_[k];
       if (++index_[k] < dims_[k]) return;
-      column_ -= strides_[k] * index_[k];
+      first_ -= strides_[k] * index_[k];
       index_[k] = 0;
     }
   }
 
  private:
   std::vector<uint64_t> dims_, strides_, index_;
-  uint64_t column_ = 0;
+  uint64_t length_, stride_ = 1, first_ = 0;
 };
 
-// ScatterColumn copies `count` contiguous elements of `Size` bytes from `in` to `out`,
-// `out_stride` bytes apart: a constant size lets the copy compile to plain moves.
+// CopyStrided copies `count` elements of `Size` bytes from `in` to `out`, the source
+// elements `in_step` bytes apart and the destinations `out_step` apart: a constant size
+// lets each copy compile to a plain move.
 template <size_t Size>
-void ScatterColumn(const std::byte* in, std::byte* out, uint64_t count, uint64_t out_stride) {
-  for (uint64_t k = 0; k < count; ++k) std::memcpy(out + k * out_stride, in + k * Size, Size);
+void CopyStrided(const std::byte* in, uint64_t in_step, std::byte* out, uint64_t out_step,
+                 uint64_t count) {
+  for (uint64_t k = 0; k < count; ++k) std::memcpy(out + k * out_step, in + k * in_step, Size);
 }
 
-void ScatterColumnAnySize(const std::byte* in, std::byte* out, uint64_t count,
-                          uint64_t out_stride, size_t size) {
+void CopyStridedAnySize(const std::byte* in, uint64_t in_step, std::byte* out,
+                        uint64_t out_step, uint64_t count, size_t size) {
   switch (size) {
-    case 1: return ScatterColumn<1>(in, out, count, out_stride);
-    case 2: return ScatterColumn<2>(in, out, count, out_stride);
-    case 4: return ScatterColumn<4>(in, out, count, out_stride);
-    case 8: return ScatterColumn<8>(in, out, count, out_stride);
+    case 1: return CopyStrided<1>(in, in_step, out, out_step, count);
+    case 2: return CopyStrided<2>(in, in_step, out, out_step, count);
+    case 4: return CopyStrided<4>(in, in_step, out, out_step, count);
+    case 8: return CopyStrided<8>(in, in_step, out, out_step, count);
     default:
-      for (uint64_t k = 0; k < count; ++k) {
-        std::memcpy(out + k * out_stride, in + k * size, size);
-      }
+      for (uint64_t k = 0; k < count; ++k) std::memcpy(out + k * out_step, in + k * in_step, size);
   }
 }
 
-// kBandLen bounds the reordering buffer of a Fortran-order array.
+// A Fortran-order array is reordered through a buffer of a band of whole output rows:
+// kBandLen when rows are short; else at least a cache line's worth of rows (so each line
+// read from a column is used whole), up to kMaxBandLen; rows wider than that are gathered
+// kBandLen bytes at a time. Memory: at most kMaxBandLen.
 constexpr uint64_t kBandLen = uint64_t{4} << 20;
+constexpr uint64_t kMaxBandLen = uint64_t{64} << 20;
+constexpr uint64_t kCacheLine = 64;
 
-// StreamFortranOrder writes a Fortran-order array of rank 2 or more row-major. Seen as a
-// d0 x R matrix (R = d1 * ... * dn-1, ColumnWalk), output row i0 is element i0 of every
-// column in C order. When an output row fits in kBandLen, a band of whole rows is built at
-// a time: each column's band of elements is contiguous in the input, and the band (at
-// most kBandLen bytes) stays in cache while the columns are read across, a blocked
-// transpose. A wider row is gathered kBandLen bytes at a time. Memory: kBandLen.
+// BandRows is how many whole output rows of `row_bytes` a band holds, or 0 when a row
+// is wider than kMaxBandLen (it is then gathered in pieces).
+uint64_t BandRows(uint64_t rows, uint64_t row_bytes, size_t size) {
+  if (row_bytes > kMaxBandLen) return 0;
+  const uint64_t line_rows = std::max<uint64_t>(kCacheLine / size, 1);
+  const uint64_t wanted = std::max(kBandLen / row_bytes, line_rows);
+  return std::clamp<uint64_t>(std::min(wanted, kMaxBandLen / row_bytes), 1, rows);
+}
+
+// StreamFortranOrder writes a Fortran-order array of rank 2 or more row-major. Output row
+// i0 is element i0 of every column in C order (ColumnRuns). A band of whole rows is built
+// at a time, a blocked transpose: each column's elements for the band are contiguous in
+// the input and land one row apart in the band. A row too wide for a band is gathered
+// alone, a piece at a time.
 Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& info,
                          ByteSink& sink) {
   const size_t size = info.type.itemsize;
   const uint64_t rows = info.shape[0];
-  const uint64_t columns = info.data_len / size / rows;  // data_len > 0: rows > 0
-  const uint64_t row_bytes = columns * size;
+  const uint64_t row_bytes = info.data_len / rows;  // data_len > 0: rows > 0
+  const uint64_t run_count = row_bytes / size / info.shape.back();
   const uint64_t swap = info.type.byte_order == NpyByteOrder::kBig ? info.type.scalar_size : 1;
-  const uint64_t band = std::clamp<uint64_t>(kBandLen / row_bytes, 1, rows);
-  std::vector<std::byte> buffer(std::min(band * row_bytes, kBandLen / size * size));
+  const uint64_t band = BandRows(rows, row_bytes, size);
+  std::vector<std::byte> buffer(band > 0 ? band * row_bytes : kBandLen / size * size);
   auto write = [&](size_t len) {
     const std::span<std::byte> done(buffer.data(), len);
     SwapScalars(done, swap);
     return sink.Write(done);
   };
-  for (uint64_t first = 0; first < rows; first += band) {
-    const uint64_t count = std::min(band, rows - first);
-    ColumnWalk walk(info.shape);
-    size_t filled = 0;
-    for (uint64_t c = 0; c < columns; ++c, walk.Next()) {
-      const std::byte* column = data.data() + (walk.column() * rows + first) * size;
-      if (row_bytes <= buffer.size()) {  // a band of whole rows
-        ScatterColumnAnySize(column, buffer.data() + c * size, count, row_bytes, size);
-        continue;
-      }
-      std::memcpy(buffer.data() + filled, column, size);  // one wide row, gathered
-      filled += size;
-      if (filled == buffer.size()) {
-        if (Error e = write(filled); !e.ok()) return e;
-        filled = 0;
+  const uint64_t step = std::max<uint64_t>(band, 1);
+  for (uint64_t first = 0; first < rows; first += step) {
+    const uint64_t count = std::min(step, rows - first);
+    size_t filled = 0;  // bytes of the buffer built: a band's first row, or a wide piece
+    ColumnRuns runs(info.shape);
+    for (uint64_t r = 0; r < run_count; ++r, runs.Next()) {
+      const std::byte* in = data.data() + (runs.first() * rows + first) * size;
+      const uint64_t in_step = runs.stride() * rows * size;
+      for (uint64_t t = 0; t < runs.length();) {
+        if (band > 0) {  // `count` elements of the column, one row apart in the band
+          CopyStridedAnySize(in + t * in_step, size, buffer.data() + filled, row_bytes, count,
+                             size);
+          filled += size;
+          ++t;
+          continue;
+        }
+        const uint64_t n = std::min(runs.length() - t, (buffer.size() - filled) / size);
+        CopyStridedAnySize(in + t * in_step, in_step, buffer.data() + filled, size, n, size);
+        filled += n * size;
+        t += n;
+        if (filled == buffer.size()) {
+          if (Error e = write(filled); !e.ok()) return e;
+          filled = 0;
+        }
       }
     }
-    if (row_bytes <= buffer.size()) filled = count * row_bytes;
+    if (band > 0) filled = count * row_bytes;
     if (filled > 0) {
       if (Error e = write(filled); !e.ok()) return e;
     }
