@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// A validated .npy array rewritten as a one-tensor safetensors file: the bytes stream from
-// the mapped file through a fixed buffer into the crash-safe writer, byte-swapped when
-// the array is big-endian and reordered when it is stored in Fortran order (safetensors
-// is little-endian, row-major).
+// A validated .npy array, or every array of an .npz, rewritten as a safetensors file: the
+// bytes stream from the mapped file (through the inflater, once, for a deflated member)
+// through fixed buffers into the crash-safe writer, byte-swapped when the array is
+// big-endian, reordered when it is stored in Fortran order (safetensors is little-endian,
+// row-major), and converted to another floating dtype when asked.
 #include "stguard/npy_convert.h"
 
 #include <algorithm>
