@@ -32,6 +32,17 @@ std::string VersionText(const NpyArrayInfo& info) {
 
 int ErrorStatus(const Error& error) { return IsIoError(error) ? kExitUsage : kExitInvalid; }
 
+// ParseTargetDtype reads --dtype (empty: none) into *dtype; a name that is not a
+// conversion target is a usage error, returned as the exit status.
+std::optional<int> ParseTargetDtype(const std::string& name, std::optional<Dtype>* dtype) {
+  if (name.empty()) return std::nullopt;
+  *dtype = ParseDtype(name);
+  if (*dtype && IsConversionTarget(**dtype)) return std::nullopt;
+  std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
+               PrintableText(name).c_str());
+  return kExitUsage;
+}
+
 }  // namespace
 
 int InspectNpz(const std::string& path, bool json) {
@@ -127,16 +138,21 @@ int InspectNpy(const std::string& path, bool json) {
 
 int ConvertNpz(Args args) {
   static constexpr char kUsage[] =
-      "usage: stguard convert IN.npz OUT.safetensors\n"
-      "  one tensor per array, named by its key\n";
+      "usage: stguard convert IN.npz OUT.safetensors [--dtype BF16|F16|F32]\n"
+      "  one tensor per array, named by its key\n"
+      "  --dtype D    the dtype every floating array (F64, F32, F16, BF16) becomes\n";
+  std::string dtype_name;
+  const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name}};
   std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, {}}, &files)) return *stop;
+  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) return *stop;
   if (files.size() != 2) {
     std::fputs(kUsage, stderr);
     return kExitUsage;
   }
+  std::optional<Dtype> dtype;
+  if (std::optional<int> stop = ParseTargetDtype(dtype_name, &dtype)) return *stop;
   const std::string in(files[0]);
-  const Error error = NpzToSafetensors(in, std::string(files[1]));
+  const Error error = NpzToSafetensors(in, std::string(files[1]), dtype);
   if (!error.ok()) {
     PrintFileError("convert", in, error);
     return ErrorStatus(error);
@@ -160,14 +176,7 @@ int ConvertNpy(Args args) {
     return kExitUsage;
   }
   std::optional<Dtype> dtype;
-  if (!dtype_name.empty()) {
-    dtype = ParseDtype(dtype_name);
-    if (!dtype || !IsConversionTarget(*dtype)) {
-      std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
-                   PrintableText(dtype_name).c_str());
-      return kExitUsage;
-    }
-  }
+  if (std::optional<int> stop = ParseTargetDtype(dtype_name, &dtype)) return *stop;
   const std::string in(files[0]);
   const std::string out(files[1]);
   if (name.empty()) {

@@ -6,6 +6,11 @@
 // bytes lie inside the input, and streaming it again (StreamNpzMember, which inflates a
 // deflated member a second time and checks its CRC-32) gives exactly the bytes the .npy
 // header declares; a stored member's data is the input's own bytes.
+//
+// The single-pass split a converter relies on holds: NpzDepth::kHeaders accepts every
+// archive ParseNpz accepts, and an archive it accepts that ParseNpz refuses has a
+// deflated member that fails when streamed (so a converter that streams every member
+// refuses exactly what ParseNpz refuses).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,10 +19,36 @@
 #include "npz_mutator.h"
 #include "stguard/npz.h"
 
+namespace {
+
+// CheckHeadersThenStream checks the kHeaders + StreamNpzMember split against ParseNpz's
+// verdict `whole_ok`.
+void CheckHeadersThenStream(std::span<const std::byte> bytes, bool whole_ok) {
+  const stguard::Result<stguard::NpzInfo> headers =
+      stguard::ParseNpz(bytes, stguard::NpzDepth::kHeaders);
+  if (whole_ok) FUZZ_CHECK(headers.ok());
+  if (!headers.ok()) return;
+  bool all_streamed = true;
+  for (const stguard::NpzMember& member : headers->members) {
+    if (!member.compressed) continue;
+    const stguard::Error streamed = stguard::StreamNpzMember(
+        bytes, member, member.array.data_offset,
+        [](std::span<const std::byte>) { return stguard::Error{}; });
+    if (!streamed.ok()) {
+      FUZZ_CHECK(streamed.offset <= bytes.size());
+      all_streamed = false;
+    }
+  }
+  FUZZ_CHECK(all_streamed == whole_ok);
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stguard_fuzz::ExactCopy input(data, size);
   const std::span<const std::byte> bytes = input.bytes();
   const stguard::Result<stguard::NpzInfo> result = stguard::ParseNpz(bytes);
+  CheckHeadersThenStream(bytes, result.ok());
   stguard_fuzz::CountExecution(result.ok() && !result->members.empty());
   if (!result.ok()) {
     FUZZ_CHECK(result.error().code != stguard::ErrorCode::kOk);

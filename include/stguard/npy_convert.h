@@ -24,14 +24,19 @@ namespace stguard {
                                                       const std::string& tensor_name,
                                                       std::optional<Dtype> dtype = std::nullopt);
 
-// NpzToSafetensors writes every array of the .npz at `npz_path` (validated whole first,
-// stguard/npz.h) as one safetensors file at `out_path`, one tensor per member named by its
-// key, converted as NpyArrayToSafetensors converts one array. A member whose type
-// safetensors cannot hold is kInvalidDtype naming it, found before anything is written.
-// Memory: a fixed buffer, plus, for a deflated Fortran-order member, its data. When the
-// file is written and `num_tensors` is given, *num_tensors is how many tensors it holds.
+// NpzToSafetensors writes every array of the .npz at `npz_path` as one safetensors file at
+// `out_path`, one tensor per member named by its key, converted as NpyArrayToSafetensors
+// converts one array (`dtype` too). Every member's .npy header is validated before
+// anything is written (a type safetensors cannot hold is kInvalidDtype naming it); each
+// deflated member is inflated once, its DEFLATE stream and CRC-32 checked as it streams
+// into the crash-safe writer, so an archive that fails any rule of stguard/npz.h leaves
+// no output. Memory: fixed buffers (the inflate window, a 1 MiB chunk, a Fortran-order
+// reordering band of at most 64 MiB), plus, for a deflated Fortran-order member, its
+// data (at most 1,032 times its compressed size, the DEFLATE bound). When the file is
+// written and `num_tensors` is given, *num_tensors is how many tensors it holds.
 [[nodiscard]] STGUARD_API Error NpzToSafetensors(const std::string& npz_path,
                                                  const std::string& out_path,
+                                                 std::optional<Dtype> dtype = std::nullopt,
                                                  size_t* num_tensors = nullptr);
 
 }  // namespace stguard

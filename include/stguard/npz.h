@@ -59,8 +59,17 @@ struct STGUARD_API NpzInfo {
 // an empty one): detection by content, never by file name.
 STGUARD_API bool HasZipMagic(std::span<const std::byte> bytes);
 
-// ParseNpz validates the whole archive `bytes` (see POLICY), reading every member once.
-STGUARD_API Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes);
+// NpzDepth says how much of each deflated member ParseNpz reads. kWhole: all of it (the
+// stream and the CRC-32 checked: the archive is valid). kHeaders: only the first bytes,
+// enough for its .npy header (every rule but the stream's end and the CRC-32); the caller
+// must then pass every deflated member through StreamNpzMember, which checks the rest,
+// and treat nothing as valid before it has. A converter uses it to inflate once.
+enum class NpzDepth { kWhole, kHeaders };
+
+// ParseNpz validates the archive `bytes` (see POLICY), reading every member once (only
+// the headers of deflated members with NpzDepth::kHeaders).
+STGUARD_API Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes,
+                                     NpzDepth depth = NpzDepth::kWhole);
 
 // ReadNpzFile maps `path` and validates it with ParseNpz. kIoError / kNotARegularFile
 // when the file cannot be read.

@@ -146,12 +146,14 @@ py::dict ConvertNpy(const std::string& in, const std::string& out, const std::st
 }
 
 // ConvertNpz writes every array of an .npz as one tensor named by its key.
-py::dict ConvertNpz(const std::string& in, const std::string& out) {
+py::dict ConvertNpz(const std::string& in, const std::string& out,
+                    const std::optional<std::string>& dtype) {
+  const std::optional<Dtype> target = ConversionTarget(dtype);
   Error error;
   size_t tensors = 0;
   {
     py::gil_scoped_release release;
-    error = NpzToSafetensors(in, out, &tensors);
+    error = NpzToSafetensors(in, out, target, &tensors);
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
@@ -178,6 +180,7 @@ void RegisterConverting(py::module_& m) {
         py::arg("dtype") = py::none(),
         "Writes a .npy array as a one-tensor safetensors file.");
   m.def("convert_npz", &ConvertNpz, py::arg("path"), py::arg("out"),
+        py::arg("dtype") = py::none(),
         "Writes every array of an .npz as one safetensors file, one tensor per key.");
 }
 

@@ -9,7 +9,6 @@ verdicts come from the library (python/src/front_door.cc): nothing is decided he
 """
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
@@ -367,7 +366,7 @@ def _convert_safetensors(path: str, out: str, options: Dict[str, Any]) -> Dict[s
 
 
 def _convert_npz(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    return _core.convert_npz(path, out)
+    return _core.convert_npz(path, out, options.get("dtype"))
 
 
 def _convert_gguf(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
@@ -381,9 +380,7 @@ def _convert_gguf(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any
 _TORCH_OPTIONS = frozenset({"key", "max_output_ratio", "drop_aliases", "dtype"})
 
 # One row per format the sniffer reports ("folder" for a directory). A new format plugs
-# in with one row: its function and the options that apply to it. ``dtype`` applies to
-# every row: where the library cannot convert while streaming (npz), the result is
-# converted again (see _convert_then_cast).
+# in with one row: its function and the options that apply to it.
 _CONVERTERS: Dict[str, _Converter] = {
     "safetensors": _Converter(_convert_safetensors, frozenset({"dtype"})),
     "pytorch-zip": _Converter(_convert_torch, _TORCH_OPTIONS),
@@ -393,26 +390,9 @@ _CONVERTERS: Dict[str, _Converter] = {
     "folder": _Converter(_convert_torch_folder,
                          frozenset({"drop_aliases", "allow_external_symlinks", "dtype"})),
     "npy": _Converter(_convert_npy, frozenset({"name", "dtype"})),
-    "npz": _Converter(_convert_npz, frozenset()),
+    "npz": _Converter(_convert_npz, frozenset({"dtype"})),
     "gguf": _Converter(_convert_gguf, frozenset({"dtype", "all_metadata"})),
 }
-
-
-def _convert_then_cast(row: _Converter, path: str, out: str, options: Dict[str, Any],
-                       dtype: str) -> Dict[str, Any]:
-    """Converts to a temporary safetensors file beside ``out``, then that to ``dtype``
-    into ``out``; the temporary file is always removed, and ``out`` is only written by
-    the second, crash-safe step."""
-    folder = os.path.dirname(os.path.abspath(out))
-    handle, temporary = tempfile.mkstemp(prefix=".stguard-convert-", suffix=".safetensors",
-                                         dir=folder)
-    os.close(handle)
-    try:
-        first = row.run(path, temporary, options)
-        second = _core.convert_safetensors(temporary, out, dtype)
-    finally:
-        os.unlink(temporary)
-    return {**first, "converted": second["converted"]}
 
 
 def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
@@ -455,16 +435,11 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
     defaults = {"key": None, "drop_aliases": False, "max_output_ratio": None,
                 "allow_external_symlinks": False, "name": None, "dtype": None,
                 "all_metadata": False}
-    casts_after = format_name == "npz"  # the only converter without a dtype of its own
     for option, value in options.items():
-        applies = option in row.accepts or (option == "dtype" and casts_after)
-        if value != defaults[option] and not applies:
+        if value != defaults[option] and option not in row.accepts:
             raise invalid_argument(f"{option} does not apply to {format_name} input "
                                    f"({source!r})")
-    if dtype is not None and casts_after:
-        done = _convert_then_cast(row, source, target, options, dtype)
-    else:
-        done = row.run(source, target, options)
+    done = row.run(source, target, options)
     return ConvertResult(schema_version=1, file=source, format=format_name, verdict="valid",
                          output=target, tensors=done["tensors"], converted=done["converted"],
                          dropped=[tuple(d) for d in done["dropped"]],

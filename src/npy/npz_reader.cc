@@ -45,17 +45,24 @@ Error MemberError(Error error, const ZipRecord& record, const std::string& key) 
 }
 
 // InflateMember inflates a deflated record, keeping its first kNpyPrefixLen bytes in
-// *prefix and checking its CRC-32.
-Error InflateMember(const ZipArchive& archive, const ZipRecord& record,
+// *prefix and checking its CRC-32; with NpzDepth::kHeaders it stops once the prefix is
+// full (the stream and CRC are then checked by StreamNpzMember).
+Error InflateMember(const ZipArchive& archive, const ZipRecord& record, NpzDepth depth,
                     std::vector<std::byte>* prefix) {
   uint32_t crc = 0;
+  bool prefix_full = false;
   const InflateSink sink = [&](std::span<const std::byte> chunk) {
     const size_t keep = std::min(chunk.size(), kNpyPrefixLen - prefix->size());
     prefix->insert(prefix->end(), chunk.begin(), chunk.begin() + static_cast<ptrdiff_t>(keep));
     crc = Crc32(crc, chunk);
+    prefix_full = prefix->size() == kNpyPrefixLen;
+    if (prefix_full && depth == NpzDepth::kHeaders) {
+      return Error{ErrorCode::kInvalidArgument, 0, "stop: the header is read"};
+    }
     return Error{};
   };
   if (Error e = Inflate(archive.Data(record), record.data_offset, record.size, sink); !e.ok()) {
+    if (prefix_full && depth == NpzDepth::kHeaders) return {};
     if (e.tensor.empty()) e.tensor = record.name;
     return e;
   }
@@ -68,7 +75,7 @@ Error InflateMember(const ZipArchive& archive, const ZipRecord& record,
 
 // ReadMember validates one record as a .npy member.
 Result<NpzMember> ReadMember(const ZipArchive& archive, const ZipRecord& record,
-                             std::vector<std::byte>* prefix) {
+                             NpzDepth depth, std::vector<std::byte>* prefix) {
   Result<std::string> key = KeyOf(record);
   if (!key.ok()) return key.error();
   std::span<const std::byte> head;
@@ -77,7 +84,7 @@ Result<NpzMember> ReadMember(const ZipArchive& archive, const ZipRecord& record,
     head = archive.Data(record);
   } else {
     prefix->clear();
-    if (Error e = InflateMember(archive, record, prefix); !e.ok()) return e;
+    if (Error e = InflateMember(archive, record, depth, prefix); !e.ok()) return e;
     head = *prefix;
   }
   Result<NpyArrayInfo> array = ParseNpy(head, record.size);
@@ -100,7 +107,7 @@ bool HasZipMagic(std::span<const std::byte> bytes) {
                                std::memcmp(bytes.data(), "PK\x05\x06", 4) == 0);
 }
 
-Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes) {
+Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes, NpzDepth depth) {
   Result<ZipArchive> archive = ZipArchive::Open(bytes, ZipFlavor::kNpz);
   if (!archive.ok()) return archive.error();
   NpzInfo info;
@@ -108,7 +115,7 @@ Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes) {
   std::vector<std::byte> prefix;
   prefix.reserve(kNpyPrefixLen);
   for (const ZipRecord& record : archive->records()) {
-    Result<NpzMember> member = ReadMember(*archive, record, &prefix);
+    Result<NpzMember> member = ReadMember(*archive, record, depth, &prefix);
     if (!member.ok()) return member.error();
     info.members.push_back(std::move(*member));
   }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// A validated .npy array rewritten as a one-tensor safetensors file: the bytes stream from
-// the mapped file through a fixed buffer into the crash-safe writer, byte-swapped when
-// the array is big-endian and reordered when it is stored in Fortran order (safetensors
-// is little-endian, row-major).
+// A validated .npy array, or every array of an .npz, rewritten as a safetensors file: the
+// bytes stream from the mapped file (through the inflater, once, for a deflated member)
+// through fixed buffers into the crash-safe writer, byte-swapped when the array is
+// big-endian, reordered when it is stored in Fortran order (safetensors is little-endian,
+// row-major), and converted to another floating dtype when asked.
 #include "stguard/npy_convert.h"
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -84,58 +86,129 @@ Error StreamCOrder(std::span<const std::byte> data, const NpyType& type, ByteSin
   return writer.Flush();
 }
 
-// StreamFortranOrder walks the row-major index with an odometer and copies each element
-// from its column-major position (strides itemsize, itemsize*shape[0], ...).
-Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& info,
-                         ByteSink& sink) {
-  const size_t rank = info.shape.size();
-  std::vector<uint64_t> strides(rank), index(rank, 0);
-  uint64_t stride = info.type.itemsize;
-  for (size_t k = 0; k < rank; ++k) {
-    strides[k] = stride;
-    stride *= info.shape[k];  // no overflow: the total was checked by ParseNpy
+// ColumnRuns visits the columns of a Fortran-order array of shape (d0, d1, ..., dn-1)
+// seen as a d0 x R matrix (R = d1 * ... * dn-1): column j holds the d0 elements sharing
+// (i1, ..., in-1), stored contiguously from element j * d0, where j is the Fortran (first
+// axis fastest) index of (i1, ..., in-1). Row-major output wants the columns in C order
+// (last axis fastest), which comes in runs of dn-1 columns a constant `stride()` apart;
+// Next() moves to the next run with an odometer over the axes between (no allocation
+// beyond the rank).
+class ColumnRuns {
+ public:
+  explicit ColumnRuns(std::span<const uint64_t> shape)
+      : dims_(shape.begin() + 1, shape.end() - 1), strides_(dims_.size()),
+        index_(dims_.size()), length_(shape.back()) {
+    uint64_t stride = 1;
+    for (size_t k = 0; k < dims_.size(); ++k) {
+      strides_[k] = stride;
+      stride *= dims_[k];  // no overflow: the total was checked by ParseNpy
+    }
+    stride_ = stride;
   }
-  ChunkWriter writer(sink, info.type);
-  const uint64_t count = info.data_len / info.type.itemsize;
-  uint64_t offset = 0;
-  for (uint64_t n = 0; n < count; ++n) {
-    if (Error e = writer.Append(data.subspan(offset, info.type.itemsize)); !e.ok()) return e;
-    for (size_t k = rank; k-- > 0;) {  // advance the last axis first (row-major)
-      offset += strides[k];
-      if (++index[k] < info.shape[k]) break;
-      offset -= strides[k] * index[k];
-      index[k] = 0;
+  uint64_t first() const { return first_; }    // the run's first column
+  uint64_t stride() const { return stride_; }  // between its columns
+  uint64_t length() const { return length_; }  // its columns: dn-1
+  void Next() {
+    for (size_t k = dims_.size(); k-- > 0;) {
+      first_ += strides_[k];
+      if (++index_[k] < dims_[k]) return;
+      first_ -= strides_[k] * index_[k];
+      index_[k] = 0;
     }
   }
-  return writer.Flush();
+
+ private:
+  std::vector<uint64_t> dims_, strides_, index_;
+  uint64_t length_, stride_ = 1, first_ = 0;
+};
+
+// CopyStrided copies `count` elements of `Size` bytes from `in` to `out`, the source
+// elements `in_step` bytes apart and the destinations `out_step` apart: a constant size
+// lets each copy compile to a plain move.
+template <size_t Size>
+void CopyStrided(const std::byte* in, uint64_t in_step, std::byte* out, uint64_t out_step,
+                 uint64_t count) {
+  for (uint64_t k = 0; k < count; ++k) std::memcpy(out + k * out_step, in + k * in_step, Size);
 }
 
-// StreamFortranMatrix writes a 2-D Fortran-order array (shape rows x cols, stored as cols
-// columns of rows elements) row-major, a band of whole output rows at a time: for each
-// column the band's elements are contiguous in the input, and the band's rows (at most
-// kBandLen bytes, at least one row) stay in cache while the columns are read across. This
-// blocked transpose replaces the per-element odometer for matrices.
-Error StreamFortranMatrix(std::span<const std::byte> data, const NpyArrayInfo& info,
-                          ByteSink& sink) {
-  constexpr uint64_t kBandLen = uint64_t{4} << 20;
+void CopyStridedAnySize(const std::byte* in, uint64_t in_step, std::byte* out,
+                        uint64_t out_step, uint64_t count, size_t size) {
+  switch (size) {
+    case 1: return CopyStrided<1>(in, in_step, out, out_step, count);
+    case 2: return CopyStrided<2>(in, in_step, out, out_step, count);
+    case 4: return CopyStrided<4>(in, in_step, out, out_step, count);
+    case 8: return CopyStrided<8>(in, in_step, out, out_step, count);
+    default:
+      for (uint64_t k = 0; k < count; ++k) std::memcpy(out + k * out_step, in + k * in_step, size);
+  }
+}
+
+// A Fortran-order array is reordered through a buffer of a band of whole output rows:
+// kBandLen when rows are short; else at least a cache line's worth of rows (so each line
+// read from a column is used whole), up to kMaxBandLen; rows wider than that are gathered
+// kBandLen bytes at a time. Memory: at most kMaxBandLen.
+constexpr uint64_t kBandLen = uint64_t{4} << 20;
+constexpr uint64_t kMaxBandLen = uint64_t{64} << 20;
+constexpr uint64_t kCacheLine = 64;
+
+// BandRows is how many whole output rows of `row_bytes` a band holds, or 0 when a row
+// is wider than kMaxBandLen (it is then gathered in pieces).
+uint64_t BandRows(uint64_t rows, uint64_t row_bytes, size_t size) {
+  if (row_bytes > kMaxBandLen) return 0;
+  const uint64_t line_rows = std::max<uint64_t>(kCacheLine / size, 1);
+  const uint64_t wanted = std::max(kBandLen / row_bytes, line_rows);
+  return std::clamp<uint64_t>(std::min(wanted, kMaxBandLen / row_bytes), 1, rows);
+}
+
+// StreamFortranOrder writes a Fortran-order array of rank 2 or more row-major. Output row
+// i0 is element i0 of every column in C order (ColumnRuns). A band of whole rows is built
+// at a time, a blocked transpose: each column's elements for the band are contiguous in
+// the input and land one row apart in the band. A row too wide for a band is gathered
+// alone, a piece at a time.
+Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& info,
+                         ByteSink& sink) {
   const size_t size = info.type.itemsize;
-  const uint64_t rows = info.shape[0], cols = info.shape[1];
-  const uint64_t row_bytes = cols * size;  // no overflow: the total was checked by ParseNpy
-  const uint64_t band = std::clamp<uint64_t>(kBandLen / row_bytes, 1, rows);
-  std::vector<std::byte> buffer(band * row_bytes);
+  const uint64_t rows = info.shape[0];
+  const uint64_t row_bytes = info.data_len / rows;  // data_len > 0: rows > 0
+  const uint64_t run_count = row_bytes / size / info.shape.back();
   const uint64_t swap = info.type.byte_order == NpyByteOrder::kBig ? info.type.scalar_size : 1;
-  for (uint64_t first = 0; first < rows; first += band) {
-    const uint64_t count = std::min(band, rows - first);
-    for (uint64_t j = 0; j < cols; ++j) {
-      const std::byte* column = data.data() + (j * rows + first) * size;
-      std::byte* out = buffer.data() + j * size;
-      for (uint64_t k = 0; k < count; ++k) {
-        std::memcpy(out + k * row_bytes, column + k * size, size);
+  const uint64_t band = BandRows(rows, row_bytes, size);
+  std::vector<std::byte> buffer(band > 0 ? band * row_bytes : kBandLen / size * size);
+  auto write = [&](size_t len) {
+    const std::span<std::byte> done(buffer.data(), len);
+    SwapScalars(done, swap);
+    return sink.Write(done);
+  };
+  const uint64_t step = std::max<uint64_t>(band, 1);
+  for (uint64_t first = 0; first < rows; first += step) {
+    const uint64_t count = std::min(step, rows - first);
+    size_t filled = 0;  // bytes of the buffer built: a band's first row, or a wide piece
+    ColumnRuns runs(info.shape);
+    for (uint64_t r = 0; r < run_count; ++r, runs.Next()) {
+      const std::byte* in = data.data() + (runs.first() * rows + first) * size;
+      const uint64_t in_step = runs.stride() * rows * size;
+      for (uint64_t t = 0; t < runs.length();) {
+        if (band > 0) {  // `count` elements of the column, one row apart in the band
+          CopyStridedAnySize(in + t * in_step, size, buffer.data() + filled, row_bytes, count,
+                             size);
+          filled += size;
+          ++t;
+          continue;
+        }
+        const uint64_t n = std::min(runs.length() - t, (buffer.size() - filled) / size);
+        CopyStridedAnySize(in + t * in_step, in_step, buffer.data() + filled, size, n, size);
+        filled += n * size;
+        t += n;
+        if (filled == buffer.size()) {
+          if (Error e = write(filled); !e.ok()) return e;
+          filled = 0;
+        }
       }
     }
-    const std::span<std::byte> rows_done(buffer.data(), count * row_bytes);
-    SwapScalars(rows_done, swap);
-    if (Error e = sink.Write(rows_done); !e.ok()) return e;
+    if (band > 0) filled = count * row_bytes;
+    if (filled > 0) {
+      if (Error e = write(filled); !e.ok()) return e;
+    }
   }
   return {};
 }
@@ -149,18 +222,16 @@ Error NoDtypeError(const NpyArrayInfo& info, uint64_t offset, const std::string&
 
 // StreamArray writes a mapped array's data (C or Fortran order) as row-major bytes.
 Error StreamArray(std::span<const std::byte> data, const NpyArrayInfo& info, ByteSink& sink) {
-  // Fortran order only differs from C order when two or more axes are longer than 1;
-  // the odometer handles every case, the plain copy is the fast path.
-  const bool reorder = info.fortran_order && info.shape.size() > 1;
-  if (reorder && info.shape.size() == 2 && info.data_len > 0) {
-    return StreamFortranMatrix(data, info, sink);
-  }
+  // Fortran order only differs from C order for two or more axes (and some data).
+  const bool reorder = info.fortran_order && info.shape.size() > 1 && info.data_len > 0;
   return reorder ? StreamFortranOrder(data, info, sink) : StreamCOrder(data, info.type, sink);
 }
 
-// StreamDeflatedMember writes a deflated .npz member's array: a C-order array streams
-// through the inflater's buffer; a Fortran-order one needs random access, so it is
-// inflated whole first (memory: that member's data).
+// StreamDeflatedMember writes a deflated .npz member's array, inflating it once: a C-order
+// array streams through the inflater's buffer; a Fortran-order one needs random access,
+// so it is inflated whole first (memory: that member's data, at most kDeflateMaxRatio
+// times its compressed size). StreamNpzMember checks the DEFLATE stream and the CRC-32 as
+// it goes: a member that fails them fails the tensor, and the writer publishes nothing.
 Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& member,
                            ByteSink& sink) {
   const NpyArrayInfo& info = member.array;
@@ -188,14 +259,44 @@ Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& 
   return writer.Flush();
 }
 
+// TargetError refuses a --dtype that arrays are not converted to.
+Error TargetError(std::optional<Dtype> dtype) {
+  if (!dtype.has_value() || IsConversionTarget(*dtype)) return {};
+  return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
+               std::string(DtypeName(*dtype))};
+}
+
+// AddArray adds one array as a tensor: converted to `dtype` when it is a floating type
+// that differs, else as it is. `stream` writes the array's little-endian row-major bytes.
+Error AddArray(Writer& writer, const std::string& name, const NpyArrayInfo& info,
+               std::optional<Dtype> dtype, std::function<Error(ByteSink&)> stream) {
+  const Dtype from = *info.type.dtype;
+  const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
+  const Dtype to = convert ? *dtype : from;
+  const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
+                                   : info.data_len;
+  return writer.AddTensor(
+      name, to, std::span<const uint64_t>(info.shape), out_len,
+      [from, to, convert, stream = std::move(stream)](ByteSink& sink) -> Error {
+        if (!convert) return stream(sink);
+        // The streams hand on little-endian elements: convert them as they pass.
+        ConvertingSink converting(from, to, sink);
+        if (Error error = stream(converting); !error.ok()) return error;
+        return converting.Finish();
+      });
+}
+
 }  // namespace
 
 Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
-                       size_t* num_tensors) {
+                       std::optional<Dtype> dtype, size_t* num_tensors) {
+  if (Error e = TargetError(dtype); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npz_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
-  Result<NpzInfo> parsed = ParseNpz(bytes);
+  // Deflated members are inflated once, as they are written: their streams and CRC-32s
+  // are checked then, and a failure leaves no output (the writer is crash-safe).
+  Result<NpzInfo> parsed = ParseNpz(bytes, NpzDepth::kHeaders);
   if (!parsed.ok()) return parsed.error();
   const NpzInfo& npz = *parsed;
   for (const NpzMember& member : npz.members) {  // refuse before anything is written
@@ -205,16 +306,17 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
   }
   Writer writer;
   for (const NpzMember& member : npz.members) {
-    const NpyArrayInfo& info = member.array;
-    Error added = writer.AddTensor(
-        member.key, *info.type.dtype, std::span<const uint64_t>(info.shape), info.data_len,
-        [&bytes, &member](ByteSink& sink) {
-          if (member.compressed) return StreamDeflatedMember(bytes, member, sink);
-          const NpyArrayInfo& array = member.array;
-          return StreamArray(bytes.subspan(member.data_offset + array.data_offset,
-                                           array.data_len),
-                             array, sink);
-        });
+    Error added = AddArray(writer, member.key, member.array, dtype,
+                           [&bytes, &member](ByteSink& sink) {
+                             if (member.compressed) {
+                               return StreamDeflatedMember(bytes, member, sink);
+                             }
+                             const NpyArrayInfo& array = member.array;
+                             return StreamArray(
+                                 bytes.subspan(member.data_offset + array.data_offset,
+                                               array.data_len),
+                                 array, sink);
+                           });
     if (!added.ok()) return added;
   }
   Error written = writer.WriteToFile(out_path);
@@ -224,10 +326,7 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
                             const std::string& tensor_name, std::optional<Dtype> dtype) {
-  if (dtype.has_value() && !IsConversionTarget(*dtype)) {
-    return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
-                 std::string(DtypeName(*dtype))};
-  }
+  if (Error e = TargetError(dtype); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npy_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -236,22 +335,9 @@ Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_
   const NpyArrayInfo info = std::move(*parsed);
   if (!info.type.dtype) return NoDtypeError(info, info.data_offset, tensor_name);
   const std::span<const std::byte> data = bytes.subspan(info.data_offset, info.data_len);
-  const Dtype from = *info.type.dtype;
-  const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
-  const Dtype to = convert ? *dtype : from;
-  const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
-                                   : info.data_len;
-  auto stream = [&](ByteSink& sink) { return StreamArray(data, info, sink); };
   Writer writer;
-  Error added = writer.AddTensor(
-      tensor_name, to, std::span<const uint64_t>(info.shape), out_len,
-      [&](ByteSink& sink) -> Error {
-        if (!convert) return stream(sink);
-        // The streams above hand on little-endian elements: convert them as they pass.
-        ConvertingSink converting(from, to, sink);
-        if (Error error = stream(converting); !error.ok()) return error;
-        return converting.Finish();
-      });
+  Error added = AddArray(writer, tensor_name, info, dtype,
+                         [&](ByteSink& sink) { return StreamArray(data, info, sink); });
   if (!added.ok()) return added;
   return writer.WriteToFile(out_path);
 }
