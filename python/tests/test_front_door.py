@@ -203,17 +203,17 @@ def test_convert_refusals_write_nothing(tmp_path):
 
 
 def test_convert_dtype_streams_without_an_intermediate_file(tmp_path, monkeypatch):
-    """The library converts torch, torch-folder and npy inputs to dtype as they stream:
-    no second conversion through a temporary file (npz still needs one)."""
+    """The library converts torch, torch-folder, npy and npz inputs to dtype as they
+    stream: no second safetensors-to-dtype pass over an intermediate file."""
     import stguard._front_door as front_door
-    casts = []
-    real_cast = front_door._convert_then_cast
+    second_passes = []
+    real_convert = front_door._core.convert_safetensors
 
-    def counting_cast(*args):
-        casts.append(args[1])
-        return real_cast(*args)
+    def counting_convert(*args):
+        second_passes.append(args[0])
+        return real_convert(*args)
 
-    monkeypatch.setattr(front_door, "_convert_then_cast", counting_cast)
+    monkeypatch.setattr(front_door._core, "convert_safetensors", counting_convert)
     result = stguard.convert(CLEAN, tmp_path / "t.safetensors", "F16")
     assert result.converted > 0
     folder = stguard.convert(TORCH / "valid" / "sharded", tmp_path / "out" / "f16", "F16")
@@ -225,11 +225,15 @@ def test_convert_dtype_streams_without_an_intermediate_file(tmp_path, monkeypatc
         with stguard.safe_open(shard, framework="np") as handle:
             kinds = {handle.get_tensor(k).dtype for k in handle.keys()}
         assert numpy.float32 not in kinds, (shard, kinds)
-    assert casts == []
-    # Reject: npz has no converter of its own for dtype, so it is cast after.
-    numpy.savez(tmp_path / "a.npz", x=numpy.arange(4, dtype=numpy.float32))
-    assert stguard.convert(tmp_path / "a.npz", tmp_path / "a.safetensors", "F16").tensors == 1
-    assert casts == [str(tmp_path / "a.npz")]
+    numpy.savez(tmp_path / "a.npz", x=numpy.arange(4, dtype=numpy.float32),
+                i=numpy.arange(3, dtype=numpy.int32))
+    assert stguard.convert(tmp_path / "a.npz", tmp_path / "a.safetensors", "F16").tensors == 2
+    loaded = snp.load_file(tmp_path / "a.safetensors")
+    assert loaded["x"].dtype == numpy.float16 and loaded["i"].dtype == numpy.int32
+    assert second_passes == []
+    # Accept: a safetensors input is the one row that converts safetensors to a dtype.
+    stguard.convert(tmp_path / "a.safetensors", tmp_path / "b.safetensors", "F32")
+    assert second_passes == [str(tmp_path / "a.safetensors")]
     # A dtype that is no conversion target is refused before anything is written.
     with pytest.raises(stguard.SafetensorError) as raised:
         stguard.convert(CLEAN, tmp_path / "bad.safetensors", "I8")
