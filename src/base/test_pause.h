@@ -7,7 +7,7 @@
 namespace stguard {
 
 // PauseForTestingAt marks a point where a test may hold the process. Points: "header"
-// (Checkpoint::Open, file opened, header not yet read), "data" (before tensor data is
+// (a safetensors prefix read, its header not yet read), "data" (before tensor data is
 // first read from a file), "written" (the first bytes are in a temporary output file).
 //
 // In the library users get, it is an empty function inlined even without optimisation,

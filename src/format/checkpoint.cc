@@ -96,7 +96,6 @@ Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Op
   Result<std::unique_ptr<MappedFile>> mapping =
       map_data ? MappedFile::Open(path) : MappedFile::OpenUnmapped(path);
   if (!mapping.ok()) return mapping.error();
-  PauseForTestingAt("header");
   Sources sources;
   if (Error error = ReadHead(**mapping, options, &sources.head_copy, &sources.head_len);
       !error.ok()) {
@@ -143,6 +142,7 @@ Error CheckpointBuilder::ReadHead(const ByteSource& source, const Options& optio
   const auto head_len = static_cast<size_t>(8 + header_len);
   out->reset(new std::byte[head_len]);
   std::memcpy(out->get(), prefix, 8);
+  PauseForTestingAt("header");
   if (Error error = source.ReadAt(8, std::span(out->get() + 8, head_len - 8)); !error.ok()) {
     return error;
   }
