@@ -128,14 +128,8 @@ bool IsInt(const PickleValue& v) { return v.kind == ValueKind::kInt; }
 // point and complex only): setting requires_grad=True on any other makes torch.load fail
 // with "only Tensors of floating point and complex dtype can require gradients".
 bool CanRequireGrad(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kF16: case Dtype::kBF16: case Dtype::kF32: case Dtype::kF64: case Dtype::kC64:
-    case Dtype::kF8_E5M2: case Dtype::kF8_E4M3: case Dtype::kF8_E8M0: case Dtype::kF8_E4M3FNUZ:
-    case Dtype::kF8_E5M2FNUZ:
-      return true;
-    default:
-      return false;
-  }
+  // From the dtype table, so that a floating dtype added later is not refused silently.
+  return IsFloatingDtype(dtype) || dtype == Dtype::kC64;
 }
 
 Error Machine::ReadArg(ArgKind kind, Arg* arg) {
