@@ -7,7 +7,8 @@
 namespace stguard {
 
 // PauseForTestingAt marks a point where a test may hold the process. Points: "header"
-// (a safetensors prefix read, its header not yet read), "data" (before tensor data is
+// (a file's first bytes read, its header not yet: the sniff's growing read, or the
+// safetensors reader's header read, whichever comes first), "data" (before tensor data is
 // first read from a file), "written" (the first bytes are in a temporary output file).
 //
 // In the library users get, it is an empty function inlined even without optimisation,

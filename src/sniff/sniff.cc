@@ -11,6 +11,7 @@
 #include "base/little_endian.h"
 #include "base/out_of_memory.h"
 #include "base/source_read.h"
+#include "base/test_pause.h"
 #include "sniff/sniff_source.h"
 #include "stguard/options.h"
 #include "stguard/gguf.h"
@@ -308,6 +309,7 @@ Result<Format> SniffSourcePrefix(const ByteSource& source, std::vector<std::byte
       uint64_t need = 0;
       Result<Format> format = SniffStep(*prefix, source, &need);
       if (!format.ok() || need == 0) return format;
+      if (!prefix->empty()) PauseForTestingAt("header");  // first bytes read, not the rest
       if (Error e = AppendRange(source, need, prefix); !e.ok()) return e;
     }
   });
