@@ -195,7 +195,7 @@ Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& in
           ++t;
           continue;
         }
-        const uint64_t n = std::min(runs.length() - t, (buffer.size() - filled) / size);
+        const uint64_t n = std::min<uint64_t>(runs.length() - t, (buffer.size() - filled) / size);
         CopyStridedAnySize(in + t * in_step, in_step, buffer.data() + filled, size, n, size);
         filled += n * size;
         t += n;
