@@ -87,23 +87,17 @@ class FolderWalk {
       // Sniffed by ranges, not mapped: the walk meets every file of the folder, shards of
       // many gigabytes included, and where mapping means copying (WebAssembly) a
       // mapping would read each one whole.
+      // Unreadable here: a loader may read it; say so rather than skip it.
+      const auto record_unreadable = [&](const Error& error) {
+        FolderScanEntry entry{rel, {}};
+        entry.report.reason = error;
+        entry.report.scan.error = error;
+        report_->files.push_back(std::move(entry));
+      };
       Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
-      if (!file.ok()) {
-        // Unreadable here: a loader may read it; say so rather than skip it.
-        FolderScanEntry entry{rel, {}};
-        entry.report.reason = file.error();
-        entry.report.scan.error = file.error();
-        report_->files.push_back(std::move(entry));
-        return;
-      }
+      if (!file.ok()) return record_unreadable(file.error());
       const Result<Format> sniffed = SniffSource(**file);
-      if (!sniffed.ok()) {
-        FolderScanEntry entry{rel, {}};
-        entry.report.reason = sniffed.error();
-        entry.report.scan.error = sniffed.error();
-        report_->files.push_back(std::move(entry));
-        return;
-      }
+      if (!sniffed.ok()) return record_unreadable(sniffed.error());
       format = *sniffed;
     }
     if (format == Format::kGguf || format == Format::kNpy || format == Format::kNpz) {
