@@ -102,12 +102,13 @@ void CheckGguf(const ByteSource& source, const std::string* path, const CheckOpt
     return SummariseGguf(path, *file, options, result);
   }
   const Result<gguf::GgufFile> file = gguf::GgufFile::ReadSource(source);
-  if (!file.ok()) return SetError(file.error(), result);
-  if (!file->padding_checked()) {
+  // Said on a failure too: a remote file with bad padding may fail a later rule instead.
+  if (!file.ok() ? source.remote() : !file->padding_checked()) {
     result->notes.push_back(
         "padding between tensors not checked: the file is remote, and the padding is a "
         "read per tensor");
   }
+  if (!file.ok()) return SetError(file.error(), result);
   SummariseGguf(path, *file, options, result);
 }
 
