@@ -51,10 +51,15 @@ for source in fuzz/*.cc; do
 done
 # The GGUF encoder that fuzz_gguf's mutator shares with the tests.
 support+=(tests/support/gguf_encoder.cc)
-for source in src/*/*.cc "${support[@]}"; do
-  name=${source//\//_}
-  compile "$source" "$objects/lib/${name%.cc}.o"
-done
+# In parallel, one job per core (xargs fails when any compile fails).
+compile_into_lib() {  # compile_into_lib SOURCE: src/a/b.cc -> lib/src_a_b.o
+  local name=${1//\//_}
+  compile "$1" "$objects/lib/${name%.cc}.o"
+}
+export -f compile compile_into_lib
+export CXX CXXFLAGS objects
+printf '%s\0' src/*/*.cc "${support[@]}" |
+  xargs -0 -n 1 -P "$(nproc)" bash -c 'compile_into_lib "$1"' _
 
 for target in "${targets[@]}"; do
   compile "fuzz/$target.cc" "$objects/$target.o"
