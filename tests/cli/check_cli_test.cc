@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `stguard check` on the command line: a sharded folder (exit status and messages for each
-// broken rule), and a split GGUF model checked as one set from its first part.
+// broken rule), a split GGUF model checked as one set from its first part, and --aligned.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -13,6 +13,7 @@
 #include "support/run_cli.h"
 #include "support/sharded_folder.h"
 #include "support/temp_dir.h"
+#include "support/test_files.h"
 
 namespace stguard::testing {
 namespace {
@@ -68,6 +69,31 @@ TEST_F(GgufSplit, CheckOnTheFirstPartChecksTheSet) {
   run = RunCli("check " + ShellQuoted(PartPath(1)));
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_NE(run.output.find("MissingShard"), std::string::npos) << run.output;
+}
+
+TEST(AlignmentCliTest, CheckAlignedAcceptsAlignedAndRejectsMisalignedFiles) {
+  TempDir dir;
+  const std::string aligned = ShellQuoted(dir.File("aligned.safetensors"));
+  const std::string misaligned = ShellQuoted(dir.File("misaligned.safetensors"));
+  ASSERT_TRUE(WriteFileBytes(dir.File("aligned.safetensors"),
+                             FileWithHeader(kAlignedHeader, std::string(6, '\0'))));
+  ASSERT_TRUE(WriteFileBytes(dir.File("misaligned.safetensors"),
+                             FileWithHeader(kMisalignedHeader, std::string(6, '\0'))));
+  CliRun run = RunCli("check --aligned " + aligned);
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find(": ok (2 tensors"), std::string::npos) << run.output;
+  run = RunCli("check --aligned " + misaligned);
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("invalid: MisalignedData at byte"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("(tensor 'w')"), std::string::npos) << run.output;
+  run = RunCli("check " + misaligned);
+  EXPECT_EQ(run.status, 0) << run.output;  // valid without --aligned
+  run = RunCli("check --aligned --json " + misaligned);
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("\"MisalignedData\""), std::string::npos) << run.output;
+  run = RunCli("check --aligned " + ShellQuoted(std::string(STGUARD_CORPUS_DIR) +
+                                                "/sample.safetensors"));
+  EXPECT_EQ(run.status, 0) << run.output;
 }
 
 }  // namespace

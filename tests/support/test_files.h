@@ -28,6 +28,19 @@ std::string LengthPrefix(uint64_t n);
 inline const std::string kWorkedText =
     R"({"__metadata__":{"format":"tinyllm"},"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
 
+// An F32 tensor after a 2-byte U8 tensor: valid, but in file order the F32 data begins at
+// 8 + N + 2. The headers are padded with spaces to a multiple of 8, so the U8 data is
+// 8-aligned and the F32 data is 2 mod 4.
+inline constexpr char kMisalignedHeader[] =
+    R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
+    R"("w":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})"
+    "      ";
+// The same tensors in canonical order: F32 first, at the 8-aligned data start.
+inline constexpr char kAlignedHeader[] =
+    R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+    R"("a":{"dtype":"U8","shape":[2],"data_offsets":[4,6]}})"
+    "      ";
+
 // ReadFileBytes returns a file's whole content, or fails the current test.
 std::string ReadFileBytes(const std::string& path);
 
