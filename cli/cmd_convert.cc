@@ -11,6 +11,9 @@
 // PyTorch checkpoint (format detected from its bytes), OUT safetensors; IN a folder with
 // pytorch_model.bin.index.json: OUT a folder of shards and model.safetensors.index.json
 // (torch_checkpoint.h).
+//
+// Every conversion, of any format, returns a ConvertResult (convert_result.h) instead of
+// printing: --json changes how the one result is printed, never what it is.
 #include <sys/stat.h>
 
 #include <cstdio>

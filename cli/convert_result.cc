@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
 #include "stguard/sniff.h"
