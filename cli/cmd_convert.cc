@@ -11,6 +11,9 @@
 // PyTorch checkpoint (format detected from its bytes), OUT safetensors; IN a folder with
 // pytorch_model.bin.index.json: OUT a folder of shards and model.safetensors.index.json
 // (torch_checkpoint.h).
+//
+// Every conversion, of any format, returns a ConvertResult (convert_result.h) instead of
+// printing: --json changes how the one result is printed, never what it is.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -20,7 +23,7 @@
 
 #include "arguments.h"
 #include "commands.h"
-#include "convert_json.h"
+#include "convert_result.h"
 #include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
@@ -31,6 +34,7 @@
 #include "stguard/reader.h"
 #include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
+#include "stguard/verdict.h"
 #include "stguard/writer.h"
 
 namespace stguard::cli {
@@ -62,87 +66,101 @@ bool IsDirectory(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-void PrintDropped(const std::vector<TorchDroppedAlias>& dropped) {
+// DroppedLines says which names were dropped as aliases of a tensor that was kept.
+std::vector<std::string> DroppedLines(const std::vector<TorchDroppedAlias>& dropped) {
+  std::vector<std::string> lines;
   for (const TorchDroppedAlias& alias : dropped) {
-    PrintLine("dropped alias '" + PrintableText(alias.dropped) + "' (same tensor as '" +
-              PrintableText(alias.kept) + "')");
+    lines.push_back("dropped alias '" + PrintableText(alias.dropped) + "' (same tensor as '" +
+                    PrintableText(alias.kept) + "')");
   }
+  return lines;
 }
 
-int ConvertTorch(const std::string& in, const std::string& out, const TorchOptions& options,
-                 const TorchConvertOptions& convert_options) {
+// ConvertTorchFolderTo converts a folder of PyTorch shards into the folder OUT.
+ConvertResult ConvertTorchFolderTo(const std::string& in, const std::string& out,
+                                   const TorchConvertOptions& convert_options, bool json) {
+  TorchFolderReport report;
+  // The total is not known before the shards are read: the bar shows bytes and rate.
+  ProgressBar progress(/*total=*/0, ShowProgress(json, /*quiet=*/false));
+  TorchConvertOptions with_progress = convert_options;
+  with_progress.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
+  const Error error = ConvertTorchFolder(in, out, with_progress, &report);
+  progress.Clear();
+  if (!error.ok()) {
+    // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
+    const bool about_out = IsIoError(error) && error.context.starts_with(out);
+    return ConvertFailed(in, about_out ? out : in, error);
+  }
+  ConvertResult result =
+      Converted(in, out, report.num_tensors,
+                PrintableText(out) + ": " + std::to_string(report.num_tensors) +
+                    " tensors in " + std::to_string(report.written.size()) + " files (" +
+                    std::to_string(report.total_size) + " data bytes)");
+  result.details = DroppedLines(report.dropped);
+  return result;
+}
+
+// TorchOpenFailed is the result for a PyTorch file the reader could not open. The error is
+// the reader's; the verdict is the static scan's when it refuses the file (as `check`
+// says: a pickle that cannot be proven safe is refused, whatever the reader tripped on).
+// A checkpoint whose tensors sit under a key is not refused: the line names the keys.
+ConvertResult TorchOpenFailed(const std::string& in, const TorchOptions& options,
+                              const Error& error) {
+  if (IsIoError(error)) return ConvertFailed(in, in, error);
+  const PickleFileReport report = JudgePickleFile(in, options);
+  if (VerdictForPickle(report) == Verdict::kRefused) {
+    return ConvertFailed(in, in, error, Verdict::kRefused);
+  }
+  ConvertResult result = ConvertFailed(in, in, error);
+  if (error.code == ErrorCode::kNotAStateDict && options.key_path.empty() &&
+      report.verdict == FileVerdict::kNeedsKey && !report.key_paths.empty()) {
+    result.failure_line =
+        "stguard convert: " + PrintableText(in) + ": " + DescribeVerdict(report) + "\n";
+  }
+  return result;
+}
+
+ConvertResult ConvertTorch(const std::string& in, const std::string& out,
+                           const TorchOptions& options,
+                           const TorchConvertOptions& convert_options, bool json) {
   if (out == "-") {
-    std::fputs("stguard convert: a torch checkpoint converts to a file or folder, not to "
-               "standard output\n", stderr);
-    return kExitUsage;
+    return ConvertUnusable(in, "a torch checkpoint converts to a file or folder, not to "
+                               "standard output");
   }
   if (IsDirectory(in)) {
     if (!options.key_path.empty()) {
-      std::fputs("stguard convert: --key selects inside one checkpoint, not in a folder\n",
-                 stderr);
-      return kExitUsage;
+      return ConvertUnusable(in, "--key selects inside one checkpoint, not in a folder");
     }
-    TorchFolderReport report;
-    // The total is not known before the shards are read: the bar shows bytes and rate.
-    ProgressBar progress(/*total=*/0, ShowProgress(/*json=*/false, /*quiet=*/false));
-    TorchConvertOptions with_progress = convert_options;
-    with_progress.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
-    const Error error = ConvertTorchFolder(in, out, with_progress, &report);
-    progress.Clear();
-    if (!error.ok()) {
-      // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
-      const bool about_out = IsIoError(error) && error.context.starts_with(out);
-      PrintFileError("convert", about_out ? out : in, error);
-      return IsIoError(error) ? kExitUsage : kExitInvalid;
-    }
-    PrintDropped(report.dropped);
-    PrintLine(PrintableText(out) + ": " + std::to_string(report.num_tensors) + " tensors in " +
-              std::to_string(report.written.size()) + " files (" +
-              std::to_string(report.total_size) + " data bytes)");
-    return kExitOk;
+    return ConvertTorchFolderTo(in, out, convert_options, json);
   }
   if (convert_options.allow_external_symlinks) {
-    std::fputs("stguard convert: --allow-external-symlinks applies to a folder, not one file\n",
-               stderr);
-    return kExitUsage;
+    return ConvertUnusable(in, "--allow-external-symlinks applies to a folder, not one file");
   }
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in, options);
-  if (!checkpoint.ok() && checkpoint.error().code == ErrorCode::kNotAStateDict &&
-      options.key_path.empty()) {
-    // Not refused: the tensors sit under a key. Say which keys lead to them.
-    const PickleFileReport report = JudgePickleFile(in, options);
-    if (report.verdict == FileVerdict::kNeedsKey && !report.key_paths.empty()) {
-      PrintErrorLine("stguard convert: " + PrintableText(in) + ": " + DescribeVerdict(report));
-      return kExitInvalid;
-    }
-  }
-  if (!checkpoint.ok()) {
-    PrintFileError("convert", in, checkpoint.error());
-    return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
-  }
+  if (!checkpoint.ok()) return TorchOpenFailed(in, options, checkpoint.error());
   Writer writer;
   std::vector<TorchDroppedAlias> dropped;
   if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
       !error.ok()) {
-    PrintFileError("convert", in, error);
-    return kExitInvalid;
+    return ConvertFailed(in, in, error);
   }
   PrintLeftoverNotes("convert", out);
   const Result<uint64_t> size = writer.FileSize();
-  ProgressBar progress(size.ok() ? *size : 0, ShowProgress(/*json=*/false, /*quiet=*/false));
+  ProgressBar progress(size.ok() ? *size : 0, ShowProgress(json, /*quiet=*/false));
   writer.set_progress([&progress](uint64_t bytes) { progress.Add(bytes); });
   const Error written = writer.WriteToFile(out);
   progress.Clear();
-  if (const Error& error = written; !error.ok()) {
+  if (!written.ok()) {
     // A checksum failure surfaces while streaming; the output is untouched either way.
-    PrintFileError("convert", error.code == ErrorCode::kZipChecksum ? in : out, error);
-    return IsIoError(error) ? kExitUsage : kExitInvalid;
+    return ConvertFailed(in, written.code == ErrorCode::kZipChecksum ? in : out, written);
   }
-  PrintDropped(dropped);
-  PrintLine(PrintableText(out) + ": " + std::to_string(writer.num_tensors()) +
-            " tensors from a " + std::string(TorchFormatName(checkpoint->format())) +
-            " torch checkpoint");
-  return kExitOk;
+  ConvertResult result =
+      Converted(in, out, writer.num_tensors(),
+                PrintableText(out) + ": " + std::to_string(writer.num_tensors()) +
+                    " tensors from a " + std::string(TorchFormatName(checkpoint->format())) +
+                    " torch checkpoint");
+  result.details = DroppedLines(dropped);
+  return result;
 }
 
 // LooksLikeTorch says whether `path` is a folder or a file whose bytes are a torch format.
@@ -214,88 +232,85 @@ const char* TorchOnlyFlag(const ConvertArguments& arguments) {
   return nullptr;
 }
 
+// TorchOnlyFlagUnusable is the result of a flag only a torch input uses, given for a
+// safetensors IN.
+ConvertResult TorchOnlyFlagUnusable(const std::string& in, const char* flag) {
+  return ConvertUnusable(in, std::string(flag) + " applies to a PyTorch checkpoint or "
+                                                 "folder, not to a safetensors IN");
+}
+
 // ConvertWithoutDtype converts a torch checkpoint or folder; IN that is neither is a usage
 // error (a safetensors file, which needs --dtype) or invalid.
-int ConvertWithoutDtype(const ConvertArguments& arguments) {
+ConvertResult ConvertWithoutDtype(const ConvertArguments& arguments, bool json) {
   const std::string& in = arguments.in;
   if (!LooksLikeTorch(in)) {
     Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
-    if (!file.ok()) {
-      PrintFileError("convert", in, file.error());
-      return kExitUsage;
-    }
+    if (!file.ok()) return ConvertFailed(in, in, file.error(), Verdict::kError);
     // A valid safetensors IN without --dtype is a usage error (the option is missing);
     // any other bytes are not a checkpoint stguard can convert.
     if (Checkpoint::Open(in).ok()) {
-      if (const char* flag = TorchOnlyFlag(arguments)) {
-        std::fprintf(stderr,
-                     "stguard convert: %s applies to a PyTorch checkpoint or folder, not to a "
-                     "safetensors IN\n", flag);
-      } else {
-        std::fprintf(stderr, "stguard convert: a safetensors IN needs --dtype\n%s",
-                     kConvertUsage);
-      }
-      return kExitUsage;
+      if (const char* flag = TorchOnlyFlag(arguments)) return TorchOnlyFlagUnusable(in, flag);
+      return ConvertUnusable(in, "a safetensors IN needs --dtype", kConvertUsage);
     }
-    PrintFileError("convert", in,
-                   Error{ErrorCode::kNotATorchCheckpoint, 0,
-                         "neither a torch checkpoint nor a safetensors file"});
-    return kExitInvalid;
+    return ConvertFailed(in, in,
+                         Error{ErrorCode::kNotATorchCheckpoint, 0,
+                               "neither a torch checkpoint nor a safetensors file"});
   }
   if (IsDirectory(in) && arguments.has_max_output_ratio) {
     // A folder's shards are converted with the default bound (ConvertTorchFolder).
-    std::fputs("stguard convert: --max-output-ratio applies to one checkpoint, not a "
-               "folder\n", stderr);
-    return kExitUsage;
+    return ConvertUnusable(in, "--max-output-ratio applies to one checkpoint, not a folder");
   }
-  return ConvertTorch(in, arguments.out, arguments.torch_options, arguments.convert_options);
+  return ConvertTorch(in, arguments.out, arguments.torch_options, arguments.convert_options,
+                      json);
 }
 
 // ConvertSafetensors rewrites IN's floating tensors to `target` into OUT (or "-").
-int ConvertSafetensors(const std::string& in, const std::string& out, Dtype target) {
+ConvertResult ConvertSafetensors(const std::string& in, const std::string& out, Dtype target,
+                                 bool json) {
   const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
-  if (!checkpoint.ok()) {
-    PrintFileError("convert", in, checkpoint.error());
-    return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
-  }
+  if (!checkpoint.ok()) return ConvertFailed(in, in, checkpoint.error());
   // Streamed (WriteConverted*): the same bytes as AddConvertedCheckpoint and a Writer, in
   // memory that does not grow with the header's entries.
   size_t num_converted = 0;
   const bool to_stdout = out == "-";
   if (to_stdout) {
+    if (json) {
+      return ConvertUnusable(in, "--json prints the result on standard output: OUT cannot "
+                                 "be -");
+    }
     if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
-      std::fputs(("stguard convert: " + refusal + "\n").c_str(), stderr);
-      return kExitUsage;
+      return ConvertUnusable(in, refusal);
     }
     StdoutSink sink;
     if (Error error = WriteConverted(*checkpoint, target, sink, &num_converted); !error.ok()) {
-      PrintFileError("convert", "-", error);
-      return kExitUsage;
+      return ConvertFailed(in, "-", error, Verdict::kError);
     }
   } else {
     PrintLeftoverNotes("convert", out);
     // The output's size is known only once its header is planned: bytes and rate show.
-    ProgressBar progress(/*total=*/0, ShowProgress(/*json=*/false, /*quiet=*/false));
+    ProgressBar progress(/*total=*/0, ShowProgress(json, /*quiet=*/false));
     const Error error = WriteConvertedFile(*checkpoint, target, out, &num_converted,
                                            [&progress](uint64_t bytes) { progress.Add(bytes); });
     progress.Clear();
     if (!error.ok()) {
       // A valid checkpoint always converts, so any failure here is about reading IN or
-      // writing OUT: the output is untouched either way.
-      PrintFileError("convert", out, error);
-      return kExitUsage;
+      // writing OUT (no verdict on IN): the output is untouched either way.
+      return ConvertFailed(in, out, error, Verdict::kError);
     }
   }
+  ConvertResult result =
+      Converted(in, out, checkpoint->num_tensors(),
+                PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
+                    std::to_string(checkpoint->num_tensors()) + " tensors converted to " +
+                    std::string(DtypeName(target)));
   // The summary goes to stderr when the file itself goes to standard output.
-  (to_stdout ? PrintErrorLine : PrintLine)(
-      PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
-      std::to_string(checkpoint->num_tensors()) + " tensors converted to " +
-      std::string(DtypeName(target)));
-  return kExitOk;
+  result.summary_on_stderr = to_stdout;
+  return result;
 }
 
-// RunConvertText runs one conversion and prints its outcome for a person.
-int RunConvertText(Args args) {
+// RunConvertRequest runs one conversion (progress shown unless `json`) and returns its
+// outcome, for PrintConvertResult to print in either mode.
+ConvertResult RunConvertRequest(Args args, bool json) {
   // A .npy, .npz or GGUF IN (told by its content) has its own options: npy_output.cc,
   // gguf_output.cc.
   if (!args.empty() && !IsOption(args[0])) {
@@ -307,37 +322,31 @@ int RunConvertText(Args args) {
     }
   }
   ConvertArguments arguments;
-  if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) return *stop;
+  if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) {
+    return ConvertStopped(*stop);
+  }
+  const std::string& in = arguments.in;
   if (arguments.all_metadata) {
-    std::fputs("stguard convert: --all-metadata applies to a GGUF IN (given as the first "
-               "argument)\n", stderr);
-    return kExitUsage;
+    return ConvertUnusable(in, "--all-metadata applies to a GGUF IN (given as the first "
+                               "argument)");
   }
   if (!arguments.npy_name.empty()) {
-    std::fputs("stguard convert: --name applies to a .npy IN (given as the first argument)\n",
-               stderr);
-    return kExitUsage;
+    return ConvertUnusable(in, "--name applies to a .npy IN (given as the first argument)");
   }
   std::optional<Dtype> target;
   if (!arguments.dtype_name.empty()) {
     target = ParseDtype(arguments.dtype_name);
     if (!target || !IsConversionTarget(*target)) {
-      std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
-                   PrintableText(arguments.dtype_name).c_str());
-      return kExitUsage;
+      return ConvertUnusable(in, "--dtype must be BF16, F16 or F32, not '" +
+                                     PrintableText(arguments.dtype_name) + "'");
     }
   }
   // --dtype applies to every input convert reads: a torch checkpoint's floating tensors
   // are converted as they are streamed.
-  if (target && LooksLikeTorch(arguments.in)) arguments.convert_options.dtype = target;
-  if (!target || LooksLikeTorch(arguments.in)) return ConvertWithoutDtype(arguments);
-  if (const char* flag = TorchOnlyFlag(arguments)) {
-    std::fprintf(stderr,
-                 "stguard convert: %s applies to a PyTorch checkpoint or folder, not to a "
-                 "safetensors IN\n", flag);
-    return kExitUsage;
-  }
-  return ConvertSafetensors(arguments.in, arguments.out, *target);
+  if (target && LooksLikeTorch(in)) arguments.convert_options.dtype = target;
+  if (!target || LooksLikeTorch(in)) return ConvertWithoutDtype(arguments, json);
+  if (const char* flag = TorchOnlyFlag(arguments)) return TorchOnlyFlagUnusable(in, flag);
+  return ConvertSafetensors(in, arguments.out, *target, json);
 }
 
 }  // namespace
@@ -353,7 +362,7 @@ int RunConvert(Args args) {
       rest.push_back(arg);
     }
   }
-  return json ? ConvertWithJson(rest, RunConvertText) : RunConvertText(args);
+  return PrintConvertResult(RunConvertRequest(rest, json), json);
 }
 
 }  // namespace stguard::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "convert_result.h"
 #include "output.h"
 #include "arguments.h"
 #include "verdict_output.h"
@@ -236,59 +237,61 @@ constexpr char kConvertGgufUsage[] =
     "                        (default: plain types kept, quantized ones F32)\n"
     "  --all-metadata        keep metadata arrays longer than 1024 elements\n";
 
-void PrintOmitted(const std::vector<GgufOmittedKey>& omitted) {
+// OmittedNotes says which metadata arrays were left out of __metadata__.
+std::vector<std::string> OmittedNotes(const std::vector<GgufOmittedKey>& omitted) {
+  std::vector<std::string> notes;
   for (const GgufOmittedKey& key : omitted) {
-    PrintErrorLine("stguard convert: note: metadata '" + PrintableText(key.key) + "' (" +
-                   std::to_string(key.count) + " " + key.element_type +
-                   " elements) left out of __metadata__; --all-metadata keeps it");
+    notes.push_back("stguard convert: note: metadata '" + PrintableText(key.key) + "' (" +
+                    std::to_string(key.count) + " " + key.element_type +
+                    " elements) left out of __metadata__; --all-metadata keeps it");
   }
+  return notes;
 }
 
 }  // namespace
 
-int ConvertGgufCommand(Args args) {
+ConvertResult ConvertGgufCommand(Args args) {
   std::string dtype_name;
   bool all_metadata = false;
   const Flag flags[] = {{"--all-metadata", &all_metadata}};
   const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name}};
   std::vector<std::string_view> files;
   if (auto stop = ParseArguments(args, {"convert", kConvertGgufUsage, flags, values}, &files)) {
-    return *stop;
+    return ConvertStopped(*stop);
   }
   if (files.size() != 2) {
     std::fputs(kConvertGgufUsage, stderr);
-    return kExitUsage;
+    return ConvertStopped(kExitUsage);
   }
+  const std::string in(files[0]);
+  const std::string out(files[1]);
   GgufConvertOptions options;
   options.all_metadata = all_metadata;
   if (!dtype_name.empty()) {
     options.dtype = ParseDtype(dtype_name);
     if (!options.dtype || !IsConversionTarget(*options.dtype)) {
-      std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
-                   PrintableText(dtype_name).c_str());
-      return kExitUsage;
+      return ConvertUnusable(in, "--dtype must be BF16, F16 or F32, not '" +
+                                     PrintableText(dtype_name) + "'");
     }
   }
-  const std::string in(files[0]);
-  const std::string out(files[1]);
   if (out == "-") {
-    std::fputs("stguard convert: a GGUF model converts to a file or folder, not to standard "
-               "output\n", stderr);
-    return kExitUsage;
+    return ConvertUnusable(in, "a GGUF model converts to a file or folder, not to standard "
+                               "output");
   }
   PrintLeftoverNotes("convert", out);
   GgufConvertReport report;
   if (Error error = ConvertGguf(in, out, options, &report); !error.ok()) {
-    PrintFileError("convert", IsIoError(error) ? out : in, error);
-    return ExitStatusOf(error);
+    return ConvertFailed(in, IsIoError(error) ? out : in, error);
   }
-  PrintOmitted(report.omitted);
-  PrintLine(PrintableText(out) + ": " + std::to_string(report.num_tensors) + " tensors (" +
-            std::to_string(report.num_dequantized) + " dequantized) in " +
-            std::to_string(report.written.size()) + " file" +
-            (report.written.size() == 1 ? "" : "s") + ", " + std::to_string(report.total_size) +
-            " data bytes");
-  return kExitOk;
+  ConvertResult result = Converted(
+      in, out, report.num_tensors,
+      PrintableText(out) + ": " + std::to_string(report.num_tensors) + " tensors (" +
+          std::to_string(report.num_dequantized) + " dequantized) in " +
+          std::to_string(report.written.size()) + " file" +
+          (report.written.size() == 1 ? "" : "s") + ", " + std::to_string(report.total_size) +
+          " data bytes");
+  result.warnings = OmittedNotes(report.omitted);
+  return result;
 }
 
 }  // namespace stguard::cli

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.h"
+#include "convert_result.h"
 
 namespace stguard::cli {
 
@@ -18,7 +19,9 @@ int InspectGgufFile(const std::string& path, bool json);
 // ConvertGgufCommand runs `convert IN.gguf OUT.safetensors [--dtype F32|F16|BF16]
 // [--all-metadata]` (OUT a folder for the first part of a split model). Metadata arrays
 // left out are noted on stderr. Returns 0, 1 (IN cannot be converted) or 2 (I/O, usage).
-int ConvertGgufCommand(Args args);
+// ConvertGgufCommand converts a GGUF model (IN, args[0]) to safetensors and returns the
+// outcome for PrintConvertResult.
+ConvertResult ConvertGgufCommand(Args args);
 
 }  // namespace stguard::cli
 

@@ -13,6 +13,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "convert_result.h"
 #include "output.h"
 #include "stguard/dtype.h"
 #include "verdict_output.h"
@@ -32,15 +33,17 @@ std::string VersionText(const NpyArrayInfo& info) {
 
 int ErrorStatus(const Error& error) { return IsIoError(error) ? kExitUsage : kExitInvalid; }
 
-// ParseTargetDtype reads --dtype (empty: none) into *dtype; a name that is not a
-// conversion target is a usage error, returned as the exit status.
-std::optional<int> ParseTargetDtype(const std::string& name, std::optional<Dtype>* dtype) {
-  if (name.empty()) return std::nullopt;
+// ParseTargetDtype reads --dtype (empty: none) into *dtype; false when the name is not a
+// conversion target.
+bool ParseTargetDtype(const std::string& name, std::optional<Dtype>* dtype) {
+  if (name.empty()) return true;
   *dtype = ParseDtype(name);
-  if (*dtype && IsConversionTarget(**dtype)) return std::nullopt;
-  std::fprintf(stderr, "stguard convert: --dtype must be BF16, F16 or F32, not '%s'\n",
-               PrintableText(name).c_str());
-  return kExitUsage;
+  return *dtype && IsConversionTarget(**dtype);
+}
+
+ConvertResult TargetDtypeUnusable(const std::string& in, const std::string& name) {
+  return ConvertUnusable(in, "--dtype must be BF16, F16 or F32, not '" + PrintableText(name) +
+                                 "'");
 }
 
 }  // namespace
@@ -136,7 +139,7 @@ int InspectNpy(const std::string& path, bool json) {
   return kExitOk;
 }
 
-int ConvertNpz(Args args) {
+ConvertResult ConvertNpz(Args args) {
   static constexpr char kUsage[] =
       "usage: stguard convert IN.npz OUT.safetensors [--dtype BF16|F16|F32]\n"
       "  one tensor per array, named by its key\n"
@@ -144,23 +147,27 @@ int ConvertNpz(Args args) {
   std::string dtype_name;
   const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name}};
   std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) return *stop;
+  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) {
+    return ConvertStopped(*stop);
+  }
   if (files.size() != 2) {
     std::fputs(kUsage, stderr);
-    return kExitUsage;
+    return ConvertStopped(kExitUsage);
   }
-  std::optional<Dtype> dtype;
-  if (std::optional<int> stop = ParseTargetDtype(dtype_name, &dtype)) return *stop;
   const std::string in(files[0]);
-  const Error error = NpzToSafetensors(in, std::string(files[1]), dtype);
-  if (!error.ok()) {
-    PrintFileError("convert", in, error);
-    return ErrorStatus(error);
+  const std::string out(files[1]);
+  std::optional<Dtype> dtype;
+  if (!ParseTargetDtype(dtype_name, &dtype)) return TargetDtypeUnusable(in, dtype_name);
+  size_t num_tensors = 0;
+  if (const Error error = NpzToSafetensors(in, out, dtype, &num_tensors); !error.ok()) {
+    return ConvertFailed(in, in, error);
   }
-  return kExitOk;
+  return Converted(in, out, num_tensors,
+                   PrintableText(out) + ": " + std::to_string(num_tensors) +
+                       " tensors from an npz archive");
 }
 
-int ConvertNpy(Args args) {
+ConvertResult ConvertNpy(Args args) {
   static constexpr char kUsage[] =
       "usage: stguard convert IN.npy OUT.safetensors [--name NAME] [--dtype BF16|F16|F32]\n"
       "  --name NAME  the tensor's name (default: IN's file name without .npy)\n"
@@ -170,25 +177,27 @@ int ConvertNpy(Args args) {
   const ValueOption values[] = {{.name = "--name", .value = &name},
                                 {.name = "--dtype", .value = &dtype_name}};
   std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) return *stop;
+  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) {
+    return ConvertStopped(*stop);
+  }
   if (files.size() != 2) {
     std::fputs(kUsage, stderr);
-    return kExitUsage;
+    return ConvertStopped(kExitUsage);
   }
-  std::optional<Dtype> dtype;
-  if (std::optional<int> stop = ParseTargetDtype(dtype_name, &dtype)) return *stop;
   const std::string in(files[0]);
   const std::string out(files[1]);
+  std::optional<Dtype> dtype;
+  if (!ParseTargetDtype(dtype_name, &dtype)) return TargetDtypeUnusable(in, dtype_name);
   if (name.empty()) {
     name = std::filesystem::path(in).filename().string();
     if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
   }
-  const Error error = NpyArrayToSafetensors(in, out, name, dtype);
-  if (!error.ok()) {
-    PrintFileError("convert", in, error);
-    return ErrorStatus(error);
+  if (const Error error = NpyArrayToSafetensors(in, out, name, dtype); !error.ok()) {
+    return ConvertFailed(in, in, error);
   }
-  return kExitOk;
+  return Converted(in, out, 1,
+                   PrintableText(out) + ": 1 tensor ('" + PrintableText(name) +
+                       "') from an npy array");
 }
 
 }  // namespace stguard::cli

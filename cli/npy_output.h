@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.h"
+#include "convert_result.h"
 
 namespace stguard::cli {
 
@@ -18,10 +19,10 @@ int InspectNpz(const std::string& path, bool json);
 // run code (exit 1); plain arrays hold none (exit 0).
 int ScanNumpyFile(const std::string& path, bool npz, bool json);
 // ConvertNpz runs `convert IN.npz OUT.safetensors`: one tensor per array, named by key.
-int ConvertNpz(Args args);
+ConvertResult ConvertNpz(Args args);
 // ConvertNpy runs `convert IN.npy OUT.safetensors [--name NAME]`; the tensor is named
 // after IN's stem unless --name says otherwise.
-int ConvertNpy(Args args);
+ConvertResult ConvertNpy(Args args);
 
 }  // namespace stguard::cli
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Options::require_aligned_data, TensorView::is_aligned, DtypeAlignment and
-// `stguard check --aligned`, on hand-built files (the random ones are in alignment_prop.cc).
+// Options::require_aligned_data, TensorView::is_aligned and DtypeAlignment on hand-built
+// files (the random ones are in alignment_prop.cc; `stguard check --aligned` is in
+// tests/cli/check_cli_test.cc).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -19,19 +19,8 @@ namespace stguard {
 namespace {
 
 using testing::FileWithHeader;
-
-// An F32 tensor after a 2-byte U8 tensor: valid, but in file order the F32 data begins at
-// 8 + N + 2. The headers are padded with spaces to a multiple of 8, so the U8 data is
-// 8-aligned and the F32 data is 2 mod 4.
-constexpr char kMisalignedHeader[] =
-    R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
-    R"("w":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})"
-    "      ";
-// The same tensors in canonical order: F32 first, at the 8-aligned data start.
-constexpr char kAlignedHeader[] =
-    R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-    R"("a":{"dtype":"U8","shape":[2],"data_offsets":[4,6]}})"
-    "      ";
+using testing::kAlignedHeader;
+using testing::kMisalignedHeader;
 
 // Aligned8 copies bytes to an 8-aligned address, like the page-aligned map of Open.
 std::span<const std::byte> Aligned8(std::string_view bytes, std::vector<uint64_t>* storage) {
@@ -118,37 +107,6 @@ TEST(AlignmentTest, OpenedFilesAreAlignedAsInTheFile) {
   EXPECT_TRUE(checkpoint->Find("w")->is_aligned());  // the map starts on a page
 }
 
-#ifdef STGUARD_CLI_PATH
-int RunCheck(const std::string& arguments, std::string* output) {
-  testing::TempDir out_dir;
-  const std::string out = out_dir.File("out.txt");
-  const std::string command =
-      std::string(STGUARD_CLI_PATH) + " check " + arguments + " >'" + out + "' 2>&1";
-  const int status = std::system(command.c_str());
-  *output = testing::ReadFileBytes(out);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-TEST(AlignmentCliTest, CheckAlignedAcceptsAlignedAndRejectsMisalignedFiles) {
-  testing::TempDir dir;
-  const std::string aligned = dir.File("aligned.safetensors");
-  const std::string misaligned = dir.File("misaligned.safetensors");
-  ASSERT_TRUE(testing::WriteFileBytes(aligned, FileWithHeader(kAlignedHeader, std::string(6, '\0'))));
-  ASSERT_TRUE(testing::WriteFileBytes(misaligned,
-                                      FileWithHeader(kMisalignedHeader, std::string(6, '\0'))));
-  std::string output;
-  EXPECT_EQ(RunCheck("--aligned '" + aligned + "'", &output), 0) << output;
-  EXPECT_NE(output.find(": ok (2 tensors"), std::string::npos) << output;
-  EXPECT_EQ(RunCheck("--aligned '" + misaligned + "'", &output), 1) << output;
-  EXPECT_NE(output.find("invalid: MisalignedData at byte"), std::string::npos) << output;
-  EXPECT_NE(output.find("(tensor 'w')"), std::string::npos) << output;
-  EXPECT_EQ(RunCheck("'" + misaligned + "'", &output), 0) << output;  // valid without it
-  EXPECT_EQ(RunCheck("--aligned --json '" + misaligned + "'", &output), 1) << output;
-  EXPECT_NE(output.find("\"MisalignedData\""), std::string::npos) << output;
-  EXPECT_EQ(RunCheck("--aligned '" + std::string(STGUARD_CORPUS_DIR) +
-                         "/sample.safetensors'", &output), 0) << output;
-}
-#endif
 
 }  // namespace
 }  // namespace stguard

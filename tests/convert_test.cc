@@ -4,7 +4,6 @@
 // F32 -> F16, and the double-rounding cases that ConvertElements must get right.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <bit>
@@ -18,12 +17,17 @@
 #include "stguard/convert.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
-#include "support/run_cli.h"
+#include "support/convert_samples.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
 namespace stguard {
 namespace {
+
+using testing::Bytes16;
+using testing::LittleEndian;
+using testing::LittleEndianDoubles;
+using testing::MixedCheckpoint;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -101,15 +105,6 @@ double RefRound(float x, int mantissa_bits, int min_exponent, double max_finite)
 
 double RefRoundBf16(float x) { return RefRound(x, 7, -126, std::ldexp(255.0, 120)); }
 double RefRoundF16(float x) { return RefRound(x, 10, -14, 65504.0); }
-
-std::vector<std::byte> Bytes16(uint32_t count, uint32_t first = 0) {
-  std::vector<std::byte> out;
-  for (uint32_t i = first; i < first + count; ++i) {
-    out.push_back(static_cast<std::byte>(i & 0xFF));
-    out.push_back(static_cast<std::byte>((i >> 8) & 0xFF));
-  }
-  return out;
-}
 
 std::vector<std::byte> Bytes8() {
   std::vector<std::byte> out;
@@ -237,28 +232,6 @@ TEST(ConvertTest, IntegersOfEightAndSixteenBitsAreExactForEveryInput) {
   const std::vector<float> bools = ToF32(Dtype::kBOOL, Bytes8());
   EXPECT_EQ(bools[0], 0.0f);
   for (uint32_t b = 1; b < 256; ++b) EXPECT_EQ(bools[b], 1.0f);
-}
-
-template <typename T>
-std::vector<std::byte> LittleEndian(std::initializer_list<T> values) {
-  std::vector<std::byte> out;
-  for (T value : values) {
-    using U = std::make_unsigned_t<T>;
-    const U bits = static_cast<U>(value);
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      out.push_back(static_cast<std::byte>((bits >> (8 * i)) & 0xFF));
-    }
-  }
-  return out;
-}
-
-std::vector<std::byte> LittleEndianDoubles(std::initializer_list<double> values) {
-  std::vector<std::byte> out;
-  for (double value : values) {
-    const uint64_t bits = std::bit_cast<uint64_t>(value);
-    for (size_t i = 0; i < 8; ++i) out.push_back(static_cast<std::byte>((bits >> (8 * i)) & 0xFF));
-  }
-  return out;
 }
 
 TEST(ConvertTest, WideIntegersAndF64RoundToNearestEven) {
@@ -471,31 +444,6 @@ namespace stguard {
 namespace {
 
 // A checkpoint with one tensor of each kind that convert treats differently.
-std::string MixedCheckpoint() {
-  Writer writer;
-  static const std::vector<std::byte> f32 = [] {
-    std::vector<std::byte> out;
-    for (float value : {1.0f, -2.5f, 65520.0f, 1e-8f, NAN, -INFINITY, 0.1f, 3.0f}) {
-      const uint32_t bits = std::bit_cast<uint32_t>(value);
-      for (int k = 0; k < 4; ++k) out.push_back(static_cast<std::byte>(bits >> (8 * k)));
-    }
-    return out;
-  }();
-  static const std::vector<std::byte> bf16 = Bytes16(6, 0x3F80);
-  static const std::vector<std::byte> f64 = LittleEndianDoubles({1.0 + 0x1p-11 + 0x1p-40, -0.0});
-  static const std::vector<std::byte> i32 = LittleEndian<int32_t>({16842753, -7});
-  static const std::vector<std::byte> e4m3 = {std::byte{0x38}, std::byte{0x7E}};
-  EXPECT_TRUE(writer.AddTensor("f32", Dtype::kF32, {2, 4}, f32).ok());
-  EXPECT_TRUE(writer.AddTensor("bf16", Dtype::kBF16, {6}, bf16).ok());
-  EXPECT_TRUE(writer.AddTensor("f64", Dtype::kF64, {2}, f64).ok());
-  EXPECT_TRUE(writer.AddTensor("i32", Dtype::kI32, {2}, i32).ok());
-  EXPECT_TRUE(writer.AddTensor("e4m3", Dtype::kF8_E4M3, {2}, e4m3).ok());
-  EXPECT_TRUE(writer.AddMetadata("format", "pt").ok());
-  Result<std::string> bytes = writer.WriteToString();
-  EXPECT_TRUE(bytes.ok()) << bytes.error().ToString();
-  return bytes.ok() ? *bytes : std::string();
-}
-
 TEST(ConvertCheckpointTest, ConvertsFloatingTensorsAndCopiesTheRest) {
   const std::string original = MixedCheckpoint();
   Result<Checkpoint> in = Checkpoint::FromBytes(original);
@@ -591,31 +539,6 @@ TEST(ConvertCheckpointTest, LargeTensorsStreamInChunks) {
   EXPECT_TRUE(std::equal(w.data.begin(), w.data.end(), expected.begin(), expected.end()));
 }
 
-#ifdef STGUARD_CLI_PATH
-using testing::RunCli;
-
-TEST(ConvertCliTest, ConvertsInPlaceAndReportsUsageErrors) {
-  testing::TempDir dir;
-  const std::string path = dir.File("m.safetensors");
-  ASSERT_TRUE(testing::WriteFileBytes(path, MixedCheckpoint()));
-  const std::string quoted = "'" + path + "'";
-  ASSERT_EQ(RunCli("convert " + quoted + " " + quoted + " --dtype BF16").status, 0);
-  Result<Checkpoint> out = Checkpoint::Open(path);
-  ASSERT_TRUE(out.ok()) << out.error().ToString();
-  EXPECT_EQ(out->Find("f32")->dtype, Dtype::kBF16);
-  EXPECT_EQ(out->Find("f64")->dtype, Dtype::kBF16);
-  EXPECT_EQ(out->Find("i32")->dtype, Dtype::kI32);
-  ASSERT_EQ(RunCli("convert " + quoted + " '" + dir.File("f32.safetensors") + "' --dtype=F32").status, 0);
-  EXPECT_EQ(Checkpoint::Open(dir.File("f32.safetensors"))->Find("f32")->dtype, Dtype::kF32);
-
-  EXPECT_EQ(RunCli("convert " + quoted + " " + quoted).status, 2);                   // no --dtype
-  EXPECT_EQ(RunCli("convert " + quoted + " " + quoted + " --dtype I8").status, 2);   // not a target
-  EXPECT_EQ(RunCli("convert " + quoted + " --dtype F16").status, 2);                 // no OUT
-  EXPECT_EQ(RunCli("convert '" + dir.File("missing") + "' x --dtype F16").status, 2);
-  ASSERT_TRUE(testing::WriteFileBytes(dir.File("bad.safetensors"), "12345678"));
-  EXPECT_EQ(RunCli("convert '" + dir.File("bad.safetensors") + "' x --dtype F16").status, 1);
-}
-#endif  // STGUARD_CLI_PATH
 
 }  // namespace
 }  // namespace stguard

@@ -3,7 +3,8 @@
 // GGUF name with ne reversed, --dtype conversion, quantized types decoded, metadata as
 // typed JSON text, long arrays left out unless asked, split models to a folder with an
 // index, and every refusal leaving nothing behind. The bits of every quantized type
-// against ggml itself are in gguf_convert_reference_test.cc.
+// against ggml itself are in gguf_convert_reference_test.cc; the command line in
+// tests/cli/convert_cli_test.cc.
 #include <sys/stat.h>
 
 #include <cmath>
@@ -21,7 +22,7 @@
 #include "stguard/gguf_dequant.h"
 #include "stguard/reader.h"
 #include "support/gguf_encoder.h"
-#include "support/run_cli.h"
+#include "support/gguf_fixtures.h"
 #include "support/temp_dir.h"
 
 namespace stguard::testing {
@@ -39,22 +40,6 @@ template <typename T>
 std::string RawBytes(const std::vector<T>& values) {
   return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
 }
-
-class GgufConvert : public ::testing::Test {
- protected:
-  std::string WriteModel(const GgufModel& model, const std::string& name = "in.gguf") {
-    const std::string path = dir_.File(name);
-    EXPECT_TRUE(WriteFileBytes(path, Encode(model)));
-    return path;
-  }
-  Error Convert(const std::string& in, const GgufConvertOptions& options = {}) {
-    report_ = {};
-    return ConvertGguf(in, out_, options, &report_);
-  }
-  TempDir dir_;
-  std::string out_ = dir_.File("out.safetensors");
-  GgufConvertReport report_;
-};
 
 // One tensor of every plain type (ggml ids F32 0, F16 1, I8 24, I16 25, I32 26, I64 27,
 // F64 28, BF16 30), 1 to 4 dims.
@@ -383,44 +368,6 @@ TEST(GgufDequantizeTensor, ChecksTypesAndSizes) {
   const std::vector<uint16_t> halves = {0x3C00, 0xC000};
   ASSERT_TRUE(DequantizeTensor(*gguf::FindGgmlType(1), std::as_bytes(std::span(halves)), two).ok());
   EXPECT_EQ(two, (std::vector<float>{1.0f, -2.0f}));
-}
-
-// The command line.
-TEST_F(GgufConvert, CliConvertsNotesLeftOutArraysAndRefusesWithExitOne) {
-  GgufModel model = SimpleGgufModel();
-  model.kvs.push_back(GgufI32Array("a.long", std::vector<int32_t>(2000, 1)));
-  const std::string in = WriteModel(model, "in.bin");  // the magic decides, not the name
-  CliRun run = RunCli("convert " + ShellQuoted(in) + " " + ShellQuoted(out_));
-  EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find("metadata 'a.long' (2000 i32 elements) left out"), std::string::npos)
-      << run.output;
-  EXPECT_NE(run.output.find("2 tensors (1 dequantized)"), std::string::npos) << run.output;
-  run = RunCli("convert " + ShellQuoted(in) + " " + ShellQuoted(out_) + " --all-metadata --dtype BF16");
-  EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_EQ(run.output.find("left out"), std::string::npos) << run.output;
-  Result<Checkpoint> out = Checkpoint::Open(out_);
-  ASSERT_TRUE(out.ok());
-  EXPECT_TRUE(out->FindMetadata("a.long").has_value());
-  EXPECT_EQ(out->Find("token_embd.weight")->dtype, Dtype::kBF16);
-
-  run = RunCli("convert " + ShellQuoted(in) + " " + ShellQuoted(out_) + " --dtype I8");
-  EXPECT_EQ(run.status, 2) << run.output;
-  // --all-metadata is for a GGUF IN only: with a safetensors IN it is a usage error.
-  run = RunCli("convert " + ShellQuoted(out_) + " " + ShellQuoted(dir_.File("x.safetensors")) +
-               " --dtype F16 --all-metadata");
-  EXPECT_EQ(run.status, 2) << run.output;
-  EXPECT_NE(run.output.find("--all-metadata applies to a GGUF IN"), std::string::npos)
-      << run.output;
-  model.tensors.push_back({"act", 9, {32}, {}, {}});
-  const std::string bad = WriteModel(model, "bad.gguf");
-  const std::string bad_out = dir_.File("bad.safetensors");
-  run = RunCli("convert " + ShellQuoted(bad) + " " + ShellQuoted(bad_out));
-  EXPECT_EQ(run.status, 1) << run.output;
-  EXPECT_NE(run.output.find("GgufNotDequantizable"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("'act'"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("q8_1"), std::string::npos) << run.output;
-  struct stat info;
-  EXPECT_NE(::stat(bad_out.c_str(), &info), 0);
 }
 
 }  // namespace

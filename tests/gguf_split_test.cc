@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Split GGUF models (name-0000N-of-0000M.gguf): the set is checked as one model.
+// Split GGUF models (name-0000N-of-0000M.gguf): the set is checked as one model
+// (`stguard check` on the first part: tests/cli/check_cli_test.cc).
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "stguard/gguf.h"
 #include "support/gguf_encoder.h"
-#include "support/run_cli.h"
+#include "support/gguf_fixtures.h"
 #include "support/temp_dir.h"
 
 namespace stguard::testing {
@@ -14,30 +15,6 @@ namespace {
 
 using gguf::CheckSplitSet;
 using gguf::SplitPartPath;
-
-GgufModel Part(uint16_t no, uint16_t count, int32_t total, std::vector<std::string> names) {
-  GgufModel model;
-  model.kvs = {GgufStr("general.architecture", "llama"), GgufU16("split.no", no),
-               GgufU16("split.count", count), GgufI32("split.tensors.count", total)};
-  for (const std::string& name : names) model.tensors.push_back({name, 0, {4}, {}, {}});
-  return model;
-}
-
-class GgufSplit : public ::testing::Test {
- protected:
-  std::string PartPath(int n) { return dir_.File("m-0000" + std::to_string(n) + "-of-00003.gguf"); }
-  void Write(int n, const GgufModel& model) { ASSERT_TRUE(WriteFileBytes(PartPath(n), Encode(model))); }
-  void WriteValidSet() {
-    Write(1, Part(0, 3, 5, {"a", "b"}));
-    Write(2, Part(1, 3, 5, {"c", "d"}));
-    Write(3, Part(2, 3, 5, {"e"}));
-  }
-  ErrorCode Verdict() {
-    Result<gguf::GgufSplitSet> set = CheckSplitSet(PartPath(1));
-    return set.ok() ? ErrorCode::kOk : set.error().code;
-  }
-  TempDir dir_;
-};
 
 TEST(GgufSplitNames, PartPathsFollowLlamaCppNaming) {
   EXPECT_EQ(SplitPartPath("/x/m-00001-of-00003.gguf", 2), "/x/m-00002-of-00003.gguf");
@@ -70,24 +47,24 @@ TEST_F(GgufSplit, EveryPartMustBePresent) {
 
 TEST_F(GgufSplit, SplitKeysMustAgree) {
   WriteValidSet();
-  Write(2, Part(2, 3, 5, {"c", "d"}));  // wrong index
+  Write(2, SplitPart(2, 3, 5, {"c", "d"}));  // wrong index
   EXPECT_EQ(Verdict(), ErrorCode::kGgufSplitMismatch);
-  Write(2, Part(1, 4, 5, {"c", "d"}));  // wrong count
+  Write(2, SplitPart(1, 4, 5, {"c", "d"}));  // wrong count
   EXPECT_EQ(Verdict(), ErrorCode::kGgufSplitMismatch);
-  Write(2, Part(1, 3, 6, {"c", "d"}));  // wrong total
+  Write(2, SplitPart(1, 3, 6, {"c", "d"}));  // wrong total
   EXPECT_EQ(Verdict(), ErrorCode::kGgufSplitMismatch);
 }
 
 TEST_F(GgufSplit, TheTotalIsAsDeclared) {
-  Write(1, Part(0, 3, 6, {"a", "b"}));
-  Write(2, Part(1, 3, 6, {"c", "d"}));
-  Write(3, Part(2, 3, 6, {"e"}));
+  Write(1, SplitPart(0, 3, 6, {"a", "b"}));
+  Write(2, SplitPart(1, 3, 6, {"c", "d"}));
+  Write(3, SplitPart(2, 3, 6, {"e"}));
   EXPECT_EQ(Verdict(), ErrorCode::kGgufSplitMismatch);
 }
 
 TEST_F(GgufSplit, NoTensorInTwoParts) {
   WriteValidSet();
-  Write(3, Part(2, 3, 5, {"a"}));
+  Write(3, SplitPart(2, 3, 5, {"a"}));
   Result<gguf::GgufSplitSet> set = CheckSplitSet(PartPath(1));
   ASSERT_FALSE(set.ok());
   EXPECT_EQ(set.error().code, ErrorCode::kTensorInTwoShards);
@@ -96,24 +73,13 @@ TEST_F(GgufSplit, NoTensorInTwoParts) {
 
 TEST_F(GgufSplit, AnInvalidPartIsNamed) {
   WriteValidSet();
-  GgufModel bad = Part(1, 3, 5, {"c", "d"});
+  GgufModel bad = SplitPart(1, 3, 5, {"c", "d"});
   bad.trailing = "x";
   Write(2, bad);
   Result<gguf::GgufSplitSet> set = CheckSplitSet(PartPath(1));
   ASSERT_FALSE(set.ok());
   EXPECT_EQ(set.error().code, ErrorCode::kGgufTrailingBytes);
   EXPECT_NE(set.error().context.find("m-00002-of-00003.gguf"), std::string::npos);
-}
-
-TEST_F(GgufSplit, CheckOnTheFirstPartChecksTheSet) {
-  WriteValidSet();
-  CliRun run = RunCli("check " + ShellQuoted(PartPath(1)));
-  EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find("3 parts, 5 tensors"), std::string::npos) << run.output;
-  std::remove(PartPath(2).c_str());
-  run = RunCli("check " + ShellQuoted(PartPath(1)));
-  EXPECT_EQ(run.status, 1) << run.output;
-  EXPECT_NE(run.output.find("MissingShard"), std::string::npos) << run.output;
 }
 
 }  // namespace

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // stguard lint, one rule at a time: a tiny model of each family (header-only, data a
 // sparse hole) that lints clean, and one change that each rule must catch. Plus the
-// hostile configs (huge layer counts, overflowing products), the findings cap, the table
-// sanity check and the command line (exit status, --json).
+// hostile configs (huge layer counts, overflowing products), the findings cap, and the table
+// sanity check (the command line: tests/cli/lint_cli_test.cc).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,65 +16,19 @@
 #include "stguard/json_tokenizer.h"
 #include "stguard/lint.h"
 #include "support/sparse_checkpoint.h"
-#include "support/run_cli.h"
+#include "support/lint_models.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
 namespace stguard {
 namespace {
 
+using testing::LintTest;
+using testing::Model;
 using testing::ShapedTensor;
+using testing::TinyLlama;
 using testing::TempDir;
 using testing::WriteFileBytes;
-
-// Model is a folder to lint: config.json text (none when empty) and one shard.
-struct Model {
-  std::string config;
-  std::vector<ShapedTensor> tensors;
-  std::vector<std::pair<std::string, std::string>> metadata = {{"format", "pt"}};
-
-  ShapedTensor* Find(const std::string& name) {
-    for (ShapedTensor& tensor : tensors) {
-      if (tensor.name == name) return &tensor;
-    }
-    return nullptr;
-  }
-  void Remove(const std::string& name) {
-    tensors.erase(std::remove_if(tensors.begin(), tensors.end(),
-                                 [&](const ShapedTensor& t) { return t.name == name; }),
-                  tensors.end());
-  }
-  void SetConfig(const std::string& from, const std::string& to) {
-    const size_t at = config.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    config.replace(at, from.size(), to);
-  }
-};
-
-// TinyLlama: vocab 32, hidden 16, 2 layers, 4 heads of 4, 2 kv heads, mlp 24, untied.
-Model TinyLlama(Dtype dtype = Dtype::kF32) {
-  Model model;
-  model.config =
-      R"({"model_type": "llama", "vocab_size": 32, "hidden_size": 16, "num_hidden_layers": 2,)"
-      R"( "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 24,)"
-      R"( "tie_word_embeddings": false, "torch_dtype": "float32", "rms_norm_eps": 1e-05})";
-  model.tensors = {{"model.embed_tokens.weight", dtype, {32, 16}},
-                   {"model.norm.weight", dtype, {16}},
-                   {"lm_head.weight", dtype, {32, 16}}};
-  for (int i = 0; i < 2; ++i) {
-    const std::string p = "model.layers." + std::to_string(i) + ".";
-    model.tensors.push_back({p + "self_attn.q_proj.weight", dtype, {16, 16}});
-    model.tensors.push_back({p + "self_attn.k_proj.weight", dtype, {8, 16}});
-    model.tensors.push_back({p + "self_attn.v_proj.weight", dtype, {8, 16}});
-    model.tensors.push_back({p + "self_attn.o_proj.weight", dtype, {16, 16}});
-    model.tensors.push_back({p + "mlp.gate_proj.weight", dtype, {24, 16}});
-    model.tensors.push_back({p + "mlp.up_proj.weight", dtype, {24, 16}});
-    model.tensors.push_back({p + "mlp.down_proj.weight", dtype, {16, 24}});
-    model.tensors.push_back({p + "input_layernorm.weight", dtype, {16}});
-    model.tensors.push_back({p + "post_attention_layernorm.weight", dtype, {16}});
-  }
-  return model;
-}
 
 // TinyGpt2: vocab 50, n_embd 8, 2 layers, 16 positions, tied, optional prefix.
 Model TinyGpt2(const std::string& prefix = "") {
@@ -130,52 +83,6 @@ Model TinyBigram() {
   model.metadata = {{"format", "tinyllm"}};
   return model;
 }
-
-class LintTest : public ::testing::Test {
- protected:
-  LintReport Lint(const Model& model) {
-    EXPECT_TRUE(testing::WriteSparseCheckpoint(dir_.File("model.safetensors"), model.tensors,
-                                               model.metadata)
-                    .ok());
-    if (!model.config.empty()) {
-      EXPECT_TRUE(WriteFileBytes(dir_.File("config.json"), model.config));
-    }
-    return LintModel(dir_.path());
-  }
-
-  static std::string Describe(const LintReport& report) {
-    std::string out;
-    for (const LintFinding& f : report.findings) {
-      out += std::string(LintSeverityName(f.severity)) + " " + f.rule + " '" + f.tensor +
-             "' expected " + f.expected + " found " + f.found + ": " + f.message + "\n";
-    }
-    return out;
-  }
-  static size_t Count(const LintReport& report, const std::string& rule) {
-    return static_cast<size_t>(std::count_if(report.findings.begin(), report.findings.end(),
-                                             [&](const LintFinding& f) { return f.rule == rule; }));
-  }
-  static const LintFinding* First(const LintReport& report, const std::string& rule) {
-    for (const LintFinding& f : report.findings) {
-      if (f.rule == rule) return &f;
-    }
-    return nullptr;
-  }
-  // ExpectClean: no findings at all.
-  static void ExpectClean(const LintReport& report) {
-    EXPECT_TRUE(report.error.ok()) << report.error.ToString();
-    EXPECT_TRUE(report.findings.empty()) << Describe(report);
-  }
-  // ExpectOnly: exactly the findings of `rule`, `count` of them, with `severity`.
-  static void ExpectOnly(const LintReport& report, const std::string& rule, size_t count,
-                         LintSeverity severity = LintSeverity::kError) {
-    EXPECT_EQ(Count(report, rule), count) << Describe(report);
-    EXPECT_EQ(report.findings.size(), count) << Describe(report);
-    for (const LintFinding& f : report.findings) EXPECT_EQ(f.severity, severity) << Describe(report);
-  }
-
-  TempDir dir_;
-};
 
 TEST_F(LintTest, EveryFamilyCleanCase) {
   ExpectClean(Lint(TinyLlama()));
@@ -611,41 +518,6 @@ TEST(LintFamilies, EveryTableFormulaIsWellFormed) {
   std::string detail;
   EXPECT_EQ(lint::EvaluateDim("undeclared*2", none, &value, &detail), lint::FormulaError::kSyntax);
   EXPECT_EQ(lint::EvaluateDim("2**2", none, &value, &detail), lint::FormulaError::kSyntax);
-}
-
-// ---- the command ---------------------------------------------------------------------
-
-TEST_F(LintTest, CommandExitStatusAndJson) {
-  using testing::RunCli;
-  Model model = TinyLlama();
-  Lint(model);
-  testing::CliRun run = RunCli("lint " + dir_.path());
-  EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find(": ok (family llama, 21 tensors in 1 shard, 0 errors, 0 warnings)"),
-            std::string::npos)
-      << run.output;
-
-  model.Find("model.layers.1.mlp.down_proj.weight")->shape = {24, 16};
-  Lint(model);
-  run = RunCli("lint " + dir_.File("model.safetensors"));
-  EXPECT_EQ(run.status, 1) << run.output;
-  EXPECT_NE(run.output.find("error: wrong-shape: tensor 'model.layers.1.mlp.down_proj.weight' "
-                            "expected [16, 24], found [24, 16] (transposed)"),
-            std::string::npos)
-      << run.output;
-  run = RunCli("lint --json " + dir_.path());
-  EXPECT_EQ(run.status, 1) << run.output;
-  EXPECT_TRUE(ValidateJson(run.output).ok()) << run.output;
-  EXPECT_NE(run.output.find("\"rule\":\"wrong-shape\""), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("\"transposed\":true"), std::string::npos) << run.output;
-
-  ASSERT_TRUE(WriteFileBytes(dir_.File("other.json"), TinyLlama().config));
-  EXPECT_EQ(RunCli("lint --config " + dir_.File("other.json") + " " + dir_.path()).status, 1);
-  EXPECT_EQ(RunCli("lint " + dir_.File("absent")).status, 2);
-  EXPECT_EQ(RunCli("lint --config " + dir_.File("absent.json") + " " + dir_.path()).status, 2);
-  EXPECT_EQ(RunCli("lint").status, 2);
-  EXPECT_EQ(RunCli("lint --bogus " + dir_.path()).status, 2);
-  EXPECT_EQ(RunCli("lint " + dir_.path() + " " + dir_.path()).status, 2);
 }
 
 }  // namespace

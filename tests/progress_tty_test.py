@@ -7,7 +7,8 @@ module), never when stderr is piped, never with --json, never with -q. The bar a
 only once work has run for a second; to make the work "long" without a large file, the
 tests' pausing CLI (src/base/test_pause.h) holds the process at a pause point for 1.5 s
 first. Commands covered: inspect --stats, check DIR, convert --dtype of a safetensors
-file, and convert of a torch file (skipped, saying so, without torch).
+file, and convert of a torch file (skipped, saying so, without torch), each convert also
+with --json.
 """
 
 import os
@@ -123,6 +124,10 @@ def main():
         status, err = run(cli, ["convert", torch_file, out], "written", False, directory)
         expect(status == 0 and not is_bar(err), "convert draws nothing when stderr is piped",
                err)
+        os.unlink(out)
+        status, err = run(cli, ["convert", "--json", torch_file, out], "written", True,
+                          directory)
+        expect(status == 0 and err == "", "convert --json draws nothing on a terminal", err)
     finish(failures)
 
 
@@ -153,6 +158,10 @@ def convert_dtype_cases(cli, directory, sample, expect):
                       directory)
     expect(status == 0 and err == "", "convert --dtype draws nothing when stderr is piped",
            err)
+    os.unlink(out)
+    status, err = run(cli, ["convert", "--json", sample, out, "--dtype", "BF16"], "written",
+                      True, directory)
+    expect(status == 0 and err == "", "convert --json --dtype draws nothing on a terminal", err)
     os.unlink(out)
 
 

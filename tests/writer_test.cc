@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -24,7 +23,6 @@
 
 #include "stguard/reader.h"
 #include "stguard/writer.h"
-#include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/tensor_set.h"
 #include "support/test_files.h"
@@ -33,27 +31,15 @@ namespace stguard {
 namespace {
 
 using testing::AsBytes;
+using testing::Bytes;
 using testing::FileWithHeader;
 using testing::HexDump;
+using testing::kWorkedText;
+using testing::LengthPrefix;
 using testing::ReadFileBytes;
-using testing::RunCli;
-using testing::ShellQuoted;
 using testing::TempDir;
 using testing::TensorSet;
 using testing::WriteFileBytes;
-
-std::string Bytes(std::initializer_list<unsigned> bytes) {
-  std::string out;
-  for (unsigned byte : bytes) out.push_back(static_cast<char>(byte));
-  return out;
-}
-
-// LengthPrefix is N as 8 little-endian bytes.
-std::string LengthPrefix(uint64_t n) {
-  std::string out;
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xFF));
-  return out;
-}
 
 std::string MustWrite(const Writer& writer) {
   Result<std::string> bytes = writer.WriteToString();
@@ -610,8 +596,6 @@ void ExpectDiff(const std::string& file, CanonicalDiffReason reason, uint64_t of
   EXPECT_EQ(diff.reason_offset, reason_offset);
 }
 
-const std::string kWorkedText =
-    R"({"__metadata__":{"format":"tinyllm"},"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})";
 const std::string kWorkedData(16, '\x11');
 constexpr char kOneByteEntry[] = R"({"dtype":"U8","shape":[1],"data_offsets":)";
 
@@ -752,46 +736,6 @@ TEST(CanonicalCheckTest, FirstDifferenceWinsWhenThereAreSeveral) {
   const std::string text = R"({"\u0061":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}, "b":)" +
                            std::string(kOneByteEntry) + "[1,2]}}";
   ExpectDiff(FileWithHeader(text, "xy"), CanonicalDiffReason::kEscapes, 0, 9);
-}
-
-// ---------------------------------------------------------------- stguard canon
-
-
-TEST(CanonCliTest, RewritesInPlaceThroughTheMappingAndIsThenAFixedPoint) {
-  TempDir dir;
-  const std::string path = dir.File("model.safetensors");
-  const std::string header = R"({"w": {"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}, )"
-                             R"("__metadata__":{"format":"tinyllm"}})";
-  const std::string data = Bytes({0, 0, 0x80, 0x3f, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40, 0, 0,
-                                  0x80, 0x40});
-  ASSERT_TRUE(WriteFileBytes(path, FileWithHeader(header, data)));
-  ASSERT_EQ(RunCli("canon " + ShellQuoted(path) + " " + ShellQuoted(path)).status, 0);
-  const std::string canonical = ReadFileBytes(path);
-  ASSERT_EQ(canonical.size(), 120u);
-  EXPECT_EQ(canonical.substr(8, 93), kWorkedText);
-  EXPECT_EQ(canonical.substr(104), data);
-  EXPECT_EQ(dir.Entries(), std::vector<std::string>{"model.safetensors"});
-
-  const std::string copy = dir.File("copy.safetensors");
-  ASSERT_EQ(RunCli("canon " + ShellQuoted(path) + " " + ShellQuoted(copy)).status, 0);
-  EXPECT_EQ(ReadFileBytes(copy), canonical);
-}
-
-TEST(CanonCliTest, ExitCodes) {
-  TempDir dir;
-  const std::string bad = dir.File("bad.safetensors");
-  ASSERT_TRUE(WriteFileBytes(bad, FileWithHeader(R"({"a":1})")));
-  const std::string out = dir.File("out.safetensors");
-  ASSERT_TRUE(WriteFileBytes(out, "keep me"));
-  EXPECT_EQ(RunCli("canon " + ShellQuoted(bad) + " " + ShellQuoted(out)).status, 1);           // invalid input
-  EXPECT_EQ(ReadFileBytes(out), "keep me");
-  EXPECT_EQ(RunCli("canon " + ShellQuoted(dir.File("missing")) + " " + ShellQuoted(out)).status, 2);  // I/O
-  EXPECT_EQ(RunCli("canon " + ShellQuoted(bad)).status, 2);                                // usage
-  EXPECT_EQ(RunCli("canon --bogus a b").status, 2);
-  const std::string good = dir.File("good.safetensors");
-  ASSERT_TRUE(WriteFileBytes(good, LengthPrefix(8) + "{}      "));
-  EXPECT_EQ(RunCli("canon " + ShellQuoted(good) + " " + ShellQuoted(dir.File("no/such/dir/out"))).status, 2);
-  EXPECT_EQ(ReadFileBytes(out), "keep me");
 }
 
 }  // namespace

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// `stguard convert`'s one result, printed as text or as the JSON envelope.
+#include "convert_result.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "output.h"
+#include "stguard/json_escape.h"
+#include "stguard/sniff.h"
+#include "verdict_output.h"
+
+namespace stguard::cli {
+namespace {
+
+// InputEnvelope starts IN's envelope: its path and the format its bytes show (a folder is
+// "folder"; a path that cannot be read is "unknown").
+CheckResult InputEnvelope(const std::string& in) {
+  CheckResult input;
+  input.file = in;
+  struct stat info;
+  input.is_folder = ::stat(in.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+  if (!input.is_folder) input.format = SniffFile(in).value_or(Format::kUnknown);
+  return input;
+}
+
+// WrittenFiles lists what OUT holds after a conversion: OUT itself, or a folder's files
+// (an output folder must be new or empty, so every file in it was written by this run).
+std::vector<std::string> WrittenFiles(const std::string& out) {
+  std::error_code ignored;
+  if (!std::filesystem::is_directory(out, ignored)) return {out};
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(out, ignored)) {
+    if (entry.is_regular_file(ignored)) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void AppendTextArray(const std::vector<std::string>& texts, std::string* out) {
+  *out += "[";
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (i > 0) *out += ",";
+    AppendJsonText(texts[i], out);
+  }
+  *out += "]";
+}
+
+void PrintJson(const ConvertResult& result) {
+  std::string line = "{";
+  AppendResultJson(result.input, &line);
+  line += ",\"output\":";
+  AppendTextArray(result.input.valid() ? WrittenFiles(result.out) : std::vector<std::string>{},
+                  &line);
+  line += ",\"tensors\":" + std::to_string(result.input.valid() ? result.tensors : 0) +
+          ",\"notes\":";
+  std::vector<std::string> notes = result.details;
+  notes.insert(notes.end(), result.warnings.begin(), result.warnings.end());
+  AppendTextArray(notes, &line);
+  PrintLine(line + "}");
+}
+
+void PrintText(const ConvertResult& result) {
+  for (const std::string& warning : result.warnings) PrintErrorLine(warning);
+  if (!result.input.valid()) {
+    std::fputs(result.failure_line.c_str(), stderr);
+    return;
+  }
+  for (const std::string& detail : result.details) PrintLine(detail);
+  (result.summary_on_stderr ? PrintErrorLine : PrintLine)(result.summary);
+}
+
+}  // namespace
+
+Verdict ConversionVerdict(const Error& error) {
+  if (IsIoError(error)) return Verdict::kError;
+  return VerdictForError(error) == Verdict::kRefused ? Verdict::kRefused : Verdict::kInvalid;
+}
+
+ConvertResult ConvertFailed(const std::string& in, const std::string& about,
+                            const Error& error, std::optional<Verdict> verdict) {
+  ConvertResult result;
+  result.input = InputEnvelope(in);
+  result.input.verdict = verdict.value_or(ConversionVerdict(error));
+  result.input.error = error;
+  result.failure_line = "stguard convert: " + PrintableText(about) +
+                        ": error: " + ErrorText(about, error) + "\n";
+  return result;
+}
+
+ConvertResult ConvertUnusable(const std::string& in, const std::string& message,
+                              const char* usage) {
+  ConvertResult result;
+  result.input = InputEnvelope(in);
+  result.input.verdict = Verdict::kError;
+  result.input.error =
+      Error{ErrorCode::kInvalidArgument, 0, "the conversion cannot be done as asked", message};
+  result.failure_line = "stguard convert: " + message + "\n" + (usage ? usage : "");
+  return result;
+}
+
+ConvertResult ConvertStopped(int status) {
+  ConvertResult result;
+  result.stop = status;
+  return result;
+}
+
+ConvertResult Converted(const std::string& in, const std::string& out, uint64_t tensors,
+                        std::string summary) {
+  ConvertResult result;
+  result.input = InputEnvelope(in);
+  result.input.verdict = Verdict::kValid;
+  result.out = out;
+  result.tensors = tensors;
+  result.summary = std::move(summary);
+  return result;
+}
+
+int PrintConvertResult(const ConvertResult& result, bool json) {
+  if (result.stop) return *result.stop;
+  if (json) {
+    PrintJson(result);
+  } else {
+    PrintText(result);
+  }
+  return result.input.exit_status();
+}
+
+}  // namespace stguard::cli

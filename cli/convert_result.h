@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// What one `stguard convert` came to, whatever the input's format: every converter returns
+// a ConvertResult and one function prints it, as text for a person or as the front door's
+// JSON envelope (stguard/verdict.h), so the two modes give the same verdict and the same
+// exit status for every outcome.
+#ifndef STGUARD_CLI_CONVERT_RESULT_H_
+#define STGUARD_CLI_CONVERT_RESULT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stguard/error.h"
+#include "stguard/verdict.h"
+
+namespace stguard::cli {
+
+// ConvertResult is one conversion's outcome.
+struct ConvertResult {
+  // stop: the arguments could not be read (an unknown option, a missing operand, -h): their
+  // parser has printed why and the usage on stderr (or the help on stdout). Nothing else is
+  // printed, in either mode, and this is the exit status.
+  std::optional<int> stop;
+  // input: IN's envelope: its path and format, the verdict, and when not valid the error
+  // that decided it (the envelope's code, message, offset, tensor).
+  CheckResult input;
+  // failure_line: what text mode prints on stderr when not valid ("stguard convert: ...").
+  std::string failure_line;
+  // out: OUT as given; tensors: how many tensors the output holds.
+  std::string out;
+  uint64_t tensors = 0;
+  // details: lines for a person about what was written (a dropped alias), printed on
+  // stdout before the summary; warnings: notes printed on stderr (a metadata key left
+  // out). Both are the "notes" of the JSON result.
+  std::vector<std::string> details;
+  std::vector<std::string> warnings;
+  // summary: the closing line of text mode ("OUT: 3 tensors ..."), on stderr when the file
+  // itself went to standard output.
+  std::string summary;
+  bool summary_on_stderr = false;
+};
+
+// ConversionVerdict classifies a conversion's error: I/O (reading IN, writing OUT, memory)
+// is error; codes meaning "would run code" are refused; anything else is invalid. Unlike
+// VerdictForError, kInvalidArgument is a verdict here: the request was checked before the
+// conversion started, so the library refusing an argument means IN's content cannot be
+// written as safetensors (a name that is not UTF-8, blocks that do not fill a tensor).
+Verdict ConversionVerdict(const Error& error);
+
+// ConvertFailed is the result of a conversion of IN that failed with `error`, which is
+// about `about` (IN, or OUT for a write): its verdict is `verdict` when given, else
+// ConversionVerdict(error).
+ConvertResult ConvertFailed(const std::string& in, const std::string& about,
+                            const Error& error, std::optional<Verdict> verdict = {});
+
+// ConvertUnusable is the result of a request that cannot be carried out as asked (a flag
+// that does not apply to IN's format, an unknown --dtype): verdict error, kInvalidArgument,
+// never a verdict on IN. `message` is the sentence; `usage`, when given, follows it in
+// text mode.
+ConvertResult ConvertUnusable(const std::string& in, const std::string& message,
+                              const char* usage = nullptr);
+
+// ConvertStopped is the result of arguments their parser refused (ConvertResult::stop).
+ConvertResult ConvertStopped(int status);
+
+// Converted is the result of a conversion of IN that wrote `tensors` tensors to OUT.
+ConvertResult Converted(const std::string& in, const std::string& out, uint64_t tensors,
+                        std::string summary);
+
+// PrintConvertResult prints `result` (text, or with `json` one JSON object on stdout: the
+// envelope, "ok", "error" when not valid, "output": the files written, "tensors" and
+// "notes") and returns its exit status: 0 valid, 1 invalid or refused, 2 error.
+int PrintConvertResult(const ConvertResult& result, bool json);
+
+}  // namespace stguard::cli
+
+#endif  // STGUARD_CLI_CONVERT_RESULT_H_
