@@ -335,7 +335,7 @@ const EINVAL = 28;
 let stguard = null;  // set once the WebAssembly module has started
 const sources = new Map();  // source id -> RangeCache, while a check runs
 let nextSourceId = 1;
-// While a folder is checked: called with (path within the mount, bytes) on each read of
+// While a folder is checked: called with (the file's path, bytes read) on each read of
 // one of its files (the library's reads, and the copies that stand in for a mapping).
 let onFolderRead = null;
 
