@@ -104,7 +104,12 @@ function newResult(file, title, parent) {
   return section;
 }
 
-function showProgress(section, read, total, requests) {
+// showProgress shows how far a check has read: for a file or URL `progress` is {read,
+// total, requests} (bytes); for a folder {read, total, files, totalFiles, current}: the
+// bar counts the files opened, the text the bytes read beside the folder's size (its
+// safetensors shards are read for their headers only, while a file the library maps is
+// copied whole, so the bytes read may be far below the size or above it).
+function showProgress(section, progress) {
   let line = section.querySelector(':scope > .progress-line');
   if (!line) {
     line = element('p', 'progress-line');
@@ -113,10 +118,21 @@ function showProgress(section, read, total, requests) {
     section.querySelector(':scope > .verdict').after(line);
   }
   const bar = line.querySelector('progress');
-  bar.max = Math.max(total, 1);
-  bar.value = Math.min(read, total);
-  line.querySelector('span').textContent =
-      `read ${formatBytes(read)} of ${formatBytes(total)} in ${counted(requests, 'request')}`;
+  const {read, total} = progress;
+  let text;
+  if (typeof progress.totalFiles === 'number') {
+    bar.max = Math.max(progress.totalFiles, 1);
+    bar.value = Math.min(progress.files, progress.totalFiles);
+    text = `opened ${formatCount(progress.files)} of ${counted(progress.totalFiles, 'file')}, ` +
+           `read ${formatBytes(read)} (the folder holds ${formatBytes(total)})` +
+           (progress.current ? ` (reading ${progress.current})` : '');
+  } else {
+    bar.max = Math.max(total, 1);
+    bar.value = Math.min(read, total);
+    text = `read ${formatBytes(read)} of ${formatBytes(total)} in ` +
+           counted(progress.requests, 'request');
+  }
+  line.querySelector('span').textContent = text;
 }
 
 function showVerdict(section, result) {
@@ -167,7 +183,7 @@ function showStats(section, stats) {
     if (line) line.remove();
     return;
   }
-  showProgress(section, stats.read, stats.size, stats.requests);
+  showProgress(section, {...stats, total: stats.size, current: ''});
 }
 
 function showMetadata(section, metadata) {
@@ -355,7 +371,7 @@ function startWorker() {
     const job = pendingJobs.get(message.id);
     if (!job) return;
     if (message.kind === 'progress') {
-      showProgress(job.section, message.read, message.total, message.requests);
+      showProgress(job.section, message);
     } else if (message.kind === 'done') {
       pendingJobs.delete(message.id);
       fillResult(job.section, message.result, message.stats, message.prefix || '');

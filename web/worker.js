@@ -13,8 +13,10 @@
 //
 // Messages from the page: {kind: 'file', id, file}, {kind: 'url', id, url},
 // {kind: 'folder', id, name, entries: [{path, file}]}. Answers: {kind: 'progress', id,
-// read, total} while reading and {kind: 'done', id, result, stats} once (result: the
-// envelope, parsed). Jobs run one at a time, in the order they came.
+// read, total, requests} while reading a file or URL, {kind: 'progress', id, read, total,
+// files, totalFiles, current} while checking a folder (bytes read of the folder's total,
+// files opened so far of its count, the path being read), and {kind: 'done', id, result,
+// stats} once (result: the envelope, parsed). Jobs run one at a time, in order.
 'use strict';
 
 // PREFIX_BYTES is what the first read of a source fetches: enough for the header of
@@ -37,6 +39,8 @@ const KEEP_BYTES = 4 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 60 * 1000;
 // Progress is posted at most this often (the page redraws on each message).
 const PROGRESS_INTERVAL_MS = 100;
+// A folder's read of at least this many bytes is reported at once, whatever the interval.
+const LARGE_READ_BYTES = 1024 * 1024;
 
 // SourceError is a failure of a source itself (network, CORS, server), reported as the
 // verdict "error" with code IoError and this message.
@@ -331,6 +335,9 @@ const EINVAL = 28;
 let stguard = null;  // set once the WebAssembly module has started
 const sources = new Map();  // source id -> RangeCache, while a check runs
 let nextSourceId = 1;
+// While a folder is checked: called with (the file's path, bytes read) on each read of
+// one of its files (the library's reads, and the copies that stand in for a mapping).
+let onFolderRead = null;
 
 // startStguard loads stguard.js beside this script, starts its module (web/GLUE.md) and
 // wraps its two entry points.
@@ -349,6 +356,14 @@ async function startStguard() {
   // folder ("cannot resolve folder"). Say what is true: no file of the mount is a link.
   WORKERFS.node_ops.readlink = () => {
     throw new module.FS.ErrnoError(EINVAL);
+  };
+  // Every read of a dropped folder's file passes here, so a folder check can show what
+  // it has read (web/src/workerfs_mmap.js copies a mapping through it, in pieces).
+  const read = WORKERFS.stream_ops.read;
+  WORKERFS.stream_ops.read = (stream, buffer, offset, length, position) => {
+    const bytes = read(stream, buffer, offset, length, position);
+    if (onFolderRead) onFolderRead(module.FS.getPath(stream.node), bytes);
+    return bytes;
   };
   return {
     checkSource: module.cwrap('stguard_check_source', 'string',
@@ -424,6 +439,37 @@ async function checkUrlJob(job) {
   return {result, stats: stats(cache)};
 }
 
+// folderProgress counts a folder check's reads: the bytes, and the files opened (a file
+// counts once it is first read; the walk sniffs each, then reads some further), and
+// posts them at most every PROGRESS_INTERVAL_MS, and after each large read (one piece
+// of a file copied whole: each is slow enough to be seen). report(true) posts at once;
+// report(true, true) is the final count, with no file being read.
+function folderProgress(job, mountPoint) {
+  const state = {read: 0, total: job.entries.reduce((sum, e) => sum + e.file.size, 0),
+                 opened: new Set(), current: ''};
+  // The path within the folder, as the results name the folder's files.
+  const folderPrefix = `${mountPoint}/${job.name}/`;
+  let last = 0;
+  const report = (force, final = false) => {
+    const now = Date.now();
+    if (!force && now - last < PROGRESS_INTERVAL_MS) return;
+    last = now;
+    postMessage({kind: 'progress', id: job.id, read: state.read, total: state.total,
+                 files: state.opened.size, totalFiles: job.entries.length,
+                 current: final ? '' : state.current});
+  };
+  const onRead = (path, bytes) => {
+    const inFolder = path.startsWith(folderPrefix) ? path.slice(folderPrefix.length) : path;
+    state.read += bytes;
+    state.opened.add(inFolder);
+    state.current = inFolder;
+    report(bytes >= LARGE_READ_BYTES);
+  };
+  const stats = () => ({read: state.read, size: state.total, files: state.opened.size,
+                        totalFiles: job.entries.length});
+  return {onRead, report, stats};
+}
+
 // checkFolderJob mounts the folder's files (their paths kept, read lazily from the
 // Files) under a fresh directory and checks it as stguard checks a folder on disk.
 async function checkFolderJob(job) {
@@ -432,11 +478,16 @@ async function checkFolderJob(job) {
   FS.mkdirTree(mountPoint);
   FS.mount(stguard.WORKERFS, {blobs: job.entries.map((e) => ({name: e.path, data: e.file}))},
            mountPoint);
+  const progress = folderProgress(job, mountPoint);
+  progress.report(true, true);
+  onFolderRead = progress.onRead;
   try {
     const path = `${mountPoint}/${job.name}`;
     const answer = stguard.checkFolder(path);
-    return {result: parseAnswer(job.name, answer), stats: null, prefix: `${path}/`};
+    return {result: parseAnswer(job.name, answer), stats: progress.stats(), prefix: `${path}/`};
   } finally {
+    onFolderRead = null;
+    progress.report(true, true);
     FS.unmount(mountPoint);
     FS.rmdir(mountPoint);
   }

@@ -9,6 +9,8 @@
 // - a 16 GiB safetensors URL is valid with under 1 MB sent;
 // - a folder chosen through the folder input is checked and linted like the native
 //   `check` and `lint`;
+// - a folder whose check reads a 48 MiB file shows its progress while it runs (files
+//   opened, bytes read), and a final count once done;
 // - tensor names holding <script> are shown as text, and no script runs;
 // - a URL on a second origin works with CORS headers, and is reported clearly without
 //   them (no Allow-Origin; no Expose-Headers: Content-Range);
@@ -323,6 +325,48 @@ CASES.folder_lint = async ({browser, servers, fixtures}) => {
   assert.deepEqual(result.members, [{file: 'extra/bias.npy', verdict: 'valid'}]);
   return `folder chosen through the folder input: ${result.verdict}, ` +
          `${result.findings.length} lint findings as native`;
+};
+
+// watchProgress records, in the page, each text the progress line of a pending result
+// shows, as the page draws it.
+async function watchProgress(page) {
+  await page.evaluate(() => {
+    window.__progressSeen = [];
+    new MutationObserver(() => {
+      for (const line of document.querySelectorAll('.result[data-state="pending"] > .progress-line')) {
+        const text = line.textContent;
+        if (window.__progressSeen.at(-1) !== text) window.__progressSeen.push(text);
+      }
+    }).observe(document.getElementById('results'),
+               {subtree: true, childList: true, characterData: true, attributes: true});
+  });
+}
+
+CASES.folder_progress = async ({browser, servers, fixtures}) => {
+  const folder = path.join(fixtures, 'bigfolder');
+  const native = nativeResults([folder])[folder];
+  const page = await openPage(browser, pageUrl(servers, []));
+  await watchProgress(page);
+  await (await page.$('#folder-input')).uploadFile(folder);
+  await waitForResults(page, 1);
+  const [result] = await readResults(page);
+  const seen = await page.evaluate(() => window.__progressSeen);
+  const final = await page.$eval('#results > .result > .progress-line', (line) => ({
+    text: line.textContent,
+    value: line.querySelector('progress').value,
+    max: line.querySelector('progress').max,
+  }));
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.equal(result.verdict, native.verdict, `folder: ${result.message}`);
+  // While pending: the files opened and bytes read, growing, and the file being read.
+  const reading = seen.filter((text) => /reading extra\/blob\.bin/.test(text));
+  assert.ok(reading.length >= 2, `the copy of the 48 MiB file showed no progress: ${seen}`);
+  // Once done: every file opened, no file being read, and the bytes read counted.
+  assert.equal(final.value, final.max, `final progress ${final.value} of ${final.max}`);
+  assert.match(final.text, /^opened 2 of 2 files, read [\d.]+ MiB \(the folder holds 48\.0 MiB\)$/);
+  return `folder with a 48 MiB file: ${seen.length} progress texts while pending, ` +
+         `then "${final.text}"`;
 };
 
 // A safetensors URL costs at most 3 requests: the prefix, the header, the size.

@@ -12,6 +12,11 @@
                         that misses a tensor and has one of the wrong shape, so lint
                         has findings; and extra/bias.npy, which the folder check lists
                         as a file of its own
+  bigfolder/            a folder whose check reads for a while, so the page shows its
+                        progress: a small model.safetensors and extra/blob.bin, a bare
+                        pickle of a 48 MiB string (a hole on disk) that the folder
+                        check reads whole (pickle-bearing files in a folder are mapped,
+                        and a mapping in the browser is a copy)
   large/                files whose verdict needs more than the first 64 KiB, so a URL
                         takes several range requests: a safetensors header of 4,000
                         tensors, a GGUF with a 20,000-string array, and (when numpy and
@@ -106,6 +111,22 @@ def write_lint_model(out):
     write(os.path.join(folder, "extra", "bias.npy"), npy_bytes("<f4", (embd,)))
 
 
+BIG_PICKLE_STRING_BYTES = 48 * 1024 * 1024
+
+
+def write_big_folder(out):
+    folder = os.path.join(out, "bigfolder")
+    os.makedirs(os.path.join(folder, "extra"), exist_ok=True)
+    write(os.path.join(folder, "model.safetensors"),
+          safetensors_bytes([("w", "F32", [2], 0, 8)], {"format": "pt"}, bytes(8)))
+    # PROTO 2, BINUNICODE of BIG_PICKLE_STRING_BYTES zero bytes (left as a hole), STOP.
+    head = b"\x80\x02X" + struct.pack("<I", BIG_PICKLE_STRING_BYTES)
+    with open(os.path.join(folder, "extra", "blob.bin"), "wb") as f:
+        f.write(head)
+        f.seek(len(head) + BIG_PICKLE_STRING_BYTES)
+        f.write(b".")
+
+
 def npy_bytes(descr, shape):
     """An .npy 1.0 file of zeros: magic, version, header padded to 64 bytes, data."""
     header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
@@ -172,6 +193,7 @@ def main():
     write_big(out)
     write_script_names(out)
     write_lint_model(out)
+    write_big_folder(out)
     large = write_large(out)
     print(json.dumps({"script_names": SCRIPT_NAMES, "big_bytes": BIG_BYTES, "large": large}))
 

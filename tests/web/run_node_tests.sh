@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The WebAssembly build under node: tests/web/node_check_test.js (every corpus file through
 # a JavaScript byte source, against the native CLI; throwing and short sources; a 16 GB
-# sparse file from under 1 MB read) and node_folder_test.js (folders over WORKERFS).
+# sparse file from under 1 MB read), node_folder_test.js (folders over WORKERFS) and
+# node_oom_test.js (running out of wasm32's 4 GB is verdict error, code OutOfMemory).
 #   tests/web/run_node_tests.sh [BUILD_WEB [NATIVE_CLI]]   (default: build-web build/stguard)
 # Skips, saying why, with exit status 77 when node or a build is missing.
 set -euo pipefail
@@ -19,7 +20,7 @@ command -v node >/dev/null || skip "node is not installed (tools/deps.sh --all)"
 [[ -x "$native_cli" ]] || skip "$native_cli is missing (build the CLI first)"
 
 status=0
-for test in node_check_test.js node_folder_test.js; do
+for test in node_check_test.js node_folder_test.js node_oom_test.js; do
   [[ -f "$root/tests/web/$test" ]] || continue
   echo "--- $test"
   # emscripten 3.1.6's loader takes node >= 18's global fetch for a browser's.
