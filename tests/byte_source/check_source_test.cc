@@ -450,7 +450,9 @@ TEST(CheckSourceBudgetTest, ReportsReadsPerFormatOnTheCorpus) {
       EXPECT_LE(source.num_reads(), 2u) << path;
       EXPECT_LE(source.bytes_read(), std::max<uint64_t>(512, 8 + result.summary.header_bytes));
     }
-    if (result.format == Format::kNpy) EXPECT_LE(source.num_reads(), 2u) << path;
+    if (result.format == Format::kNpy) {
+      EXPECT_LE(source.num_reads(), 2u) << path;
+    }
   }
   EXPECT_GE(seen.size(), 4u);
 }
