@@ -23,6 +23,7 @@
 #include "stguard/npz.h"
 #include "stguard/reader.h"
 #include "stguard/sniff.h"
+#include "torch/zip_source_verdict.h"
 
 namespace stguard {
 namespace {
@@ -151,12 +152,24 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
 }
 
 // CheckPickleBearing judges a pickle-bearing file statically: by path through the mapped
-// reader, else from the whole file read from the source.
+// reader; a PyTorch ZIP source by ranges (its end records, central directory, data.pkl
+// and format records; locally also every storage's local header and CRC-32); any other
+// source from the whole file: a legacy stream, a bare pickle or a tar is one stream whose
+// pickle must be read to its end before the storages after it can be placed.
 void CheckPickleBearing(const ByteSource& source, const std::string* path,
                         const CheckOptions& options, CheckResult* result) {
   const std::string name = result->file;
   if (path != nullptr) {
     *result = ResultForPickle(name, JudgePickleFile(*path, options.torch));
+  } else if (result->format == Format::kPytorchZip) {
+    uint64_t unread = 0;
+    *result = ResultForPickle(name, JudgePickleZipSource(source, options.torch, &unread));
+    if (unread != 0) {
+      result->notes.push_back(std::to_string(unread) +
+                              " storage records' local headers and CRC-32s not read: the file "
+                              "is remote (the structure, data.pkl and format records were "
+                              "checked)");
+    }
   } else {
     std::vector<std::byte> bytes;
     if (Error error = ReadWhole(source, &bytes); !error.ok()) {

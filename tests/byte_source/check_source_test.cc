@@ -52,6 +52,29 @@ std::string Describe(const CheckResult& result) {
          result.error.message;
 }
 
+// SkippedRemotely says whether a file's error (checked locally) can come from a check a
+// remote source skips: a storage record's local header, the tiling around it, or its
+// CRC-32 (a ZIP's other records are read remotely too, with the same rules).
+bool SkippedRemotely(const CheckResult& local) {
+  if (local.format != Format::kPytorchZip) return false;
+  switch (local.error.code) {
+    case ErrorCode::kZipFormat:
+    case ErrorCode::kZipLayout:
+    case ErrorCode::kZipHeaderMismatch:
+    case ErrorCode::kZipChecksum:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool NotesStorageRecordsUnread(const CheckResult& result) {
+  return std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
+    return note.find("storage records' local headers and CRC-32s not read") !=
+           std::string::npos;
+  });
+}
+
 void ExpectSameVerdict(const CheckResult& file, const CheckResult& source,
                        const std::string& path) {
   EXPECT_EQ(file.verdict, source.verdict) << path << "\n file:   " << Describe(file)
@@ -68,6 +91,7 @@ TEST(CheckSourceTest, EqualsCheckFileOnEveryCorpusFile) {
   const std::vector<std::string> files = CorpusFiles();
   ASSERT_GT(files.size(), 1000u);
   size_t valid = 0;
+  size_t skipped_remotely = 0;
   for (const std::string& path : files) {
     const CheckResult by_path = CheckFile(path);
     Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
@@ -81,12 +105,18 @@ TEST(CheckSourceTest, EqualsCheckFileOnEveryCorpusFile) {
       // either way a note says the padding went unchecked.
       EXPECT_FALSE(by_range.notes.empty()) << path << "\n " << Describe(by_range);
       EXPECT_EQ(by_range.format, by_path.format) << path;
+    } else if (SkippedRemotely(by_path) && NotesStorageRecordsUnread(by_range)) {
+      // A storage record's local header and CRC-32 are not read remotely: the file is valid
+      // there, or fails another rule; the note says what went unchecked.
+      ++skipped_remotely;
+      EXPECT_EQ(by_range.format, by_path.format) << path;
     } else {
       ExpectSameVerdict(by_path, by_range, path);
     }
     valid += by_path.valid();
   }
   EXPECT_GT(valid, 50u);
+  std::printf("%zu corpus files fail locally a check a remote read skips\n", skipped_remotely);
 }
 
 TEST(CheckSourceTest, MemorySourceEqualsCheckFile) {
