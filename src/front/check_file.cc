@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/prefixed_source.h"
+#include "base/range_cache_source.h"
 #include "base/source_read.h"
 #include "front/contents.h"
 #include "sniff/sniff_source.h"
@@ -200,14 +201,22 @@ CheckResult Judge(const ByteSource& source, const std::string* path, const std::
   CheckResult result;
   result.file = name;
   std::vector<std::byte> prefix;
-  const Result<Format> format = SniffSourcePrefix(source, &prefix);
+  // The sniff classifies a ZIP from its tail and central directory: kept, they serve the
+  // ZIP reader's first reads too (bounded: RangeCacheSource::kMaxCachedBytes).
+  RangeCacheSource cached(source);
+  const Result<Format> format = SniffSourcePrefix(cached, &prefix);
   if (!format.ok()) {
     SetError(format.error(), &result);
     return result;
   }
   result.format = *format;
+  if (result.format == Format::kPytorchZip) {
+    cached.Stop();
+  } else {
+    cached.Clear();
+  }
   // The sniff's bytes serve the reader's first reads.
-  const PrefixedSource prefixed(source, prefix);
+  const PrefixedSource prefixed(cached, prefix);
   switch (result.format) {
     case Format::kPytorchZip:
     case Format::kPytorchLegacy:

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "byte_source/recording_source.h"
+#include "byte_source/torch_zip_builder.h"
 #include "stguard/byte_source.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
@@ -483,6 +484,169 @@ TEST(CheckSourceBudgetTest, ReportsReadsPerFormatOnTheCorpus) {
     if (result.format == Format::kNpy) EXPECT_LE(source.num_reads(), 2u) << path;
   }
   EXPECT_GE(seen.size(), 4u);
+}
+
+}  // namespace
+}  // namespace stguard
+
+namespace stguard {
+namespace {
+
+// ---- PyTorch ZIP by ranges -------------------------------------------------------------
+
+TEST(CheckSourceZipTest, TheBuilderWritesAValidCheckpoint) {
+  const std::string bytes = testing::BuildTorchZip(16).Bytes();
+  testing::TempDir dir;
+  const std::string path = dir.File("small.bin");
+  ASSERT_TRUE(testing::WriteFileBytes(path, bytes));
+  const CheckResult result = CheckFile(path);
+  ASSERT_TRUE(result.valid()) << Describe(result);
+  EXPECT_EQ(result.format, Format::kPytorchZip);
+  EXPECT_EQ(result.summary.tensors, 1u);
+}
+
+// The sniff's first read (a tar block) and its read of a ZIP's tail (an end record and the
+// comment it may have, and a ZIP64 locator), which the ZIP reader's reads then come from.
+constexpr uint64_t kSniffTailLen = 22 + 0xFFFF + 22 + 20;
+
+struct RemoteRun {
+  CheckResult result;
+  size_t reads;
+  uint64_t bytes;
+};
+
+RemoteRun CheckRemotely(const ByteSource& inner, const std::string& name) {
+  RecordingSource source(inner, /*remote=*/true);
+  CheckResult result = CheckSource(source, name);
+  return {std::move(result), source.num_reads(), source.bytes_read()};
+}
+
+TEST(CheckSourceBudgetTest, TorchZipFromTheCorpusReadsAtMostFourTimes) {
+  const std::string path = std::string(STGUARD_CORPUS_DIR) + "/torch/valid/dtypes.zip.pt";
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  ASSERT_TRUE(file.ok());
+  const RemoteRun remote = CheckRemotely(**file, path);
+  ASSERT_TRUE(remote.result.valid()) << Describe(remote.result);
+  std::printf("pytorch-zip %s: %zu reads, %llu bytes of %llu\n", path.c_str(), remote.reads,
+              static_cast<unsigned long long>(remote.bytes),
+              static_cast<unsigned long long>((*file)->size()));
+  // The sniff's two reads (first block, tail) hold all the reader needs of a small file.
+  EXPECT_LE(remote.reads, 4u);
+  ASSERT_EQ(remote.result.notes.size(), 1u);
+  EXPECT_NE(remote.result.notes[0].find("storage records' local headers and CRC-32s not read"),
+            std::string::npos);
+  // Locally everything is read and checked: no note.
+  EXPECT_TRUE(CheckSource(**file, path).notes.empty());
+}
+
+TEST(CheckSourceBudgetTest, TorchZipOfHalfAGigabyteCostsWhatAFourMegabyteOneDoes) {
+  testing::TempDir dir;
+  std::vector<RemoteRun> runs;
+  for (const uint32_t elements : {uint32_t{1} << 20, uint32_t{1} << 27}) {
+    const testing::TorchZipPieces zip = testing::BuildTorchZip(elements);
+    const std::string path = dir.File("model" + std::to_string(elements) + ".bin");
+    ASSERT_TRUE(zip.WriteSparse(path));
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok());
+    RemoteRun run = CheckRemotely(**file, path);
+    ASSERT_TRUE(run.result.valid()) << Describe(run.result);
+    EXPECT_EQ(run.result.summary.tensors, 1u);
+    ASSERT_EQ(run.result.notes.size(), 1u);
+    EXPECT_EQ(run.result.notes[0].rfind("1 storage records'", 0), 0u) << run.result.notes[0];
+    std::printf("pytorch-zip of %llu bytes: %zu reads, %llu bytes (data.pkl %llu, directory "
+                "%llu)\n",
+                static_cast<unsigned long long>(zip.size), run.reads,
+                static_cast<unsigned long long>(run.bytes),
+                static_cast<unsigned long long>(zip.data_pkl_len),
+                static_cast<unsigned long long>(zip.directory_len));
+    // Sniff: first block, tail, central directory; then data.pkl's run (past the first
+    // block). The format records at the end are in the sniff's tail.
+    EXPECT_LE(run.reads, 4u);
+    EXPECT_LE(run.bytes, 512 + kSniffTailLen + zip.directory_len + zip.data_pkl_len + 4096);
+    runs.push_back(std::move(run));
+  }
+  // What a remote check costs does not depend on the storages' size.
+  EXPECT_EQ(runs[0].reads, runs[1].reads);
+  EXPECT_EQ(runs[0].bytes, runs[1].bytes);
+}
+
+// Patch32 overwrites four little-endian bytes of `bytes` at `at`.
+void Patch32(std::string* bytes, size_t at, uint32_t value) {
+  for (int k = 0; k < 4; ++k) (*bytes)[at + k] = static_cast<char>((value >> (8 * k)) & 0xFF);
+}
+
+// LocalAndRemote checks `bytes` as a local file and through a remote source.
+std::pair<CheckResult, CheckResult> LocalAndRemote(const std::string& bytes) {
+  testing::TempDir dir;
+  const std::string path = dir.File("x.bin");
+  EXPECT_TRUE(testing::WriteFileBytes(path, bytes));
+  const MemorySource memory(AsBytes(bytes));
+  return {CheckFile(path), CheckRemotely(memory, "x.bin").result};
+}
+
+TEST(CheckSourceZipTest, ARefusedGlobalInDataPklIsRefusedRemotelyToo) {
+  const auto [local, remote] =
+      LocalAndRemote(testing::BuildTorchZip(16, "_rebuild_and_run").Bytes());
+  EXPECT_EQ(local.verdict, Verdict::kRefused) << Describe(local);
+  EXPECT_EQ(local.error.code, ErrorCode::kPickleGlobalRefused) << Describe(local);
+  ExpectSameVerdict(local, remote, "refused global");
+  ASSERT_TRUE(remote.pickle.has_value());
+  const std::vector<TorchGlobal>& globals = remote.pickle->scan.globals;
+  EXPECT_TRUE(std::any_of(globals.begin(), globals.end(), [](const TorchGlobal& global) {
+    return global.name == "_rebuild_and_run" && !global.allowed;
+  }));
+}
+
+TEST(CheckSourceZipTest, AnEntryPointingOutsideTheFileIsTheSameErrorRemotely) {
+  std::string bytes = testing::BuildTorchZip(16).Bytes();
+  // The central directory's entry for data/0 (the name's second occurrence): its local
+  // header offset, the entry's last field before the name.
+  const size_t name = bytes.find("archive/data/0", bytes.find("archive/data/0") + 1);
+  ASSERT_NE(name, std::string::npos);
+  Patch32(&bytes, name - 4, 0x7FFFFF00);
+  const auto [local, remote] = LocalAndRemote(bytes);
+  EXPECT_EQ(local.error.code, ErrorCode::kZipFormat) << Describe(local);
+  ExpectSameVerdict(local, remote, "entry outside the file");
+  // And a central directory said to start past the end records.
+  std::string moved = testing::BuildTorchZip(16).Bytes();
+  Patch32(&moved, moved.size() - 22 + 16, static_cast<uint32_t>(moved.size()));
+  const auto [moved_local, moved_remote] = LocalAndRemote(moved);
+  EXPECT_FALSE(moved_local.valid());
+  ExpectSameVerdict(moved_local, moved_remote, "directory outside the file");
+}
+
+TEST(CheckSourceZipTest, AStorageLocalHeaderIsCheckedLocallyAndSkippedRemotelyWithANote) {
+  std::string bytes = testing::BuildTorchZip(16).Bytes();
+  // data/0's local header says method 8 (deflate): the central directory says stored.
+  const size_t name = bytes.find("archive/data/0");
+  ASSERT_NE(name, std::string::npos);
+  bytes[name - 30 + 8] = 8;
+  const auto [local, remote] = LocalAndRemote(bytes);
+  EXPECT_EQ(local.error.code, ErrorCode::kZipHeaderMismatch) << Describe(local);
+  EXPECT_TRUE(remote.valid()) << Describe(remote);
+  ASSERT_EQ(remote.notes.size(), 1u);
+  EXPECT_NE(remote.notes[0].find("not read: the file is remote"), std::string::npos);
+  // data.pkl's local header is read remotely: the same change there is refused there too.
+  std::string pkl = testing::BuildTorchZip(16).Bytes();
+  pkl[8] = 8;
+  const auto [pkl_local, pkl_remote] = LocalAndRemote(pkl);
+  EXPECT_EQ(pkl_local.error.code, ErrorCode::kZipHeaderMismatch) << Describe(pkl_local);
+  ExpectSameVerdict(pkl_local, pkl_remote, "data.pkl's local header");
+}
+
+TEST(CheckSourceZipTest, AStorageCrcIsCheckedLocallyAndSkippedRemotely) {
+  testing::TorchZipPieces zip = testing::BuildTorchZip(16);
+  std::string bytes = zip.Bytes();
+  // One byte of the storage's data (after its header, name and padding): its CRC fails.
+  const size_t name = bytes.find("archive/data/0");
+  const size_t data = (name + 14 + 4 + 63) / 64 * 64;
+  bytes[data] = 1;
+  const MemorySource memory(AsBytes(bytes));
+  const CheckResult local = CheckSource(memory, "x.bin");
+  EXPECT_EQ(local.error.code, ErrorCode::kZipChecksum) << Describe(local);
+  const RemoteRun remote = CheckRemotely(memory, "x.bin");
+  EXPECT_TRUE(remote.result.valid()) << Describe(remote.result);
+  EXPECT_EQ(remote.result.notes.size(), 1u);
 }
 
 }  // namespace
