@@ -570,6 +570,25 @@ TEST(CheckSourceBudgetTest, TorchZipOfHalfAGigabyteCostsWhatAFourMegabyteOneDoes
   EXPECT_EQ(runs[0].bytes, runs[1].bytes);
 }
 
+TEST(CheckSourceBudgetTest, TorchZipWithALargePickleReadsItInOneMoreRead) {
+  // A 40 KB tensor name: data.pkl runs far past the sniff's first 512 bytes.
+  const testing::TorchZipPieces zip =
+      testing::BuildTorchZip(uint32_t{1} << 24, "_rebuild_tensor_v2", std::string(40000, 'n'));
+  testing::TempDir dir;
+  const std::string path = dir.File("model.bin");
+  ASSERT_TRUE(zip.WriteSparse(path));
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  ASSERT_TRUE(file.ok());
+  const RemoteRun run = CheckRemotely(**file, path);
+  ASSERT_TRUE(run.result.valid()) << Describe(run.result);
+  std::printf("pytorch-zip of %llu bytes, data.pkl %llu: %zu reads, %llu bytes\n",
+              static_cast<unsigned long long>(zip.size),
+              static_cast<unsigned long long>(zip.data_pkl_len), run.reads,
+              static_cast<unsigned long long>(run.bytes));
+  EXPECT_LE(run.reads, 4u);
+  EXPECT_LE(run.bytes, 512 + kSniffTailLen + zip.directory_len + zip.data_pkl_len + 4096);
+}
+
 // Patch32 overwrites four little-endian bytes of `bytes` at `at`.
 void Patch32(std::string* bytes, size_t at, uint32_t value) {
   for (int k = 0; k < 4; ++k) (*bytes)[at + k] = static_cast<char>((value >> (8 * k)) & 0xFF);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TorchZipPieces: a PyTorch ZIP checkpoint of one float32 tensor "w" of any length, laid
+// TorchZipPieces: a PyTorch ZIP checkpoint of one float32 tensor of any length, laid
 // out as torch.save writes it (data.pkl, byteorder, data/0, version; 64-byte aligned data,
 // data descriptors, ZIP64 end records), as pieces at offsets: the storage's bytes are
 // zeros and never written, so a file of any size is a sparse file.
@@ -87,10 +87,12 @@ inline std::string StateDictPickle(const std::string& name, uint32_t elements,
 
 }  // namespace torch_zip_detail
 
-// BuildTorchZip lays out the checkpoint; `rebuild` names the pickle's rebuild function (a
-// name outside the allowlist makes a file torch.load would run code for).
+// BuildTorchZip lays out the checkpoint of one tensor named `name`; `rebuild` names the
+// pickle's rebuild function (a name outside the allowlist makes a file torch.load would
+// run code for).
 inline TorchZipPieces BuildTorchZip(uint32_t elements,
-                                    const std::string& rebuild = "_rebuild_tensor_v2") {
+                                    const std::string& rebuild = "_rebuild_tensor_v2",
+                                    const std::string& name = "w") {
   using torch_zip_detail::Put;
   struct Record {
     std::string name;
@@ -99,7 +101,7 @@ inline TorchZipPieces BuildTorchZip(uint32_t elements,
     uint32_t crc;
     uint64_t offset = 0;
   };
-  const std::string pkl = torch_zip_detail::StateDictPickle("w", elements, rebuild);
+  const std::string pkl = torch_zip_detail::StateDictPickle(name, elements, rebuild);
   const uint64_t storage_len = uint64_t{elements} * 4;
   auto crc_of = [](const std::string& s) {
     return Crc32(0, std::as_bytes(std::span(s.data(), s.size())));
