@@ -98,7 +98,8 @@ bool SkippedByRemoteZip(const stguard::CheckResult& local, const stguard::CheckR
     return false;
   }
   for (const std::string& note : far.notes) {
-    if (note.find("storage records' local headers and CRC-32s not read") != std::string::npos) {
+    if (note.find("storage record") != std::string::npos &&
+        note.find("not read: the file is remote") != std::string::npos) {
       return true;
     }
   }

@@ -166,10 +166,10 @@ void CheckPickleBearing(const ByteSource& source, const std::string* path,
     uint64_t unread = 0;
     *result = ResultForPickle(name, JudgePickleZipSource(source, options.torch, &unread));
     if (unread != 0) {
-      result->notes.push_back(std::to_string(unread) +
-                              " storage records' local headers and CRC-32s not read: the file "
-                              "is remote (the structure, data.pkl and format records were "
-                              "checked)");
+      result->notes.push_back("local headers and CRC-32s of " + std::to_string(unread) +
+                              (unread == 1 ? " storage record" : " storage records") +
+                              " not read: the file is remote (its structure, data.pkl and "
+                              "format records were checked)");
     }
   } else {
     std::vector<std::byte> bytes;
