@@ -507,7 +507,7 @@ TEST(CheckSourceZipTest, TheBuilderWritesAValidCheckpoint) {
 
 // The sniff's first read (a tar block) and its read of a ZIP's tail (an end record and the
 // comment it may have, and a ZIP64 locator), which the ZIP reader's reads then come from.
-constexpr uint64_t kSniffTailLen = 22 + 0xFFFF + 22 + 20;
+constexpr uint64_t kSniffTailLen = 22 + 0xFFFF + 20;
 
 struct RemoteRun {
   CheckResult result;
@@ -589,6 +589,27 @@ TEST(CheckSourceBudgetTest, TorchZipWithALargePickleReadsItInOneMoreRead) {
               static_cast<unsigned long long>(run.bytes));
   EXPECT_LE(run.reads, 4u);
   EXPECT_LE(run.bytes, 512 + kSniffTailLen + zip.directory_len + zip.data_pkl_len + 4096);
+}
+
+TEST(CheckSourceBudgetTest, TorchZipWhoseDirectoryIsLargerThanTheSniffsTailReadsAtMostSixTimes) {
+  // A 65,500-byte storage key: the central directory alone outgrows the sniff's tail read.
+  const testing::TorchZipPieces zip = testing::BuildTorchZip(
+      uint32_t{1} << 24, "_rebuild_tensor_v2", "w", std::string(65500, '7'));
+  ASSERT_GT(zip.directory_len, kSniffTailLen);
+  testing::TempDir dir;
+  const std::string path = dir.File("model.bin");
+  ASSERT_TRUE(zip.WriteSparse(path));
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  ASSERT_TRUE(file.ok());
+  const RemoteRun run = CheckRemotely(**file, path);
+  ASSERT_TRUE(run.result.valid()) << Describe(run.result);
+  std::printf("pytorch-zip of %llu bytes, directory %llu: %zu reads, %llu bytes\n",
+              static_cast<unsigned long long>(zip.size),
+              static_cast<unsigned long long>(zip.directory_len), run.reads,
+              static_cast<unsigned long long>(run.bytes));
+  EXPECT_LE(run.reads, 6u);
+  EXPECT_LE(run.bytes, 512 + kSniffTailLen + 65536 + zip.directory_len + zip.data_pkl_len +
+                           2 * 4096 + 65500);
 }
 
 // Patch32 overwrites four little-endian bytes of `bytes` at `at`.

@@ -68,16 +68,18 @@ inline uint32_t ZerosCrc(uint64_t len) {
 }
 
 // StateDictPickle is torch.save's pickle (protocol 2) of {name: float32 tensor of
-// `elements`} whose storage is "0", rebuilt by torch._utils.<rebuild>.
+// `elements`} whose storage is `key`, rebuilt by torch._utils.<rebuild>.
 inline std::string StateDictPickle(const std::string& name, uint32_t elements,
-                                   const std::string& rebuild = "_rebuild_tensor_v2") {
+                                   const std::string& rebuild, const std::string& key) {
   using namespace std::string_literals;
   std::string p = "\x80\x02"s;
   p += "ccollections\nOrderedDict\nq\x00)Rq\x01(X"s;
   Put(&p, name.size(), 4);
   p += name + "q\x02"s;
   p += "ctorch._utils\n"s + rebuild + "\nq\x03((X\x07\x00\x00\x00storageq\x04"s;
-  p += "ctorch\nFloatStorage\nq\x05X\x01\x00\x00\x00" "0q\x06X\x03\x00\x00\x00" "cpuq\x07J"s;
+  p += "ctorch\nFloatStorage\nq\x05X"s;
+  Put(&p, key.size(), 4);
+  p += key + "q\x06X\x03\x00\x00\x00" "cpuq\x07J"s;
   Put(&p, elements, 4);
   p += "tq\x08QK\x00J"s;
   Put(&p, elements, 4);
@@ -87,12 +89,13 @@ inline std::string StateDictPickle(const std::string& name, uint32_t elements,
 
 }  // namespace torch_zip_detail
 
-// BuildTorchZip lays out the checkpoint of one tensor named `name`; `rebuild` names the
-// pickle's rebuild function (a name outside the allowlist makes a file torch.load would
-// run code for).
+// BuildTorchZip lays out the checkpoint of one tensor named `name` whose storage is
+// data/<key>; `rebuild` names the pickle's rebuild function (a name outside the allowlist
+// makes a file torch.load would run code for).
 inline TorchZipPieces BuildTorchZip(uint32_t elements,
                                     const std::string& rebuild = "_rebuild_tensor_v2",
-                                    const std::string& name = "w") {
+                                    const std::string& name = "w",
+                                    const std::string& key = "0") {
   using torch_zip_detail::Put;
   struct Record {
     std::string name;
@@ -101,7 +104,7 @@ inline TorchZipPieces BuildTorchZip(uint32_t elements,
     uint32_t crc;
     uint64_t offset = 0;
   };
-  const std::string pkl = torch_zip_detail::StateDictPickle(name, elements, rebuild);
+  const std::string pkl = torch_zip_detail::StateDictPickle(name, elements, rebuild, key);
   const uint64_t storage_len = uint64_t{elements} * 4;
   auto crc_of = [](const std::string& s) {
     return Crc32(0, std::as_bytes(std::span(s.data(), s.size())));
@@ -109,7 +112,7 @@ inline TorchZipPieces BuildTorchZip(uint32_t elements,
   std::vector<Record> records = {
       {"archive/data.pkl", pkl, pkl.size(), crc_of(pkl)},
       {"archive/byteorder", "little", 6, crc_of("little")},
-      {"archive/data/0", "", storage_len, torch_zip_detail::ZerosCrc(storage_len)},
+      {"archive/data/" + key, "", storage_len, torch_zip_detail::ZerosCrc(storage_len)},
       {"archive/version", "3\n", 2, crc_of("3\n")},
   };
   TorchZipPieces out;
