@@ -645,16 +645,25 @@ uint64_t RunExtent(const std::vector<CentralEntry>& entries, const std::vector<s
 
 }  // namespace
 
-// ZipOpener::CheckRecords checks each local header against its entry and that the
-// records tile [0, directory_offset). `read` says which records a remote source reads:
-// the others keep only the checks the central directory allows (their order and the least
-// room each needs), and are counted in archive.unchecked_. A source reads each run of records it
-// needs in one read, kept for RecordBytes.
 // ZipOpener builds a ZipArchive (it is the archive's friend): the rules above over a
 // Reader, whichever path the bytes come from.
 struct ZipOpener {
-  static Error CheckRecords(ZipArchive& archive, const Reader& in, const std::vector<CentralEntry>& entries,
-                           uint64_t directory_offset, const std::vector<bool>& read) {
+  // CheckRecords checks each local header against its entry and that the records tile
+  // [0, directory_offset). `read` says which records a remote source reads: the others
+  // keep only the checks the central directory allows (their order and the least room
+  // each needs), and are counted in unchecked_. A source reads each run of records the
+  // filter wants in one read, kept for RecordBytes.
+  static Error CheckRecords(ZipArchive& archive, const Reader& in,
+                            const std::vector<CentralEntry>& entries, uint64_t directory_offset,
+                            const std::vector<bool>& read);
+  // Open reads the directory, then the records (see zip_archive.h, BY RANGES).
+  static Result<ZipArchive> Open(const Reader& in, const ByteSource* source, ZipFlavor flavor,
+                                 const ZipArchive::RecordFilter& wanted, uint64_t* unchecked);
+};
+
+Error ZipOpener::CheckRecords(ZipArchive& archive, const Reader& in,
+                              const std::vector<CentralEntry>& entries,
+                              uint64_t directory_offset, const std::vector<bool>& read) {
   std::vector<size_t> order(entries.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -685,7 +694,9 @@ struct ZipOpener {
     }
     if (archive.source_ != nullptr && !archive.Kept(entry.header_offset, kLocalHeaderLen)) {
       size_t end_k = k + 1;
-      while (end_k < order.size() && read[order[end_k]] && archive.wanted_[order[end_k]]) ++end_k;
+      while (end_k < order.size() && read[order[end_k]] && archive.wanted_[order[end_k]]) {
+        ++end_k;
+      }
       if (archive.wanted_[order[k]]) {
         const uint64_t extent = RunExtent(entries, order, k, end_k, directory_offset);
         if (extent > entry.header_offset) {
@@ -715,8 +726,8 @@ struct ZipOpener {
   return {};
 }
 
-  static Result<ZipArchive> Open(const Reader& in, const ByteSource* source, ZipFlavor flavor,
-                                 const ZipArchive::RecordFilter& wanted, uint64_t* unchecked) {
+Result<ZipArchive> ZipOpener::Open(const Reader& in, const ByteSource* source, ZipFlavor flavor,
+                                   const ZipArchive::RecordFilter& wanted, uint64_t* unchecked) {
   ZipArchive archive;
   archive.source_ = source;
   const Reader directory = in.Fresh();
@@ -750,7 +761,6 @@ struct ZipOpener {
   }
   return archive;
 }
-};
 
 Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor flavor) {
   Result<ZipArchive> archive = ZipOpener::Open(Reader(bytes), nullptr, flavor, {}, nullptr);
