@@ -5,11 +5,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "byte_source/recording_source.h"
 #include "stguard/mapped_file.h"
+#include "support/test_files.h"
 #include "support/temp_dir.h"
 #include "torch/zip_records.h"
 #include "zip/zip_archive.h"
@@ -539,6 +543,138 @@ TEST(ZipArchiveNpzTest, RefusesMethodsOtherThanStoredAndDeflate) {
     entries[0].method = method;
     EXPECT_EQ(NpzCodeOf(entries), ErrorCode::kZipUnsupported) << method;
   }
+}
+
+}  // namespace
+}  // namespace stguard
+
+namespace stguard {
+namespace {
+
+// ---- by ranges: OpenSource applies Open's rules ------------------------------------------
+
+std::vector<std::string> ZipCorpusFiles() {
+  std::vector<std::string> files;
+  for (const char* dir : {"fuzz_zip", "fuzz_npz", "fuzz_torch_checkpoint", "torch"}) {
+    const std::filesystem::path root = std::filesystem::path(STGUARD_CORPUS_DIR) / dir;
+    if (!std::filesystem::exists(root)) continue;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+      if (entry.is_regular_file()) files.push_back(entry.path().string());
+    }
+  }
+  return files;
+}
+
+std::string Describe(const Result<ZipArchive>& archive) {
+  return archive.ok() ? "ok"
+                      : std::string(ErrorCodeName(archive.error().code)) + " @" +
+                            std::to_string(archive.error().offset) + " " +
+                            archive.error().message;
+}
+
+void ExpectSameArchive(const Result<ZipArchive>& whole, const Result<ZipArchive>& ranged,
+                       const std::string& what) {
+  ASSERT_EQ(whole.ok(), ranged.ok()) << what << "\n whole: " << Describe(whole)
+                                     << "\n ranged: " << Describe(ranged);
+  if (!whole.ok()) {
+    EXPECT_EQ(whole.error().code, ranged.error().code) << what << ": " << Describe(ranged);
+    EXPECT_EQ(whole.error().offset, ranged.error().offset) << what << ": " << Describe(ranged);
+    EXPECT_EQ(whole.error().tensor, ranged.error().tensor) << what;
+    return;
+  }
+  ASSERT_EQ(whole->records().size(), ranged->records().size()) << what;
+  for (size_t k = 0; k < whole->records().size(); ++k) {
+    const ZipRecord& a = whole->records()[k];
+    const ZipRecord& b = ranged->records()[k];
+    EXPECT_EQ(a.name, b.name) << what;
+    EXPECT_EQ(a.data_offset, b.data_offset) << what;
+    EXPECT_EQ(a.crc32, b.crc32) << what;
+    EXPECT_TRUE(b.local_checked) << what;
+    Result<std::span<const std::byte>> bytes = ranged->RecordBytes(b);
+    ASSERT_TRUE(bytes.ok()) << what;
+    EXPECT_TRUE(std::equal(bytes->begin(), bytes->end(), whole->Data(a).begin(),
+                           whole->Data(a).end()))
+        << what << " " << a.name;
+  }
+}
+
+TEST(ZipArchiveSourceTest, OpenSourceEqualsOpenOnEveryZipOfTheCorpus) {
+  size_t opened = 0;
+  for (const std::string& path : ZipCorpusFiles()) {
+    const std::string bytes = testing::ReadFileBytes(path);
+    const std::span<const std::byte> span = std::as_bytes(std::span(bytes.data(), bytes.size()));
+    const MemorySource memory(span);
+    testing::RecordingSource remote(memory, /*remote=*/true);
+    for (const ZipFlavor flavor : {ZipFlavor::kTorch, ZipFlavor::kNpz}) {
+      const Result<ZipArchive> whole = ZipArchive::Open(span, flavor);
+      // Locally every record is read; remotely those the filter wants (here: all).
+      ExpectSameArchive(whole, ZipArchive::OpenSource(memory, flavor, {}), path);
+      uint64_t unchecked = 1;
+      ExpectSameArchive(
+          whole,
+          ZipArchive::OpenSource(remote, flavor, [](std::string_view) { return true; },
+                                 &unchecked),
+          path + " (remote)");
+      EXPECT_EQ(unchecked, 0u) << path;
+      opened += whole.ok();
+    }
+  }
+  EXPECT_GT(opened, 20u);
+}
+
+TEST(ZipArchiveSourceTest, RemoteSkipsTheRecordsNotWantedAndCountsThem) {
+  const Built built = Build(TorchLike());
+  const std::span<const std::byte> span =
+      std::as_bytes(std::span(built.bytes.data(), built.bytes.size()));
+  const MemorySource memory(span);
+  testing::RecordingSource remote(memory, /*remote=*/true);
+  uint64_t unchecked = 0;
+  const auto storages_skipped = [](std::string_view path) { return !path.starts_with("data/"); };
+  Result<ZipArchive> archive =
+      ZipArchive::OpenSource(remote, ZipFlavor::kTorch, storages_skipped, &unchecked);
+  ASSERT_TRUE(archive.ok()) << Describe(archive);
+  EXPECT_EQ(unchecked, 1u);
+  const ZipRecord* storage = archive->Find("data/0");
+  ASSERT_NE(storage, nullptr);
+  EXPECT_FALSE(storage->local_checked);
+  EXPECT_EQ(archive->RecordBytes(*storage).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(archive->VerifyCrc(*archive->Find("data.pkl")).ok());
+  // Tail, directory, one run for data.pkl, one for the records after the storage.
+  EXPECT_LE(remote.num_reads(), 4u);
+  // The same filter on a local source reads everything.
+  Result<ZipArchive> local =
+      ZipArchive::OpenSource(memory, ZipFlavor::kTorch, storages_skipped, &unchecked);
+  ASSERT_TRUE(local.ok());
+  EXPECT_EQ(unchecked, 0u);
+  EXPECT_TRUE(local->Find("data/0")->local_checked);
+}
+
+TEST(ZipArchiveSourceTest, RemoteStillRefusesARecordClaimedInsideASkippedStorage) {
+  std::vector<Entry> entries = TorchLike();
+  // version's entry claims its header 40 bytes into data/0's record (inside its name):
+  // less room than data/0's header, name, data and descriptor need, which the central
+  // directory alone shows, so the remote read refuses it as the local one does.
+  const Built plain = Build(entries);
+  entries[2].offset_delta =
+      static_cast<int64_t>(plain.header_offsets[1] + 40) -
+      static_cast<int64_t>(plain.header_offsets[2]);
+  const Built built = Build(entries);
+  const std::span<const std::byte> span =
+      std::as_bytes(std::span(built.bytes.data(), built.bytes.size()));
+  const MemorySource memory(span);
+  testing::RecordingSource remote(memory, /*remote=*/true);
+  const Result<ZipArchive> whole = ZipArchive::Open(span);
+  ASSERT_FALSE(whole.ok());
+  EXPECT_EQ(whole.error().code, ErrorCode::kZipLayout) << Describe(whole);
+  uint64_t unchecked = 0;
+  const Result<ZipArchive> ranged = ZipArchive::OpenSource(
+      remote, ZipFlavor::kTorch,
+      [](std::string_view path) { return !path.starts_with("data/"); }, &unchecked);
+  ASSERT_FALSE(ranged.ok());
+  EXPECT_EQ(unchecked, 1u);
+  EXPECT_EQ(ranged.error().code, whole.error().code) << Describe(ranged);
+  EXPECT_EQ(ranged.error().offset, whole.error().offset) << Describe(ranged);
+  EXPECT_EQ(ranged.error().message, whole.error().message) << Describe(ranged);
 }
 
 }  // namespace

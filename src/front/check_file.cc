@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/prefixed_source.h"
+#include "base/range_cache_source.h"
 #include "base/source_read.h"
 #include "front/contents.h"
 #include "sniff/sniff_source.h"
@@ -23,6 +24,7 @@
 #include "stguard/npz.h"
 #include "stguard/reader.h"
 #include "stguard/sniff.h"
+#include "torch/zip_source_verdict.h"
 
 namespace stguard {
 namespace {
@@ -151,12 +153,24 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
 }
 
 // CheckPickleBearing judges a pickle-bearing file statically: by path through the mapped
-// reader, else from the whole file read from the source.
+// reader; a PyTorch ZIP source by ranges (its end records, central directory, data.pkl
+// and format records; locally also every storage's local header and CRC-32); any other
+// source from the whole file: a legacy stream, a bare pickle or a tar is one stream whose
+// pickle must be read to its end before the storages after it can be placed.
 void CheckPickleBearing(const ByteSource& source, const std::string* path,
                         const CheckOptions& options, CheckResult* result) {
   const std::string name = result->file;
   if (path != nullptr) {
     *result = ResultForPickle(name, JudgePickleFile(*path, options.torch));
+  } else if (result->format == Format::kPytorchZip) {
+    uint64_t unread = 0;
+    *result = ResultForPickle(name, JudgePickleZipSource(source, options.torch, &unread));
+    if (unread != 0) {
+      result->notes.push_back("local headers and CRC-32s of " + std::to_string(unread) +
+                              (unread == 1 ? " storage record" : " storage records") +
+                              " not read: the file is remote (its structure, data.pkl and "
+                              "format records were checked)");
+    }
   } else {
     std::vector<std::byte> bytes;
     if (Error error = ReadWhole(source, &bytes); !error.ok()) {
@@ -187,14 +201,22 @@ CheckResult Judge(const ByteSource& source, const std::string* path, const std::
   CheckResult result;
   result.file = name;
   std::vector<std::byte> prefix;
-  const Result<Format> format = SniffSourcePrefix(source, &prefix);
+  // The sniff classifies a ZIP from its tail and central directory: kept, they serve the
+  // ZIP reader's first reads too (bounded: RangeCacheSource::kMaxCachedBytes).
+  RangeCacheSource cached(source);
+  const Result<Format> format = SniffSourcePrefix(cached, &prefix);
   if (!format.ok()) {
     SetError(format.error(), &result);
     return result;
   }
   result.format = *format;
+  if (result.format == Format::kPytorchZip) {
+    cached.Stop();
+  } else {
+    cached.Clear();
+  }
   // The sniff's bytes serve the reader's first reads.
-  const PrefixedSource prefixed(source, prefix);
+  const PrefixedSource prefixed(cached, prefix);
   switch (result.format) {
     case Format::kPytorchZip:
     case Format::kPytorchLegacy:

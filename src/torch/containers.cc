@@ -60,18 +60,20 @@ const PickleValue* FindString(const PickleResult& p, const PickleValue& dict,
   return nullptr;
 }
 
-Error LoadZip(std::span<const std::byte> bytes, LoadedPickle* out,
-              std::vector<GlobalUse>* globals) {
-  Result<ZipArchive> archive = ZipArchive::Open(bytes);
-  if (!archive.ok()) return archive.error();
-  const ZipRecord& pkl = *archive->Find("data.pkl");
+}  // namespace
+
+Error LoadZipArchive(const ZipArchive& archive, LoadedPickle* out,
+                     std::vector<GlobalUse>* globals) {
+  const ZipRecord& pkl = *archive.Find("data.pkl");
   // Only the records torch.save writes, with values torch reads as stguard does.
-  if (Error error = CheckTorchRecords(*archive); !error.ok()) return error;
-  if (Error error = archive->VerifyCrc(pkl); !error.ok()) return error;
+  if (Error error = CheckTorchRecords(archive); !error.ok()) return error;
+  if (Error error = archive.VerifyCrc(pkl); !error.ok()) return error;
+  Result<std::span<const std::byte>> pkl_bytes = archive.RecordBytes(pkl);
+  if (!pkl_bytes.ok()) return pkl_bytes.error();
   PickleReadOptions options;
   options.persistent_ids = PersistentIds::kZip;
   options.base_offset = pkl.data_offset;
-  Result<PickleResult> pickle = ReadPickle(archive->Data(pkl), options, globals);
+  Result<PickleResult> pickle = ReadPickle(*pkl_bytes, options, globals);
   if (!pickle.ok()) return pickle.error();
   if (pickle->end != pkl.data_offset + pkl.size) {
     return Error{ErrorCode::kPickleCorrupt, pickle->end, "bytes after STOP in data.pkl"};
@@ -79,11 +81,11 @@ Error LoadZip(std::span<const std::byte> bytes, LoadedPickle* out,
   out->format = TorchFormat::kZip;
   out->pickle = std::move(pickle).value();
   for (const StorageRef& storage : out->pickle.storages) {
-    const ZipRecord* record = archive->Find("data/" + storage.key);
+    const ZipRecord* record = archive.Find("data/" + storage.key);
     if (record == nullptr) {
       return Error{ErrorCode::kZipMissingRecord, storage.offset,
                    "persistent id names a storage record that is not in the archive",
-                   archive->folder() + "/data/" + storage.key};
+                   archive.folder() + "/data/" + storage.key};
     }
     uint64_t want = 0;
     if (!CheckedMul(storage.num_elements, BytesPerElement(storage.dtype), &want) ||
@@ -96,6 +98,15 @@ Error LoadZip(std::span<const std::byte> bytes, LoadedPickle* out,
     out->placements.push_back({record->data_offset, record->size, true, record->crc32});
   }
   return {};
+}
+
+namespace {
+
+Error LoadZip(std::span<const std::byte> bytes, LoadedPickle* out,
+              std::vector<GlobalUse>* globals) {
+  Result<ZipArchive> archive = ZipArchive::Open(bytes);
+  if (!archive.ok()) return archive.error();
+  return LoadZipArchive(*archive, out, globals);
 }
 
 // ReadHeaderPickle runs one of the legacy stream's small pickles (no globals, no ids).

@@ -11,6 +11,7 @@
 #include "pickle/pickle_reader.h"
 #include "stguard/error.h"
 #include "stguard/torch_checkpoint.h"
+#include "zip/zip_archive.h"
 
 namespace stguard {
 
@@ -39,6 +40,13 @@ TorchFormat ContainerOf(std::span<const std::byte> bytes);
 // places every storage it names. `globals` receives the globals named, even on error.
 Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,
                          std::vector<GlobalUse>* globals);
+
+// LoadZipArchive is LoadTorchContainer's ZIP path on an archive already opened, over a
+// mapping or by ranges: the record set and format records checked (torch/zip_records.h),
+// data.pkl read (its CRC-32 checked) and every storage it names placed. A storage whose
+// record a remote source did not read is placed at offset 0 (unknown), its CRC-32 kept.
+Error LoadZipArchive(const ZipArchive& archive, LoadedPickle* out,
+                     std::vector<GlobalUse>* globals);
 
 }  // namespace stguard
 

@@ -11,6 +11,11 @@
 #include "sniff/tar_probe.h"
 #include "stguard/mapped_file.h"
 #include "torch/containers.h"
+#include "torch/scan_loaded.h"
+#include "torch/zip_records.h"
+#include "torch/zip_source_verdict.h"
+#include "zip/zip_archive.h"
+#include "base/source_read.h"
 
 namespace stguard {
 namespace {
@@ -66,16 +71,28 @@ struct KeyPathSearch {
   }
 };
 
-std::vector<std::vector<std::string>> FindKeyPaths(std::span<const std::byte> bytes) {
+std::vector<std::vector<std::string>> KeyPathsOf(const PickleResult& p) {
   std::vector<std::vector<std::string>> found;
-  LoadedPickle loaded;
-  std::vector<GlobalUse> uses;
-  if (!LoadTorchContainer(bytes, &loaded, &uses).ok()) return found;
-  const PickleResult& p = loaded.pickle;
   if (p.values.empty() || p.at(p.root).kind != ValueKind::kDict) return found;
   KeyPathSearch search{p, &found};
   search.Visit(p.at(p.root));
   return found;
+}
+
+std::vector<std::vector<std::string>> FindKeyPaths(std::span<const std::byte> bytes) {
+  LoadedPickle loaded;
+  std::vector<GlobalUse> uses;
+  if (!LoadTorchContainer(bytes, &loaded, &uses).ok()) return {};
+  return KeyPathsOf(loaded.pickle);
+}
+
+// DecideReport is the one rule from a scan's outcome to the verdict, for both paths (the
+// whole file's bytes, a ZIP read by ranges): `opcode` is the byte at the reason's offset
+// (DecidePickleVerdict's second argument). It says whether the key paths are wanted.
+bool DecideReport(uint8_t opcode, PickleFileReport* report) {
+  report->reason = report->scan.error;
+  report->verdict = DecidePickleVerdict(report->reason, opcode);
+  return report->verdict == FileVerdict::kNeedsKey;
 }
 
 // ScanBarePickle reads a pickle the torch scan did not recognise (protocols 0 and 1
@@ -123,11 +140,9 @@ PickleFileReport Judge(std::span<const std::byte> bytes, TorchScanReport scan) {
              report.scan.format == TorchFormat::kUnknown) {
     ScanBarePickle(bytes, &report.scan);
   }
-  report.reason = report.scan.error;
-  const uint64_t at = report.reason.offset;
+  const uint64_t at = report.scan.error.offset;
   const uint8_t opcode = at < bytes.size() ? static_cast<uint8_t>(bytes[at]) : 0;
-  report.verdict = DecidePickleVerdict(report.reason, opcode);
-  if (report.verdict == FileVerdict::kNeedsKey) report.key_paths = FindKeyPaths(bytes);
+  if (DecideReport(opcode, &report)) report.key_paths = FindKeyPaths(bytes);
   return report;
 }
 
@@ -211,6 +226,38 @@ FileVerdict DecidePickleVerdict(const Error& scan_error, uint8_t opcode) {
 PickleFileReport JudgePickleBytes(std::span<const std::byte> bytes,
                                   const TorchOptions& options) {
   return Judge(bytes, ScanTorchBytes(bytes, options));
+}
+
+PickleFileReport JudgePickleZipSource(const ByteSource& source, const TorchOptions& options,
+                                      uint64_t* unread_records) {
+  PickleFileReport report;
+  report.format = Format::kPytorchZip;
+  LoadedPickle loaded;
+  loaded.format = TorchFormat::kZip;  // the sniff saw a local header first
+  std::vector<GlobalUse> uses;
+  // First, as torch.load tries it first: a tar header wins (its first block only).
+  std::vector<std::byte> head;
+  Error error = ReadRange(source, 0, std::min<uint64_t>(source.size(), kTarBlockLen), &head);
+  if (error.ok()) error = CheckNotTarShaped(head);
+  uint8_t opcode = 0;
+  if (error.ok()) {
+    Result<ZipArchive> archive = ZipArchive::OpenSource(
+        source, ZipFlavor::kTorch,
+        [](std::string_view path) { return !IsStorageRecordPath(path); }, unread_records);
+    error = archive.ok() ? LoadZipArchive(*archive, &loaded, &uses) : archive.error();
+    // A refused opcode is in data.pkl: its byte, for DecidePickleVerdict.
+    const ZipRecord* pkl = archive.ok() ? archive->Find("data.pkl") : nullptr;
+    if (pkl != nullptr && error.offset >= pkl->data_offset &&
+        error.offset - pkl->data_offset < pkl->size) {
+      Result<std::span<const std::byte>> bytes = archive->RecordBytes(*pkl);
+      if (bytes.ok()) opcode = static_cast<uint8_t>((*bytes)[error.offset - pkl->data_offset]);
+    }
+  }
+  // A remote source reads no storage: their CRC-32s are not checked (the caller says so).
+  report.scan = ScanLoaded(error, loaded, uses, source.size(),
+                           source.remote() ? nullptr : &source, options);
+  if (DecideReport(opcode, &report)) report.key_paths = KeyPathsOf(loaded.pickle);
+  return report;
 }
 
 PickleFileReport JudgePickleFile(const std::string& path, const TorchOptions& options) {

@@ -8,6 +8,7 @@
 
 #include "stguard/mapped_file.h"
 #include "torch/containers.h"
+#include "torch/scan_loaded.h"
 #include "torch/strided_gather.h"
 #include "torch/tensor_views.h"
 #include "write/converting_sink.h"
@@ -262,33 +263,39 @@ namespace {
 // (a file truncated meanwhile is kIoError), in one fixed buffer.
 TorchScanReport ScanTorch(std::span<const std::byte> bytes, const MappedFile* file,
                           const TorchOptions& options) {
-  TorchScanReport report;
   LoadedPickle loaded;
   std::vector<GlobalUse> uses;
-  report.error = LoadTorchContainer(bytes, &loaded, &uses);
+  const Error error = LoadTorchContainer(bytes, &loaded, &uses);
+  const MemorySource memory(bytes);
+  return ScanLoaded(error, loaded, uses, bytes.size(),
+                    file != nullptr ? static_cast<const ByteSource*>(file) : &memory, options);
+}
+
+}  // namespace
+
+TorchScanReport ScanLoaded(const Error& load_error, const LoadedPickle& loaded,
+                           const std::vector<GlobalUse>& uses, uint64_t file_size,
+                           const ByteSource* crc_source, const TorchOptions& options) {
+  TorchScanReport report;
+  report.error = load_error;
   report.format = loaded.format;
   report.globals = ToTorchGlobals(uses);
   report.storages = ToTorchStorages(loaded);
   if (report.error.ok()) {
-    report.error = SelectTensors(loaded, options, bytes.size(), &report.tensors);
+    report.error = SelectTensors(loaded, options, file_size, &report.tensors);
   }
-  if (!report.error.ok()) return report;
+  if (!report.error.ok() || crc_source == nullptr) return report;
   // Scanning verifies every storage's CRC-32 too: "converts cleanly" includes the data.
-  std::unique_ptr<std::byte[]> buffer;
-  if (file != nullptr) buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
+  std::unique_ptr<std::byte[]> buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
   for (size_t k = 0; k < loaded.placements.size(); ++k) {
     const StoragePlacement& place = loaded.placements[k];
     if (!place.has_crc) continue;
     uint32_t crc = 0;
     for (uint64_t done = 0; done < place.byte_len;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(place.byte_len - done, kChunkLen));
-      std::span<const std::byte> chunk = bytes.subspan(place.data_offset + done, n);
-      if (file != nullptr) {
-        report.error = file->ReadAt(place.data_offset + done, {buffer.get(), n});
-        if (!report.error.ok()) return report;
-        chunk = {buffer.get(), n};
-      }
-      crc = Crc32(crc, chunk);
+      report.error = crc_source->ReadAt(place.data_offset + done, {buffer.get(), n});
+      if (!report.error.ok()) return report;
+      crc = Crc32(crc, {buffer.get(), n});
       done += n;
     }
     if (crc != place.crc32) {
@@ -298,8 +305,6 @@ TorchScanReport ScanTorch(std::span<const std::byte> bytes, const MappedFile* fi
   }
   return report;
 }
-
-}  // namespace
 
 TorchScanReport ScanTorchBytes(std::span<const std::byte> bytes, const TorchOptions& options) {
   return ScanTorch(bytes, nullptr, options);

@@ -52,7 +52,9 @@ Error ReadFormatRecord(const ZipArchive& archive, const ZipRecord& record,
                  "format record longer than torch writes", record.name};
   }
   if (Error error = archive.VerifyCrc(record); !error.ok()) return error;
-  const std::span<const std::byte> bytes = archive.Data(record);
+  Result<std::span<const std::byte>> read = archive.RecordBytes(record);
+  if (!read.ok()) return read.error();
+  const std::span<const std::byte> bytes = *read;
   *text = {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
   return {};
 }
@@ -65,12 +67,13 @@ Error VersionError(const ZipRecord& record, std::string_view text) {
 
 // CheckVersions: version and/or .data/version, each "<n>\n" with n in [1, 10], the same
 // text when both are present.
-// `after_records` (where the last record's data ends) is the offset a missing record is
-// reported at.
-Error CheckVersions(const ZipArchive& archive, uint64_t after_records) {
+// A missing record is reported at the central directory (where it would be listed), as a
+// missing data.pkl is: an offset both paths know, also when a remote source did not read
+// the storage records' local headers.
+Error CheckVersions(const ZipArchive& archive) {
   const ZipRecord* records[] = {archive.Find("version"), archive.Find(".data/version")};
   if (records[0] == nullptr && records[1] == nullptr) {
-    return Error{ErrorCode::kZipMissingRecord, after_records,
+    return Error{ErrorCode::kZipMissingRecord, archive.directory_offset(),
                  "no version record (torch refuses an archive without one)",
                  archive.folder() + "/version"};
   }
@@ -143,7 +146,6 @@ Error CheckOtherFormatRecords(const ZipArchive& archive) {
 }  // namespace
 
 Error CheckTorchRecords(const ZipArchive& archive) {
-  uint64_t after_records = 0;
   for (const ZipRecord& record : archive.records()) {
     if (!IsTorchSaveRecord(PathOf(archive, record))) {
       return Error{ErrorCode::kZipUnexpectedRecord, record.header_offset,
@@ -151,9 +153,8 @@ Error CheckTorchRecords(const ZipArchive& archive) {
                    "path, e.g. constants.pkl to torch.jit.load)",
                    record.name};
     }
-    after_records = std::max(after_records, record.data_offset + record.size);
   }
-  if (Error error = CheckVersions(archive, after_records); !error.ok()) return error;
+  if (Error error = CheckVersions(archive); !error.ok()) return error;
   return CheckOtherFormatRecords(archive);
 }
 

@@ -29,6 +29,8 @@
 #ifndef STGUARD_SRC_TORCH_ZIP_RECORDS_H_
 #define STGUARD_SRC_TORCH_ZIP_RECORDS_H_
 
+#include <string_view>
+
 #include "stguard/error.h"
 #include "zip/zip_archive.h"
 
@@ -38,6 +40,11 @@ namespace stguard {
 // (caffe2/serialize/versions.h kMaxSupportedFileFormatVersion, 10 from torch 1.13 on);
 // the lowest is 1.
 inline constexpr uint64_t kMaxTorchFileFormatVersion = 10;
+
+// IsStorageRecordPath says whether a record's path under the folder is a storage's
+// ("data/<key>"): the records a remote read skips (every other record is small, and
+// needed for the verdict).
+inline bool IsStorageRecordPath(std::string_view path) { return path.starts_with("data/"); }
 
 // CheckTorchRecords applies the POLICY above to an opened archive.
 Error CheckTorchRecords(const ZipArchive& archive);

@@ -9,6 +9,7 @@
 
 #include "base/checked_math.h"
 #include "base/little_endian.h"
+#include "base/source_read.h"
 #include "zip/inflate.h"
 
 namespace stguard {
@@ -35,24 +36,81 @@ Error Fail(ErrorCode code, uint64_t offset, const char* message, std::string con
   return Error{code, offset, message, std::move(context)};
 }
 
-// Reader is a bounds-checked little-endian cursor over the whole archive: every read
-// checks "remaining < n" before touching memory and never forms an out-of-range pointer.
+// Reader is a bounds-checked little-endian view of the archive by absolute offsets, so
+// that one set of rule functions serves both paths. Over a span (Open) it holds every byte.
+// Over a ByteSource (OpenSource) it holds one window of bytes read, and when a rule looks
+// outside it reads the block it needs (the rules bound every offset by the file's size
+// before they read it). A read that fails is kept (io_error) and the zeros the rule then
+// saw are never a verdict: OpenSource returns that error instead.
 class Reader {
  public:
-  explicit Reader(std::span<const std::byte> bytes) : bytes_(bytes) {}
-  bool Has(uint64_t offset, uint64_t len) const {
-    return offset <= bytes_.size() && len <= bytes_.size() - offset;
-  }
-  uint16_t U16(uint64_t offset) const { return LoadLittleEndian<uint16_t>(&bytes_[offset]); }
-  uint32_t U32(uint64_t offset) const { return LoadLittleEndian<uint32_t>(&bytes_[offset]); }
-  uint64_t U64(uint64_t offset) const { return LoadLittleEndian<uint64_t>(&bytes_[offset]); }
+  explicit Reader(std::span<const std::byte> bytes) : window_(bytes), size_(bytes.size()) {}
+  explicit Reader(const ByteSource& source) : source_(&source), size_(source.size()) {}
+  // Fresh is a reader of the same archive that shares no window with this one.
+  Reader Fresh() const { return source_ != nullptr ? Reader(*source_) : Reader(window_); }
+
+  uint16_t U16(uint64_t offset) const { return Load<uint16_t>(offset); }
+  uint32_t U32(uint64_t offset) const { return Load<uint32_t>(offset); }
+  uint64_t U64(uint64_t offset) const { return Load<uint64_t>(offset); }
+  // Text is valid until the reader's next read outside its window: compare it at once.
   std::string_view Text(uint64_t offset, uint64_t len) const {
-    return {reinterpret_cast<const char*>(bytes_.data() + offset), static_cast<size_t>(len)};
+    const std::byte* at = At(offset, len);
+    return at == nullptr ? std::string_view()
+                         : std::string_view(reinterpret_cast<const char*>(at),
+                                            static_cast<size_t>(len));
   }
-  uint64_t size() const { return bytes_.size(); }
+  uint64_t size() const { return size_; }
+
+  // Read makes [offset, offset + len) the window (source only), one read.
+  Error Read(uint64_t offset, uint64_t len) const {
+    if (Error error = ReadRange(*source_, offset, len, &owned_); !error.ok()) {
+      if (io_error_.ok()) io_error_ = error;
+      window_ = {};
+      return error;
+    }
+    Show(offset, owned_);
+    return {};
+  }
+  // Show makes bytes the caller holds (the file's bytes from `offset` on) the window.
+  void Show(uint64_t offset, std::span<const std::byte> bytes) const {
+    base_ = offset;
+    window_ = bytes;
+  }
+  // io_error is the first read that failed (ok when none did).
+  const Error& io_error() const { return io_error_; }
 
  private:
-  std::span<const std::byte> bytes_;
+  // kMissBlock: what a read outside the window brings in (a local header, its name and
+  // extra field, or a data descriptor, in one read).
+  static constexpr uint64_t kMissBlock = 4096;
+
+  template <typename T>
+  T Load(uint64_t offset) const {
+    const std::byte* at = At(offset, sizeof(T));
+    return at == nullptr ? T{0} : LoadLittleEndian<T>(at);
+  }
+  const std::byte* At(uint64_t offset, uint64_t len) const {
+    if (offset >= base_ && offset - base_ <= window_.size() &&
+        len <= window_.size() - (offset - base_)) {
+      return window_.data() + (offset - base_);
+    }
+    if (source_ == nullptr || !io_error_.ok()) return nullptr;  // a span holds every byte
+    const uint64_t left = offset <= size_ ? size_ - offset : 0;
+    if (!Read(offset, std::min(left, std::max(len, kMissBlock))).ok() || len > window_.size()) {
+      if (io_error_.ok()) {
+        io_error_ = Error{ErrorCode::kIoError, offset, "read past the end of the source"};
+      }
+      return nullptr;
+    }
+    return window_.data();
+  }
+
+  const ByteSource* source_ = nullptr;
+  mutable std::vector<std::byte> owned_;
+  mutable std::span<const std::byte> window_;
+  mutable uint64_t base_ = 0;
+  uint64_t size_;
+  mutable Error io_error_;
 };
 
 // Zip64Fields are the values an entry's ZIP64 extra field replaces (APPNOTE 4.5.3): only
@@ -498,31 +556,114 @@ Error CheckNames(const std::vector<CentralEntry>& entries, ZipFlavor flavor,
   return {};
 }
 
-Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor flavor) {
-  const Reader in(bytes);
-  EndRecords end;
-  if (Error error = ReadEndRecords(in, &end); !error.ok()) return error;
+namespace {
 
-  ZipArchive archive;
-  archive.bytes_ = bytes;
-  std::vector<CentralEntry> entries;
-  entries.reserve(end.num_entries);
-  uint64_t at = end.directory_offset;
-  const uint64_t directory_end = end.directory_offset + end.directory_len;
-  for (uint64_t i = 0; i < end.num_entries; ++i) {
+// kTailLen: the end record, the ZIP64 locator and the ZIP64 end record that end a torch
+// archive; a source's first read.
+constexpr uint64_t kTailLen = kEndLen + kZip64LocatorLen + kZip64EndLen;
+
+// ReadTail brings the archive's end records into `tail`'s window in one read: its last
+// kTailLen bytes, or, when they do not end in a plain end record, as far back as an end
+// record's comment can reach (the rules then scan there for the error to give).
+Error ReadTail(const Reader& tail) {
+  const uint64_t size = tail.size();
+  const uint64_t len = std::min(size, kTailLen);
+  if (Error error = tail.Read(size - len, len); !error.ok()) return error;
+  if (size >= kEndLen && tail.U32(size - kEndLen) == kEndSignature && tail.U16(size - 2) == 0) {
+    return {};
+  }
+  const uint64_t reach = std::min<uint64_t>(size, kTailLen + kMax16);
+  return tail.Read(size - reach, reach);
+}
+
+// ReadDirectory reads the end records from `tail` and the central directory's entries from
+// `directory` (a source reads it whole, in one read), names checked. The entries' names
+// point into `directory`'s window.
+Error ReadDirectory(const Reader& tail, const Reader& directory, bool from_source,
+                    ZipFlavor flavor, EndRecords* end, std::vector<CentralEntry>* entries,
+                    std::string* folder) {
+  if (from_source) {
+    if (Error error = ReadTail(tail); !error.ok()) return error;
+  }
+  if (Error error = ReadEndRecords(tail, end); !error.ok()) {
+    return tail.io_error().ok() ? error : tail.io_error();
+  }
+  if (from_source) {
+    if (Error error = directory.Read(end->directory_offset, end->directory_len); !error.ok()) {
+      return error;
+    }
+  }
+  entries->reserve(end->num_entries);
+  uint64_t at = end->directory_offset;
+  const uint64_t directory_end = end->directory_offset + end->directory_len;
+  for (uint64_t i = 0; i < end->num_entries; ++i) {
     CentralEntry entry;
-    if (Error error = ReadCentralEntry(in, at, directory_end, flavor, &entry, &at);
+    if (Error error = ReadCentralEntry(directory, at, directory_end, flavor, &entry, &at);
         !error.ok()) {
       return error;
     }
-    entries.push_back(entry);
+    entries->push_back(entry);
   }
-  if (Error error = CheckNames(entries, flavor, &archive.folder_); !error.ok()) return error;
+  if (Error error = CheckNames(*entries, flavor, folder); !error.ok()) return error;
   if (at != directory_end) {
     return Fail(ErrorCode::kZipLayout, at, "bytes after the last central directory entry");
   }
+  return {};
+}
 
-  // Local records in file order must tile [0, directory_offset) exactly.
+// SkippedRecordEnd is the least offset at which a record whose local header was not read
+// can end: its fixed header, its name (the local one must equal it), its data, and a data
+// descriptor when its flags announce one. UINT64_MAX when that overflows.
+uint64_t SkippedRecordEnd(const CentralEntry& e) {
+  uint64_t end = 0;
+  const uint64_t fixed = kLocalHeaderLen + e.name.size() +
+                         ((e.flags & kFlagDataDescriptor) != 0 ? 16 : 0);
+  if (!CheckedAdd(e.header_offset, fixed, &end) || !CheckedAdd(end, e.csize, &end)) {
+    return UINT64_MAX;
+  }
+  return end;
+}
+
+// RunExtent is where a run of records read together ends: at the next record's local
+// header (or the central directory), but never further than the run's records could reach
+// with the longest extra fields, so that a central directory with a gap cannot make one
+// read cover bytes no record holds.
+uint64_t RunExtent(const std::vector<CentralEntry>& entries, const std::vector<size_t>& order,
+                   size_t first, size_t end_k, uint64_t directory_offset) {
+  uint64_t reach = entries[order[first]].header_offset;
+  for (size_t k = first; k < end_k; ++k) {
+    const CentralEntry& e = entries[order[k]];
+    const uint64_t most = kLocalHeaderLen + uint64_t{kMax16} + e.name.size() + 24;
+    if (!CheckedAdd(reach, most, &reach) || !CheckedAdd(reach, e.csize, &reach)) {
+      return directory_offset;
+    }
+  }
+  const uint64_t next =
+      end_k < order.size() ? entries[order[end_k]].header_offset : directory_offset;
+  return std::min({reach, next, directory_offset});
+}
+
+}  // namespace
+
+// ZipOpener builds a ZipArchive (it is the archive's friend): the rules above over a
+// Reader, whichever path the bytes come from.
+struct ZipOpener {
+  // CheckRecords checks each local header against its entry and that the records tile
+  // [0, directory_offset). `read` says which records a remote source reads: the others
+  // keep only the checks the central directory allows (their order and the least room
+  // each needs), and are counted in unchecked_. A source reads each run of records the
+  // filter wants in one read, kept for RecordBytes.
+  static Error CheckRecords(ZipArchive& archive, const Reader& in,
+                            const std::vector<CentralEntry>& entries, uint64_t directory_offset,
+                            const std::vector<bool>& read);
+  // Open reads the directory, then the records (see zip_archive.h, BY RANGES).
+  static Result<ZipArchive> Open(const Reader& in, const ByteSource* source, ZipFlavor flavor,
+                                 const ZipArchive::RecordFilter& wanted, uint64_t* unchecked);
+};
+
+Error ZipOpener::CheckRecords(ZipArchive& archive, const Reader& in,
+                              const std::vector<CentralEntry>& entries,
+                              uint64_t directory_offset, const std::vector<bool>& read) {
   std::vector<size_t> order(entries.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -530,9 +671,10 @@ Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor 
   });
   archive.records_.resize(entries.size());
   uint64_t expected = 0;
+  bool exact = true;  // false after a record not read: expected is then a lower bound
   for (size_t k = 0; k < order.size(); ++k) {
     const CentralEntry& entry = entries[order[k]];
-    if (entry.header_offset != expected) {
+    if (exact ? entry.header_offset != expected : entry.header_offset < expected) {
       return Fail(ErrorCode::kZipLayout, std::min(entry.header_offset, expected),
                   entry.header_offset < expected
                       ? "records overlap"
@@ -540,21 +682,75 @@ Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor 
                                        : "gap between records"),
                   std::string(entry.name));
     }
-    uint64_t data_offset = 0, record_end = 0;
-    if (Error error =
-            CheckLocalRecord(in, entry, end.directory_offset, &data_offset, &record_end);
-        !error.ok()) {
-      return error;
+    ZipRecord& record = archive.records_[order[k]];
+    record = ZipRecord{std::string(entry.name), entry.header_offset, 0, entry.size,
+                       entry.crc, entry.method, entry.csize};
+    if (!read[order[k]]) {
+      record.local_checked = false;
+      ++archive.unchecked_;
+      expected = SkippedRecordEnd(entry);
+      exact = false;
+      continue;
     }
-    archive.records_[order[k]] =
-        ZipRecord{std::string(entry.name), entry.header_offset, data_offset, entry.size,
-                  entry.crc, entry.method, entry.csize};
+    if (archive.source_ != nullptr && !archive.Kept(entry.header_offset, kLocalHeaderLen)) {
+      size_t end_k = k + 1;
+      while (end_k < order.size() && read[order[end_k]] && archive.wanted_[order[end_k]]) {
+        ++end_k;
+      }
+      if (archive.wanted_[order[k]]) {
+        const uint64_t extent = RunExtent(entries, order, k, end_k, directory_offset);
+        if (extent > entry.header_offset) {
+          if (Error error = archive.Keep(entry.header_offset, extent - entry.header_offset);
+              !error.ok()) {
+            return error;
+          }
+        }
+      }
+    }
+    if (archive.source_ != nullptr) {
+      const std::span<const std::byte> kept = archive.KeptFrom(entry.header_offset);
+      if (!kept.empty()) in.Show(entry.header_offset, kept);
+    }
+    uint64_t record_end = 0;
+    Error error = CheckLocalRecord(in, entry, directory_offset, &record.data_offset,
+                                   &record_end);
+    if (!in.io_error().ok()) return in.io_error();
+    if (!error.ok()) return error;
     expected = record_end;
+    exact = true;
   }
-  if (expected != end.directory_offset) {
+  if (exact && expected != directory_offset) {
     return Fail(ErrorCode::kZipLayout, expected,
                 "bytes between the last record and the central directory");
   }
+  return {};
+}
+
+Result<ZipArchive> ZipOpener::Open(const Reader& in, const ByteSource* source, ZipFlavor flavor,
+                                   const ZipArchive::RecordFilter& wanted, uint64_t* unchecked) {
+  ZipArchive archive;
+  archive.source_ = source;
+  const Reader directory = in.Fresh();
+  EndRecords end;
+  std::vector<CentralEntry> entries;
+  if (Error error = ReadDirectory(in, directory, source != nullptr, flavor, &end, &entries,
+                                  &archive.folder_);
+      !error.ok()) {
+    return directory.io_error().ok() ? error : directory.io_error();
+  }
+  archive.directory_offset_ = end.directory_offset;
+  // Which records are read: all, but on a remote source only those `wanted` names.
+  archive.wanted_.resize(entries.size());
+  std::vector<bool> read(entries.size());
+  const size_t prefix = archive.folder_.empty() ? 0 : archive.folder_.size() + 1;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    archive.wanted_[i] = wanted && wanted(entries[i].name.substr(
+                                       std::min(prefix, entries[i].name.size())));
+    read[i] = source == nullptr || !source->remote() || archive.wanted_[i];
+  }
+  const Error records = CheckRecords(archive, in.Fresh(), entries, end.directory_offset, read);
+  if (unchecked != nullptr) *unchecked = archive.unchecked_;
+  if (!records.ok()) return records;
   if (Error error = IndexNames(archive.records_, entries, flavor, &archive.by_name_);
       !error.ok()) {
     return error;
@@ -566,6 +762,59 @@ Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor 
   return archive;
 }
 
+Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor flavor) {
+  Result<ZipArchive> archive = ZipOpener::Open(Reader(bytes), nullptr, flavor, {}, nullptr);
+  if (archive.ok()) archive->bytes_ = bytes;
+  return archive;
+}
+
+Result<ZipArchive> ZipArchive::OpenSource(const ByteSource& source, ZipFlavor flavor,
+                                          const RecordFilter& wanted, uint64_t* unchecked) {
+  if (unchecked != nullptr) *unchecked = 0;
+  return ZipOpener::Open(Reader(source), &source, flavor, wanted, unchecked);
+}
+
+bool ZipArchive::Kept(uint64_t offset, uint64_t len) const {
+  for (const KeptBytes& kept : kept_) {
+    if (offset >= kept.offset && offset - kept.offset <= kept.bytes.size() &&
+        len <= kept.bytes.size() - (offset - kept.offset)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::span<const std::byte> ZipArchive::KeptFrom(uint64_t offset) const {
+  for (const KeptBytes& kept : kept_) {
+    if (offset >= kept.offset && offset - kept.offset < kept.bytes.size()) {
+      return std::span<const std::byte>(kept.bytes).subspan(
+          static_cast<size_t>(offset - kept.offset));
+    }
+  }
+  return {};
+}
+
+Error ZipArchive::Keep(uint64_t offset, uint64_t len) const {
+  std::vector<std::byte> bytes;
+  if (Error error = ReadRange(*source_, offset, len, &bytes); !error.ok()) return error;
+  kept_.push_back({offset, std::move(bytes)});
+  return {};
+}
+
+Result<std::span<const std::byte>> ZipArchive::RecordBytes(const ZipRecord& record) const {
+  if (source_ == nullptr) return Data(record);
+  if (!record.local_checked) {
+    return Fail(ErrorCode::kInvalidArgument, record.header_offset,
+                "record not read from the remote source", record.name);
+  }
+  if (!Kept(record.data_offset, record.compressed_size)) {
+    if (Error error = Keep(record.data_offset, record.compressed_size); !error.ok()) {
+      return error;
+    }
+  }
+  return KeptFrom(record.data_offset).first(static_cast<size_t>(record.compressed_size));
+}
+
 const ZipRecord* ZipArchive::Find(std::string_view path) const {
   std::string full = folder_;
   if (!full.empty()) full += '/';
@@ -575,7 +824,9 @@ const ZipRecord* ZipArchive::Find(std::string_view path) const {
 }
 
 Error ZipArchive::VerifyCrc(const ZipRecord& record) const {
-  if (Crc32(0, Data(record)) != record.crc32) {
+  Result<std::span<const std::byte>> bytes = RecordBytes(record);
+  if (!bytes.ok()) return bytes.error();
+  if (Crc32(0, *bytes) != record.crc32) {
     return Fail(ErrorCode::kZipChecksum, record.data_offset, "record bytes fail their CRC-32",
                 record.name);
   }

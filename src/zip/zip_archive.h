@@ -41,17 +41,31 @@
 //   archive with no record at all is accepted (np.savez() with no arrays writes one).
 // CRC-32s are not checked by Open (that would read every byte twice); callers check each
 // record when they read it, with Crc32 or ZipArchive::VerifyCrc.
+//
+// BY RANGES (OpenSource). The same rules, over a ByteSource: the end records in one read
+// (the last 98 bytes; as far back as a comment can reach when they are not a plain end
+// record), the central directory in one read, then each record's local header. The
+// records the caller wants (a torch archive's data.pkl and format records) are read in
+// runs, one read per run of adjacent records, header to next header, and kept for
+// RecordBytes. On a remote source the other records' local headers are not read: their
+// order and the least room each needs (header, name, data, descriptor) are still checked
+// from the central directory, the rest of the tiling and the local header's agreement are
+// not, and unchecked() counts them. MEMORY: the central directory (under 4 GiB, and at
+// most the file) plus the bytes of the runs read (at most the file); READS: 1-2 for the
+// end records, 1 for the directory, 1 per run, and on a local source 1-2 per other record.
 #ifndef STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
 #define STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/error.h"
 
 namespace stguard {
@@ -65,6 +79,9 @@ struct ZipRecord {
   uint32_t crc32;            // the CRC-32 the central directory gives
   uint16_t method = 0;       // 0 stored, 8 deflated (the npz flavor only)
   uint64_t compressed_size;  // its byte count in the file (== size when stored)
+  // local_checked: its local header was read and checked (false only for the records a
+  // remote source skips, whose data_offset is then 0: unknown).
+  bool local_checked = true;
 };
 
 // ZipFlavor chooses the family of archives Open accepts (see POLICY).
@@ -79,26 +96,59 @@ inline constexpr uint64_t kMaxZipRecords = 1u << 24;
 
 class ZipArchive {
  public:
+  // RecordFilter says, from a record's path under the folder ("data.pkl"), whether
+  // OpenSource reads it even from a remote source.
+  using RecordFilter = std::function<bool(std::string_view path)>;
+
   // Open checks the whole structure of `bytes` (see POLICY) and indexes the records. The
   // bytes are not copied and must outlive the archive.
   static Result<ZipArchive> Open(std::span<const std::byte> bytes,
                                  ZipFlavor flavor = ZipFlavor::kTorch);
+  // OpenSource checks the archive `source` holds by ranges (see BY RANGES); `source`
+  // must outlive the archive. *unchecked (when given) counts the records whose local
+  // header was not read, also when a rule checked after them fails.
+  static Result<ZipArchive> OpenSource(const ByteSource& source, ZipFlavor flavor,
+                                       const RecordFilter& wanted,
+                                       uint64_t* unchecked = nullptr);
 
   // folder is the common top-level folder, without the slash.
   const std::string& folder() const { return folder_; }
   const std::vector<ZipRecord>& records() const { return records_; }
   // Find returns the record "<folder>/<path>", or nullptr.
   const ZipRecord* Find(std::string_view path) const;
-  // Data returns a record's bytes as they are in the file (compressed when deflated).
+  // directory_offset is where the central directory starts.
+  uint64_t directory_offset() const { return directory_offset_; }
+  // unchecked counts the records whose local header OpenSource did not read (remote).
+  uint64_t unchecked() const { return unchecked_; }
+  // Data returns a record's bytes as they are in the file (compressed when deflated), for
+  // an archive opened over a span (Open) only.
   std::span<const std::byte> Data(const ZipRecord& record) const {
     return bytes_.subspan(record.data_offset, record.compressed_size);
   }
+  // RecordBytes returns them for either path: over a source, from the runs kept or read
+  // once and kept (valid as long as the archive). A record a remote source skipped is
+  // kInvalidArgument.
+  Result<std::span<const std::byte>> RecordBytes(const ZipRecord& record) const;
   // VerifyCrc computes a stored record's CRC-32 and returns kZipChecksum (at the record's
   // data offset) when it differs from the central directory's.
   Error VerifyCrc(const ZipRecord& record) const;
 
  private:
+  friend struct ZipOpener;
+  struct KeptBytes {
+    uint64_t offset;
+    std::vector<std::byte> bytes;
+  };
+  bool Kept(uint64_t offset, uint64_t len) const;
+  std::span<const std::byte> KeptFrom(uint64_t offset) const;
+  Error Keep(uint64_t offset, uint64_t len) const;
+
   std::span<const std::byte> bytes_;
+  const ByteSource* source_ = nullptr;
+  mutable std::vector<KeptBytes> kept_;  // over a source: the byte runs read
+  std::vector<bool> wanted_;             // per record: the filter's answer
+  uint64_t directory_offset_ = 0;
+  uint64_t unchecked_ = 0;
   std::string folder_;
   std::vector<ZipRecord> records_;
   std::unordered_map<std::string, size_t> by_name_;  // full name -> index in records_
