@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 
 #include "base/checked_math.h"
 #include "base/duplicate_keys.h"
@@ -27,12 +26,6 @@ Error WriterError(ErrorCode code, const char* message, std::string_view tensor,
   error.context = std::move(context);
   error.tensor = std::string(tensor);
   return error;
-}
-
-void AppendUint(uint64_t value, std::string* out) {
-  char digits[20];  // UINT64_MAX has 20 digits
-  const auto result = std::to_chars(digits, digits + sizeof(digits), value);
-  out->append(digits, result.ptr);
 }
 
 // AppendTensorEntry appends "name":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}.

@@ -5,6 +5,7 @@
 #ifndef STGUARD_SRC_WRITE_CANONICAL_HEADER_H_
 #define STGUARD_SRC_WRITE_CANONICAL_HEADER_H_
 
+#include <charconv>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -52,6 +53,14 @@ Error CheckMetadataEntry(const PlanMetadata& entry);
 // out. The first failed check is returned; see the POLICY block in stguard/writer.h.
 Result<CanonicalPlan> PlanCanonicalFile(std::span<const PlanTensor> tensors,
                                         std::span<const PlanMetadata> metadata);
+
+// AppendUint appends value in decimal, as the canonical header writes integers (no sign,
+// no leading zeros). Inline: it runs once per dimension and offset of every tensor.
+inline void AppendUint(uint64_t value, std::string* out) {
+  char digits[20];  // UINT64_MAX has 20 digits
+  const auto result = std::to_chars(digits, digits + sizeof(digits), value);
+  out->append(digits, result.ptr);
+}
 
 // EncodeLengthPrefix returns N as the 8 little-endian bytes that start the file.
 std::string EncodeLengthPrefix(uint64_t header_len);

@@ -5,22 +5,13 @@
 #include "write/canonical_text.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "stguard/dtype.h"
 #include "stguard/json_escape.h"
 #include "stguard/options.h"
+#include "write/canonical_header.h"
 
 namespace stguard {
-namespace {
-
-void AppendUint(uint64_t value, std::string* out) {
-  char digits[20];
-  const auto result = std::to_chars(digits, digits + sizeof(digits), value);
-  out->append(digits, result.ptr);
-}
-
-}  // namespace
 
 CanonicalText::CanonicalText(const Checkpoint& checkpoint, std::optional<Dtype> convert_to)
     : checkpoint_(checkpoint), convert_to_(convert_to) {

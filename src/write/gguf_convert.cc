@@ -52,7 +52,7 @@ Error CannotDequantize(const TensorInfo& tensor, const char* why) {
                "type " + std::string(tensor.type->name), std::string(tensor.name)};
 }
 
-Result<TensorPlan> PlanTensor(const TensorInfo& tensor, std::optional<Dtype> target) {
+Result<TensorPlan> PlanGgufTensor(const TensorInfo& tensor, std::optional<Dtype> target) {
   TensorPlan plan;
   plan.info = &tensor;
   Result<Dtype> dtype = GgufOutputDtype(tensor, target);
@@ -165,7 +165,7 @@ Result<std::vector<TensorPlan>> PlanFile(const GgufFile& file, std::optional<Dty
   std::vector<TensorPlan> plans;
   plans.reserve(file.tensors().size());
   for (const TensorInfo& tensor : file.tensors()) {
-    Result<TensorPlan> plan = PlanTensor(tensor, target);
+    Result<TensorPlan> plan = PlanGgufTensor(tensor, target);
     if (!plan.ok()) return plan.error();
     plans.push_back(*plan);
   }
