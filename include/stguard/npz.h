@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
 #include "stguard/npy.h"
@@ -74,6 +75,15 @@ STGUARD_API Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes,
 // ReadNpzFile maps `path` and validates it with ParseNpz. kIoError / kNotARegularFile
 // when the file cannot be read.
 STGUARD_API Result<NpzInfo> ReadNpzFile(const std::string& path);
+
+// ReadNpzSource validates the archive `source` holds by ranges, with ParseNpz's rules: the
+// end records and central directory, every member's local header, a stored member's .npy
+// header (its data never read) and a deflated member's compressed bytes, inflated and
+// CRC-checked. A local source also has every stored member's CRC-32 computed (in 1 MiB
+// chunks); a remote source does not, and *crc_unread counts those members (set once the
+// archive's structure is read, also when a member's rule then fails). MEMORY: the central directory, one .npy header, and the largest
+// deflated member's compressed bytes.
+STGUARD_API Result<NpzInfo> ReadNpzSource(const ByteSource& source, uint64_t* crc_unread);
 
 // NpzChunkSink receives a member's bytes in order, in chunks of at most 64 KiB when the
 // member is deflated; a non-ok Error stops the stream and is returned.
