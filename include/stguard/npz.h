@@ -10,7 +10,8 @@
 // - every member is stored or deflated (bzip2, LZMA, encryption: kZipUnsupported), and a
 //   deflated member's stream is valid DEFLATE ending exactly at its last byte and giving
 //   exactly its declared size (kDeflateData; src/zip/inflate.h);
-// - every member's CRC-32 matches (kZipChecksum): check reads the whole archive;
+// - every member's CRC-32 matches (kZipChecksum): check reads the whole archive (but for
+//   a remote source's stored members: see ReadNpzSource);
 // - every member is named "<key>.npy", the key non-empty and without '/', '\', NUL or
 //   "..", each name once (kNpzMemberName, kZipDuplicateName);
 // - every member is a valid .npy (stguard/npy.h, every rule; an object array is
@@ -77,7 +78,7 @@ STGUARD_API Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes,
 STGUARD_API Result<NpzInfo> ReadNpzFile(const std::string& path);
 
 // ReadNpzSource validates the archive `source` holds by ranges, with ParseNpz's rules: the
-// end records and central directory, every member's local header, a stored member's .npy
+// end records and central directory, every member's local header (and data descriptor), a stored member's .npy
 // header (its data never read) and a deflated member's compressed bytes, inflated and
 // CRC-checked. A local source also has every stored member's CRC-32 computed (in 1 MiB
 // chunks); a remote source does not, and *crc_unread counts those members (set once the

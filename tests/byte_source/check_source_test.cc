@@ -761,6 +761,18 @@ TEST(CheckSourceNpzTest, AStoredMemberCrcIsCheckedLocallyAndSkippedRemotelyWithA
   EXPECT_TRUE(NotesStoredMembersUnread(remote));
 }
 
+TEST(CheckSourceNpzTest, AMemberLocalHeaderIsCheckedRemotelyToo) {
+  // The second member's local header says method 8 (deflate): the central directory says
+  // stored. Unlike a PyTorch storage record's, an npz member's local header is read remotely.
+  std::string bytes = testing::BuildNpz({{"a", 4, {}}, {"b", 4, {}}}).Bytes();
+  const size_t name = bytes.find("b.npy");
+  ASSERT_NE(name, std::string::npos);
+  bytes[name - 30 + 8] = 8;
+  const auto [local, remote] = LocalAndRemote(bytes);
+  EXPECT_EQ(local.error.code, ErrorCode::kZipHeaderMismatch) << Describe(local);
+  ExpectSameVerdict(local, remote, "member local header");
+}
+
 TEST(CheckSourceBudgetTest, NpzOfLargeStoredMembersCostsWhatASmallOneDoes) {
   testing::TempDir dir;
   std::vector<RemoteRun> runs;
