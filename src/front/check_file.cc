@@ -147,9 +147,10 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
   const Result<NpzInfo> info = ReadNpzSource(source, &unread);
   if (unread != 0) {
     result->notes.push_back("CRC-32s of " + std::to_string(unread) +
-                            (unread == 1 ? " stored member" : " stored members") +
+                            (unread == 1 ? " member" : " members") +
                             " not read: the file is remote (its structure, local headers and "
-                            ".npy headers were checked)");
+                            ".npy headers were checked; a deflated member's stream up to its "
+                            ".npy header only)");
   }
   if (!info.ok()) return SetError(info.error(), result);
   SummariseNpz(*info, options, result);

@@ -48,8 +48,10 @@ Error MemberError(Error error, const ZipRecord& record, const std::string& key) 
 // InflateMember inflates a deflated record, keeping its first kNpyPrefixLen bytes in
 // *prefix and checking its CRC-32; with NpzDepth::kHeaders it stops once the prefix is
 // full (the stream and CRC are then checked by StreamNpzMember).
+// `early`: the decoder hands over its first kNpyPrefixLen bytes as soon as it has them
+// (rather than at its first full chunk), so a stream cut after them yields the header.
 Error InflateMember(std::span<const std::byte> stored, const ZipRecord& record,
-                    NpzDepth depth, std::vector<std::byte>* prefix) {
+                    NpzDepth depth, std::vector<std::byte>* prefix, bool early = false) {
   uint32_t crc = 0;
   bool prefix_full = false;
   const InflateSink sink = [&](std::span<const std::byte> chunk) {
@@ -62,7 +64,9 @@ Error InflateMember(std::span<const std::byte> stored, const ZipRecord& record,
     }
     return Error{};
   };
-  if (Error e = Inflate(stored, record.data_offset, record.size, sink); !e.ok()) {
+  const uint64_t early_emit_at = early ? kNpyPrefixLen : UINT64_MAX;
+  if (Error e = Inflate(stored, record.data_offset, record.size, sink, early_emit_at);
+      !e.ok()) {
     if (prefix_full && depth == NpzDepth::kHeaders) return {};
     if (e.tensor.empty()) e.tensor = record.name;
     return e;
@@ -148,6 +152,41 @@ Error VerifyStoredCrc(const ByteSource& source, const ZipRecord& record) {
   return {};
 }
 
+// StreamReadOnlyToItsHeader says whether a remote source reads a deflated member only as
+// far as its .npy header: when the header is not the whole member (a shorter one is
+// read whole, its stream's end and CRC-32 checked).
+bool StreamReadOnlyToItsHeader(const ByteSource& source, const ZipRecord& record) {
+  return source.remote() && record.method != kZipStored && record.size >= kNpyPrefixLen;
+}
+
+// kFirstDeflatedRead is how much of a deflated member a remote source reads first.
+constexpr uint64_t kFirstDeflatedRead = uint64_t{16} << 10;
+
+// ReadDeflatedHead puts a deflated member's first kNpyPrefixLen bytes (all of it when
+// shorter) in *prefix. A local source reads and inflates the whole stream (its end and
+// CRC-32 checked). A remote one inflates growing prefixes of the stream (16 KiB, then
+// doubling) until the header comes out: an error counts only once the whole stream was
+// given (a cut stream fails where it is cut), so it is always the whole read's error.
+Error ReadDeflatedHead(const ByteSource& source, const ZipRecord& record,
+                       std::vector<std::byte>* prefix) {
+  const WindowSource member(source, record.data_offset, record.compressed_size);
+  const bool partial = StreamReadOnlyToItsHeader(source, record);
+  uint64_t len = partial ? std::min(record.compressed_size, kFirstDeflatedRead)
+                         : record.compressed_size;
+  std::vector<std::byte> stored;
+  for (;;) {
+    if (Error e = AppendRange(member, len, &stored); !e.ok()) {
+      e.offset += record.data_offset;
+      return e;
+    }
+    prefix->clear();
+    const NpzDepth depth = partial ? NpzDepth::kHeaders : NpzDepth::kWhole;
+    Error error = InflateMember(stored, record, depth, prefix, partial);
+    if (error.ok() || len == record.compressed_size) return error;
+    len = std::min(record.compressed_size, len * 2);
+  }
+}
+
 // ReadMemberSource is ReadMember over a source: a stored member's .npy header read by
 // ranges (its CRC-32 computed only when the source is local), a deflated member's
 // compressed bytes read whole and inflated, its CRC-32 checked.
@@ -156,13 +195,7 @@ Result<NpzMember> ReadMemberSource(const ByteSource& source, const ZipRecord& re
   Result<std::string> key = KeyOf(record);
   if (!key.ok()) return key.error();
   if (record.method != kZipStored) {
-    std::vector<std::byte> stored;
-    if (Error e = ReadRange(source, record.data_offset, record.compressed_size, &stored);
-        !e.ok()) {
-      return e;
-    }
-    prefix->clear();
-    if (Error e = InflateMember(stored, record, NpzDepth::kWhole, prefix); !e.ok()) return e;
+    if (Error e = ReadDeflatedHead(source, record, prefix); !e.ok()) return e;
     Result<NpyArrayInfo> array = ParseNpy(*prefix, record.size);
     if (!array.ok()) return MemberError(array.error(), record, *key);
     return MemberOf(record, std::move(*key), std::move(*array));
@@ -213,7 +246,7 @@ Result<NpzInfo> ReadNpzSource(const ByteSource& source, uint64_t* crc_unread) {
   if (!archive.ok()) return archive.error();
   if (source.remote()) {
     for (const ZipRecord& record : archive->records()) {
-      *crc_unread += record.method == kZipStored ? 1 : 0;
+      *crc_unread += record.method == kZipStored || StreamReadOnlyToItsHeader(source, record);
     }
   }
   NpzInfo info;

@@ -57,9 +57,13 @@ std::string Describe(const CheckResult& result) {
 // SkippedRemotely says whether a file's error (checked locally) can come from a check a
 // remote source skips: a PyTorch storage record's local header, the tiling around it, or
 // its CRC-32 (a ZIP's other records are read remotely too, with the same rules); an npz
-// stored member's CRC-32 (its local header and .npy header are read remotely too).
+// member's CRC-32 and a deflated member's stream past its .npy header (its local header and
+// .npy header are read remotely too).
 bool SkippedRemotely(const CheckResult& local) {
-  if (local.format == Format::kNpz) return local.error.code == ErrorCode::kZipChecksum;
+  if (local.format == Format::kNpz) {
+    return local.error.code == ErrorCode::kZipChecksum ||
+           local.error.code == ErrorCode::kDeflateData;
+  }
   if (local.format != Format::kPytorchZip) return false;
   switch (local.error.code) {
     case ErrorCode::kZipFormat:
@@ -73,11 +77,11 @@ bool SkippedRemotely(const CheckResult& local) {
 }
 
 // NotesSkippedChecks says whether a remote result's notes name the checks it skipped: a
-// PyTorch ZIP's storage records, an npz's stored members.
+// PyTorch ZIP's storage records, an npz's members.
 bool NotesSkippedChecks(const CheckResult& result) {
   return std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
     return (note.find("storage record") != std::string::npos ||
-            note.find("stored member") != std::string::npos) &&
+            note.find("CRC-32s of") != std::string::npos) &&
            note.find("not read: the file is remote") != std::string::npos;
   });
 }
@@ -704,7 +708,7 @@ TEST(CheckSourceZipTest, AStorageCrcIsCheckedLocallyAndSkippedRemotely) {
 
 bool NotesStoredMembersUnread(const CheckResult& result) {
   return std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
-    return note.find("stored member") != std::string::npos &&
+    return note.find("CRC-32s of") != std::string::npos &&
            note.find("not read: the file is remote") != std::string::npos;
   });
 }
@@ -721,7 +725,7 @@ TEST(CheckSourceNpzTest, AValidNpzIsValidLocallyAndRemotelyWithTheSameSummary) {
   EXPECT_EQ(remote.summary.data_bytes, 310u * 4);
   EXPECT_TRUE(local.notes.empty());
   ASSERT_EQ(remote.notes.size(), 1u);
-  EXPECT_NE(remote.notes[0].find("CRC-32s of 3 stored members not read: the file is remote"),
+  EXPECT_NE(remote.notes[0].find("CRC-32s of 3 members not read: the file is remote"),
             std::string::npos)
       << remote.notes[0];
   // A local source (not a file path) keeps every check, and says nothing is skipped.
@@ -771,6 +775,49 @@ TEST(CheckSourceNpzTest, AMemberLocalHeaderIsCheckedRemotelyToo) {
   const auto [local, remote] = LocalAndRemote(bytes);
   EXPECT_EQ(local.error.code, ErrorCode::kZipHeaderMismatch) << Describe(local);
   ExpectSameVerdict(local, remote, "member local header");
+}
+
+TEST(CheckSourceNpzTest, ADeflatedMemberIsInflatedRemotelyOnlyToItsHeader) {
+  // 4 MiB of zeros as DEFLATE stored blocks of 4 KiB: about 4 MiB compressed.
+  const std::string bytes =
+      testing::BuildNpz({{"small", 8, {}, true}, {"big", 1 << 20, {}, true}}).Bytes();
+  const auto [local, remote] = LocalAndRemote(bytes);
+  ASSERT_TRUE(local.valid()) << Describe(local);
+  ExpectSameVerdict(local, remote, "deflated npz");
+  EXPECT_EQ(remote.summary.data_bytes, local.summary.data_bytes);
+  // Only "big" is read to its header alone: "small" is shorter than a header's room.
+  ASSERT_EQ(remote.notes.size(), 1u);
+  EXPECT_NE(remote.notes[0].find("CRC-32s of 1 member not read"), std::string::npos)
+      << remote.notes[0];
+  const MemorySource memory(AsBytes(bytes));
+  const RemoteRun run = CheckRemotely(memory, "x.npz");
+  std::printf("deflated npz of %zu bytes: %zu reads, %llu bytes\n", bytes.size(), run.reads,
+              static_cast<unsigned long long>(run.bytes));
+  // The sniff, "big"'s local header block, and 16 KiB of its stream.
+  EXPECT_LE(run.bytes, kSniffTailLen + 4096 + (16 << 10) + 4096);
+  EXPECT_LE(run.reads, 5u);
+  EXPECT_TRUE(CheckSource(memory, "x.npz").notes.empty());
+}
+
+TEST(CheckSourceNpzTest, ABadDeflateStreamIsTheSameErrorRemotelyWhenBeforeTheHeader) {
+  const std::string good =
+      testing::BuildNpz({{"big", 1 << 18, {}, true}}).Bytes();
+  const size_t stream = good.find("big.npy") + 7;  // its first block's header
+  // The first block's NLEN is not LEN's complement: found before the header comes out.
+  std::string early = good;
+  early[stream + 3] = static_cast<char>(early[stream + 3] ^ 1);
+  const auto [early_local, early_remote] = LocalAndRemote(early);
+  EXPECT_EQ(early_local.error.code, ErrorCode::kDeflateData) << Describe(early_local);
+  ExpectSameVerdict(early_local, early_remote, "bad first block");
+  // The fourth block's NLEN (from output byte 12,288): past the header's room, checked
+  // locally, skipped remotely (noted).
+  std::string late = good;
+  const size_t fourth = stream + 3 * (5 + testing::npz_detail::kStoredBlockLen);
+  late[fourth + 3] = static_cast<char>(late[fourth + 3] ^ 1);
+  const auto [late_local, late_remote] = LocalAndRemote(late);
+  EXPECT_EQ(late_local.error.code, ErrorCode::kDeflateData) << Describe(late_local);
+  EXPECT_TRUE(late_remote.valid()) << Describe(late_remote);
+  EXPECT_TRUE(NotesStoredMembersUnread(late_remote));
 }
 
 TEST(CheckSourceBudgetTest, NpzOfLargeStoredMembersCostsWhatASmallOneDoes) {

@@ -16,11 +16,13 @@
 namespace stguard::testing {
 
 // NpzArray is one member: its key, and either a shape of float32 zeros or a whole .npy
-// header (`header`, preamble included) given as it is.
+// header (`header`, preamble included) given as it is; deflated (as DEFLATE stored blocks,
+// its bytes then written out) or stored.
 struct NpzArray {
   std::string key;
   uint64_t elements = 0;
   std::string header;  // empty: the valid header of `elements` float32s
+  bool deflated = false;
 };
 
 namespace npz_detail {
@@ -49,9 +51,26 @@ inline uint32_t ZerosCrcAfter(uint32_t crc, uint64_t len) {
   return crc;
 }
 
+// StoredBlocks is a valid DEFLATE stream of `bytes` made of stored blocks (BTYPE 00) of
+// kStoredBlockLen bytes (a decoder needs a stored block whole before it outputs any).
+inline constexpr size_t kStoredBlockLen = 4096;
+inline std::string StoredBlocks(const std::string& bytes) {
+  std::string out;
+  size_t at = 0;
+  do {
+    const size_t len = std::min<size_t>(bytes.size() - at, kStoredBlockLen);
+    out.push_back(at + len == bytes.size() ? '\x01' : '\x00');
+    torch_zip_detail::Put(&out, len, 2);
+    torch_zip_detail::Put(&out, ~len & 0xFFFF, 2);
+    out.append(bytes, at, len);
+    at += len;
+  } while (at < bytes.size());
+  return out;
+}
+
 }  // namespace npz_detail
 
-// BuildNpz lays out the stored members `arrays` (sizes under 4 GiB: no ZIP64).
+// BuildNpz lays out the members `arrays` (sizes under 4 GiB: no ZIP64).
 inline TorchZipPieces BuildNpz(const std::vector<NpzArray>& arrays) {
   using torch_zip_detail::Put;
   TorchZipPieces out;
@@ -64,19 +83,24 @@ inline TorchZipPieces BuildNpz(const std::vector<NpzArray>& arrays) {
     const uint64_t size = npy.size() + array.elements * 4;
     const uint32_t crc = npz_detail::ZerosCrcAfter(
         Crc32(0, std::as_bytes(std::span(npy.data(), npy.size()))), array.elements * 4);
+    const std::string data =
+        array.deflated
+            ? npz_detail::StoredBlocks(npy + std::string(array.elements * 4, '\0'))
+            : npy;  // stored: the zeros after it are holes
+    const uint64_t csize = array.deflated ? data.size() : size;
     std::string fields;  // version, flags, method, time, date, CRC, sizes, name length
     Put(&fields, 20, 2);
     Put(&fields, 0, 2);
-    Put(&fields, 0, 2);
+    Put(&fields, array.deflated ? 8 : 0, 2);
     Put(&fields, 0, 4);
     Put(&fields, crc, 4);
-    Put(&fields, size, 4);
+    Put(&fields, csize, 4);
     Put(&fields, size, 4);
     Put(&fields, name.size(), 2);
     Put(&fields, 0, 2);  // no extra field
     std::string local;
     Put(&local, 0x04034b50, 4);
-    out.pieces.push_back({at, local + fields + name + npy});
+    out.pieces.push_back({at, local + fields + name + data});
     std::string central;
     Put(&central, 0x02014b50, 4);
     Put(&central, 20, 2);  // made by
@@ -87,7 +111,7 @@ inline TorchZipPieces BuildNpz(const std::vector<NpzArray>& arrays) {
     Put(&central, 0, 4);  // external attributes
     Put(&central, at, 4);
     directory += central + name;
-    at += 30 + name.size() + size;
+    at += 30 + name.size() + csize;
   }
   std::string end;
   Put(&end, 0x06054b50, 4);
