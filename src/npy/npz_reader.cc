@@ -188,8 +188,8 @@ Error ReadDeflatedHead(const ByteSource& source, const ZipRecord& record,
 }
 
 // ReadMemberSource is ReadMember over a source: a stored member's .npy header read by
-// ranges (its CRC-32 computed only when the source is local), a deflated member's
-// compressed bytes read whole and inflated, its CRC-32 checked.
+// ranges (its CRC-32 computed only when the source is local), a deflated member's header
+// inflated by ReadDeflatedHead.
 Result<NpzMember> ReadMemberSource(const ByteSource& source, const ZipRecord& record,
                                    std::vector<std::byte>* prefix) {
   Result<std::string> key = KeyOf(record);
@@ -240,7 +240,7 @@ Result<NpzInfo> ReadNpzFile(const std::string& path) {
 Result<NpzInfo> ReadNpzSource(const ByteSource& source, uint64_t* crc_unread) {
   *crc_unread = 0;
   // No record's data is wanted whole: each local header is read alone, then each member's
-  // first bytes (stored) or compressed bytes (deflated) by ReadMemberSource.
+  // first bytes (stored) or stream (deflated) by ReadMemberSource.
   Result<ZipArchive> archive = ZipArchive::OpenSource(
       source, ZipFlavor::kNpz, {}, nullptr, ZipLocalHeaders::kEvery);
   if (!archive.ok()) return archive.error();
