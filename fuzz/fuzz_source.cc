@@ -9,7 +9,8 @@
 //    a failed read is never taken for data, never crashes.
 // 3. Through a remote source, the verdict of 1, but for the checks a remote read skips
 //    (GGUF padding; a PyTorch ZIP's storage records' local headers, the tiling around
-//    them and their CRC-32s), which its notes name.
+//    them and their CRC-32s; an npz's members' CRC-32s and deflated streams past their
+//    .npy headers), which its notes name.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -86,19 +87,28 @@ stguard::Error WholeBytesError(std::span<const std::byte> bytes, stguard::Format
   }
 }
 
-// SkippedByRemoteZip says whether a PyTorch ZIP's local error can come from a check a
-// remote read skips (a storage record's local header, the tiling around it, its CRC-32)
-// and the remote result's note says those were skipped.
+// SkippedByRemoteZip says whether a ZIP's local error can come from a check a remote read
+// skips (a PyTorch storage record's local header, the tiling around it, its CRC-32; an npz
+// member's CRC-32, a deflated member's stream past its .npy header) and the remote
+// result's note says those were skipped.
 bool SkippedByRemoteZip(const stguard::CheckResult& local, const stguard::CheckResult& far) {
   using stguard::ErrorCode;
-  if (local.format != stguard::Format::kPytorchZip) return false;
   const ErrorCode code = local.error.code;
-  if (code != ErrorCode::kZipFormat && code != ErrorCode::kZipLayout &&
-      code != ErrorCode::kZipHeaderMismatch && code != ErrorCode::kZipChecksum) {
+  const char* skipped = nullptr;  // what the note names
+  if (local.format == stguard::Format::kPytorchZip) {
+    if (code != ErrorCode::kZipFormat && code != ErrorCode::kZipLayout &&
+        code != ErrorCode::kZipHeaderMismatch && code != ErrorCode::kZipChecksum) {
+      return false;
+    }
+    skipped = "storage record";
+  } else if (local.format == stguard::Format::kNpz) {
+    if (code != ErrorCode::kZipChecksum && code != ErrorCode::kDeflateData) return false;
+    skipped = "CRC-32s of";
+  } else {
     return false;
   }
   for (const std::string& note : far.notes) {
-    if (note.find("storage record") != std::string::npos &&
+    if (note.find(skipped) != std::string::npos &&
         note.find("not read: the file is remote") != std::string::npos) {
       return true;
     }
@@ -142,8 +152,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!far.notes.empty());
     FUZZ_CHECK(far.error.code != stguard::ErrorCode::kGgufNonZeroPadding);
   } else if (SkippedByRemoteZip(result, far)) {
-    // Remotely a storage record's local header and CRC-32 are not read: the file is valid,
-    // or fails a rule checked later; the note says what went unchecked.
+    // Remotely a storage record's local header and CRC-32 (an npz member's CRC-32 and
+    // deflated stream past its header) are not read: the file is valid, or fails a rule
+    // checked later; the note says what went unchecked.
     FUZZ_CHECK(far.format == result.format);
   } else {
     FUZZ_CHECK(far.error.code == result.error.code);

@@ -10,7 +10,8 @@
 // - every member is stored or deflated (bzip2, LZMA, encryption: kZipUnsupported), and a
 //   deflated member's stream is valid DEFLATE ending exactly at its last byte and giving
 //   exactly its declared size (kDeflateData; src/zip/inflate.h);
-// - every member's CRC-32 matches (kZipChecksum): check reads the whole archive;
+// - every member's CRC-32 matches (kZipChecksum): check reads the whole archive (a remote
+//   source's check does not: see ReadNpzSource);
 // - every member is named "<key>.npy", the key non-empty and without '/', '\', NUL or
 //   "..", each name once (kNpzMemberName, kZipDuplicateName);
 // - every member is a valid .npy (stguard/npy.h, every rule; an object array is
@@ -31,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "stguard/byte_source.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
 #include "stguard/npy.h"
@@ -74,6 +76,19 @@ STGUARD_API Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes,
 // ReadNpzFile maps `path` and validates it with ParseNpz. kIoError / kNotARegularFile
 // when the file cannot be read.
 STGUARD_API Result<NpzInfo> ReadNpzFile(const std::string& path);
+
+// ReadNpzSource validates the archive `source` holds by ranges, with ParseNpz's rules: the
+// end records and central directory, every member's local header (and data descriptor), a
+// stored member's .npy header (its data never read) and a deflated member's stream. A local
+// source reads every deflated stream whole and computes every CRC-32 (stored members' in
+// 1 MiB chunks): its verdict is ParseNpz's. A remote source reads no stored member's CRC,
+// and inflates a deflated member of at least kNpyMaxPreambleLen + kNpyMaxHeaderLen bytes
+// only from growing reads of its stream until that much comes out (an error counts once
+// the whole stream was given, so it is ParseNpz's); *crc_unread counts the members whose
+// CRC-32 went unchecked (set once the archive's structure is read, also when a member's
+// rule then fails). MEMORY: the central directory, one .npy header, and the compressed
+// bytes read of one deflated member.
+STGUARD_API Result<NpzInfo> ReadNpzSource(const ByteSource& source, uint64_t* crc_unread);
 
 // NpzChunkSink receives a member's bytes in order, in chunks of at most 64 KiB when the
 // member is deflated; a non-ok Error stops the stream and is returned.

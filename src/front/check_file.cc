@@ -143,11 +143,15 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
     if (!info.ok()) return SetError(info.error(), result);
     return SummariseNpz(*info, options, result);
   }
-  std::vector<std::byte> bytes;
-  if (Error error = ReadWhole(source, &bytes); !error.ok()) {
-    return SetError(error, result);
+  uint64_t unread = 0;
+  const Result<NpzInfo> info = ReadNpzSource(source, &unread);
+  if (unread != 0) {
+    result->notes.push_back("CRC-32s of " + std::to_string(unread) +
+                            (unread == 1 ? " member" : " members") +
+                            " not read: the file is remote (its structure, local headers and "
+                            ".npy headers were checked; a deflated member's stream up to its "
+                            ".npy header only)");
   }
-  const Result<NpzInfo> info = ParseNpz(bytes);
   if (!info.ok()) return SetError(info.error(), result);
   SummariseNpz(*info, options, result);
 }
@@ -212,6 +216,9 @@ CheckResult Judge(const ByteSource& source, const std::string* path, const std::
   result.format = *format;
   if (result.format == Format::kPytorchZip) {
     cached.Stop();
+  } else if (result.format == Format::kNpz) {
+    // Kept recording: the ZIP reader reads each local header in a block that holds the
+    // start of the member's data too, so the .npy header reads after it cost no request.
   } else {
     cached.Clear();
   }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/source_read.h"
 #include "stguard/mapped_file.h"
 #include "zip/inflate.h"
 #include "zip/zip_archive.h"
@@ -47,8 +48,10 @@ Error MemberError(Error error, const ZipRecord& record, const std::string& key) 
 // InflateMember inflates a deflated record, keeping its first kNpyPrefixLen bytes in
 // *prefix and checking its CRC-32; with NpzDepth::kHeaders it stops once the prefix is
 // full (the stream and CRC are then checked by StreamNpzMember).
-Error InflateMember(const ZipArchive& archive, const ZipRecord& record, NpzDepth depth,
-                    std::vector<std::byte>* prefix) {
+// `early`: the decoder hands over its first kNpyPrefixLen bytes as soon as it has them
+// (rather than at its first full chunk), so a stream cut after them yields the header.
+Error InflateMember(std::span<const std::byte> stored, const ZipRecord& record,
+                    NpzDepth depth, std::vector<std::byte>* prefix, bool early = false) {
   uint32_t crc = 0;
   bool prefix_full = false;
   const InflateSink sink = [&](std::span<const std::byte> chunk) {
@@ -61,7 +64,9 @@ Error InflateMember(const ZipArchive& archive, const ZipRecord& record, NpzDepth
     }
     return Error{};
   };
-  if (Error e = Inflate(archive.Data(record), record.data_offset, record.size, sink); !e.ok()) {
+  const uint64_t early_emit_at = early ? kNpyPrefixLen : UINT64_MAX;
+  if (Error e = Inflate(stored, record.data_offset, record.size, sink, early_emit_at);
+      !e.ok()) {
     if (prefix_full && depth == NpzDepth::kHeaders) return {};
     if (e.tensor.empty()) e.tensor = record.name;
     return e;
@@ -71,6 +76,19 @@ Error InflateMember(const ZipArchive& archive, const ZipRecord& record, NpzDepth
                  "member bytes fail their CRC-32 once inflated", record.name, {}};
   }
   return {};
+}
+
+// MemberOf describes a record whose .npy header `array` describes.
+NpzMember MemberOf(const ZipRecord& record, std::string key, NpyArrayInfo array) {
+  NpzMember member;
+  member.key = std::move(key);
+  member.compressed = record.method != kZipStored;
+  member.header_offset = record.header_offset;
+  member.data_offset = record.data_offset;
+  member.compressed_size = record.compressed_size;
+  member.crc32 = record.crc32;
+  member.array = std::move(array);
+  return member;
 }
 
 // ReadMember validates one record as a .npy member.
@@ -84,20 +102,111 @@ Result<NpzMember> ReadMember(const ZipArchive& archive, const ZipRecord& record,
     head = archive.Data(record);
   } else {
     prefix->clear();
-    if (Error e = InflateMember(archive, record, depth, prefix); !e.ok()) return e;
+    if (Error e = InflateMember(archive.Data(record), record, depth, prefix); !e.ok()) return e;
     head = *prefix;
   }
   Result<NpyArrayInfo> array = ParseNpy(head, record.size);
   if (!array.ok()) return MemberError(array.error(), record, *key);
-  NpzMember member;
-  member.key = std::move(*key);
-  member.compressed = record.method != kZipStored;
-  member.header_offset = record.header_offset;
-  member.data_offset = record.data_offset;
-  member.compressed_size = record.compressed_size;
-  member.crc32 = record.crc32;
-  member.array = std::move(*array);
-  return member;
+  return MemberOf(record, std::move(*key), std::move(*array));
+}
+
+// WindowSource is the range [offset, offset + size) of another source, as a source of its
+// own: a stored member's .npy, read by the npy reader's own growing reads.
+class WindowSource final : public ByteSource {
+ public:
+  WindowSource(const ByteSource& source, uint64_t offset, uint64_t size)
+      : source_(source), offset_(offset), size_(size) {}
+  uint64_t size() const override { return size_; }
+  Error ReadAt(uint64_t offset, std::span<std::byte> out) const override {
+    if (Error error = SourceRangeError(size_, offset, out.size(), "member"); !error.ok()) {
+      return error;
+    }
+    return source_.ReadAt(offset_ + offset, out);
+  }
+  bool remote() const override { return source_.remote(); }
+
+ private:
+  const ByteSource& source_;
+  uint64_t offset_;
+  uint64_t size_;
+};
+
+// kCrcChunkLen is how much of a stored member a local source reads at once for its CRC-32.
+constexpr uint64_t kCrcChunkLen = uint64_t{1} << 20;
+
+// VerifyStoredCrc computes a stored record's CRC-32 from the source in fixed chunks (memory
+// stays one chunk whatever the member's size).
+Error VerifyStoredCrc(const ByteSource& source, const ZipRecord& record) {
+  uint32_t crc = 0;
+  std::vector<std::byte> chunk;
+  for (uint64_t done = 0; done < record.size;) {
+    const uint64_t len = std::min(kCrcChunkLen, record.size - done);
+    if (Error e = ReadRange(source, record.data_offset + done, len, &chunk); !e.ok()) return e;
+    crc = Crc32(crc, chunk);
+    done += len;
+  }
+  if (crc != record.crc32) {
+    return Error{ErrorCode::kZipChecksum, record.data_offset, "record bytes fail their CRC-32",
+                 record.name, {}};
+  }
+  return {};
+}
+
+// StreamReadOnlyToItsHeader says whether a remote source reads a deflated member only as
+// far as its .npy header: when the header is not the whole member (a shorter one is
+// read whole, its stream's end and CRC-32 checked).
+bool StreamReadOnlyToItsHeader(const ByteSource& source, const ZipRecord& record) {
+  return source.remote() && record.method != kZipStored && record.size >= kNpyPrefixLen;
+}
+
+// kFirstDeflatedRead is how much of a deflated member a remote source reads first.
+constexpr uint64_t kFirstDeflatedRead = uint64_t{16} << 10;
+
+// ReadDeflatedHead puts a deflated member's first kNpyPrefixLen bytes (all of it when
+// shorter) in *prefix. A local source reads and inflates the whole stream (its end and
+// CRC-32 checked). A remote one inflates growing prefixes of the stream (16 KiB, then
+// doubling) until the header comes out: an error counts only once the whole stream was
+// given (a cut stream fails where it is cut), so it is always the whole read's error.
+Error ReadDeflatedHead(const ByteSource& source, const ZipRecord& record,
+                       std::vector<std::byte>* prefix) {
+  const WindowSource member(source, record.data_offset, record.compressed_size);
+  const bool partial = StreamReadOnlyToItsHeader(source, record);
+  uint64_t len = partial ? std::min(record.compressed_size, kFirstDeflatedRead)
+                         : record.compressed_size;
+  std::vector<std::byte> stored;
+  for (;;) {
+    if (Error e = AppendRange(member, len, &stored); !e.ok()) {
+      e.offset += record.data_offset;
+      return e;
+    }
+    prefix->clear();
+    const NpzDepth depth = partial ? NpzDepth::kHeaders : NpzDepth::kWhole;
+    Error error = InflateMember(stored, record, depth, prefix, partial);
+    if (error.ok() || len == record.compressed_size) return error;
+    len = std::min(record.compressed_size, len * 2);
+  }
+}
+
+// ReadMemberSource is ReadMember over a source: a stored member's .npy header read by
+// ranges (its CRC-32 computed only when the source is local), a deflated member's header
+// inflated by ReadDeflatedHead.
+Result<NpzMember> ReadMemberSource(const ByteSource& source, const ZipRecord& record,
+                                   std::vector<std::byte>* prefix) {
+  Result<std::string> key = KeyOf(record);
+  if (!key.ok()) return key.error();
+  if (record.method != kZipStored) {
+    if (Error e = ReadDeflatedHead(source, record, prefix); !e.ok()) return e;
+    Result<NpyArrayInfo> array = ParseNpy(*prefix, record.size);
+    if (!array.ok()) return MemberError(array.error(), record, *key);
+    return MemberOf(record, std::move(*key), std::move(*array));
+  }
+  if (!source.remote()) {
+    if (Error e = VerifyStoredCrc(source, record); !e.ok()) return e;
+  }
+  Result<NpyArrayInfo> array =
+      ReadNpySource(WindowSource(source, record.data_offset, record.size));
+  if (!array.ok()) return MemberError(array.error(), record, *key);
+  return MemberOf(record, std::move(*key), std::move(*array));
 }
 
 }  // namespace
@@ -126,6 +235,30 @@ Result<NpzInfo> ReadNpzFile(const std::string& path) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok()) return file.error();
   return ParseNpz((*file)->bytes());
+}
+
+Result<NpzInfo> ReadNpzSource(const ByteSource& source, uint64_t* crc_unread) {
+  *crc_unread = 0;
+  // No record's data is wanted whole: each local header is read alone, then each member's
+  // first bytes (stored) or stream (deflated) by ReadMemberSource.
+  Result<ZipArchive> archive = ZipArchive::OpenSource(
+      source, ZipFlavor::kNpz, {}, nullptr, ZipLocalHeaders::kEvery);
+  if (!archive.ok()) return archive.error();
+  if (source.remote()) {
+    for (const ZipRecord& record : archive->records()) {
+      *crc_unread += record.method == kZipStored || StreamReadOnlyToItsHeader(source, record);
+    }
+  }
+  NpzInfo info;
+  info.members.reserve(archive->records().size());
+  std::vector<std::byte> prefix;
+  prefix.reserve(kNpyPrefixLen);
+  for (const ZipRecord& record : archive->records()) {
+    Result<NpzMember> member = ReadMemberSource(source, record, &prefix);
+    if (!member.ok()) return member.error();
+    info.members.push_back(std::move(*member));
+  }
+  return info;
 }
 
 Error StreamNpzMember(std::span<const std::byte> bytes, const NpzMember& member, uint64_t from,

@@ -170,9 +170,9 @@ int Decode(BitReader& in, const Huffman& h) {
 // matches; the bytes after `flushed` are handed to the sink when the buffer fills.
 class Output {
  public:
-  Output(uint64_t expected_len, const InflateSink& sink)
+  Output(uint64_t expected_len, const InflateSink& sink, uint64_t early_emit_at)
       : buffer_(kWindowLen + kInflateChunkLen + kMaxMatch), expected_(expected_len),
-        sink_(sink) {}
+        sink_(sink), early_emit_at_(early_emit_at) {}
   // Room says whether n more bytes fit the declared size.
   bool Room(uint64_t n) const { return n <= expected_ - total_; }
   uint64_t total() const { return total_; }
@@ -216,6 +216,10 @@ class Output {
 
  private:
   Error MaybeFlush() {
+    if (total_ >= early_emit_at_) {
+      early_emit_at_ = UINT64_MAX;
+      if (Error e = Emit(); !e.ok()) return e;
+    }
     if (pos_ < kWindowLen + kInflateChunkLen) return {};
     if (Error e = Emit(); !e.ok()) return e;
     std::memmove(buffer_.data(), buffer_.data() + pos_ - kWindowLen, kWindowLen);
@@ -233,14 +237,15 @@ class Output {
   uint64_t total_ = 0;
   const uint64_t expected_;
   const InflateSink& sink_;
+  uint64_t early_emit_at_;
 };
 
 // Inflater holds the state of one stream and reports errors at the current input byte.
 class Inflater {
  public:
   Inflater(std::span<const std::byte> input, uint64_t base, uint64_t expected,
-           const InflateSink& sink)
-      : in_(input), input_len_(input.size()), base_(base), out_(expected, sink) {}
+           const InflateSink& sink, uint64_t early_emit_at)
+      : in_(input), input_len_(input.size()), base_(base), out_(expected, sink, early_emit_at) {}
 
   Error Run(uint64_t expected) {
     bool last = false;
@@ -380,8 +385,8 @@ class Inflater {
 const char* const kInflateShortMessage = kShortMessage;
 
 Error Inflate(std::span<const std::byte> input, uint64_t base_offset, uint64_t expected_len,
-              const InflateSink& sink) {
-  Inflater inflater(input, base_offset, expected_len, sink);
+              const InflateSink& sink, uint64_t early_emit_at) {
+  Inflater inflater(input, base_offset, expected_len, sink, early_emit_at);
   return inflater.Run(expected_len);
 }
 

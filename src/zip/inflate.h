@@ -49,8 +49,12 @@ using InflateSink = std::function<Error(std::span<const std::byte>)>;
 // ends before `expected_len` bytes (a tool learns a stream's length from it).
 extern const char* const kInflateShortMessage;
 
+// early_emit_at: the sink also receives the output as soon as it reaches that many bytes
+// (once), so that a caller wanting only a stream's start can stop it there (its sink
+// returning an error) without inflating a whole chunk.
 [[nodiscard]] Error Inflate(std::span<const std::byte> input, uint64_t base_offset,
-                            uint64_t expected_len, const InflateSink& sink);
+                            uint64_t expected_len, const InflateSink& sink,
+                            uint64_t early_emit_at = UINT64_MAX);
 
 }  // namespace stguard
 

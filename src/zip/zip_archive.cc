@@ -658,7 +658,8 @@ struct ZipOpener {
                             const std::vector<bool>& read);
   // Open reads the directory, then the records (see zip_archive.h, BY RANGES).
   static Result<ZipArchive> Open(const Reader& in, const ByteSource* source, ZipFlavor flavor,
-                                 const ZipArchive::RecordFilter& wanted, uint64_t* unchecked);
+                                 const ZipArchive::RecordFilter& wanted, uint64_t* unchecked,
+                                 ZipLocalHeaders headers);
 };
 
 Error ZipOpener::CheckRecords(ZipArchive& archive, const Reader& in,
@@ -727,7 +728,8 @@ Error ZipOpener::CheckRecords(ZipArchive& archive, const Reader& in,
 }
 
 Result<ZipArchive> ZipOpener::Open(const Reader& in, const ByteSource* source, ZipFlavor flavor,
-                                   const ZipArchive::RecordFilter& wanted, uint64_t* unchecked) {
+                                   const ZipArchive::RecordFilter& wanted, uint64_t* unchecked,
+                                   ZipLocalHeaders headers) {
   ZipArchive archive;
   archive.source_ = source;
   const Reader directory = in.Fresh();
@@ -746,7 +748,8 @@ Result<ZipArchive> ZipOpener::Open(const Reader& in, const ByteSource* source, Z
   for (size_t i = 0; i < entries.size(); ++i) {
     archive.wanted_[i] = wanted && wanted(entries[i].name.substr(
                                        std::min(prefix, entries[i].name.size())));
-    read[i] = source == nullptr || !source->remote() || archive.wanted_[i];
+    read[i] = source == nullptr || !source->remote() || archive.wanted_[i] ||
+              headers == ZipLocalHeaders::kEvery;
   }
   const Error records = CheckRecords(archive, in.Fresh(), entries, end.directory_offset, read);
   if (unchecked != nullptr) *unchecked = archive.unchecked_;
@@ -763,15 +766,17 @@ Result<ZipArchive> ZipOpener::Open(const Reader& in, const ByteSource* source, Z
 }
 
 Result<ZipArchive> ZipArchive::Open(std::span<const std::byte> bytes, ZipFlavor flavor) {
-  Result<ZipArchive> archive = ZipOpener::Open(Reader(bytes), nullptr, flavor, {}, nullptr);
+  Result<ZipArchive> archive =
+      ZipOpener::Open(Reader(bytes), nullptr, flavor, {}, nullptr, ZipLocalHeaders::kEvery);
   if (archive.ok()) archive->bytes_ = bytes;
   return archive;
 }
 
 Result<ZipArchive> ZipArchive::OpenSource(const ByteSource& source, ZipFlavor flavor,
-                                          const RecordFilter& wanted, uint64_t* unchecked) {
+                                          const RecordFilter& wanted, uint64_t* unchecked,
+                                          ZipLocalHeaders headers) {
   if (unchecked != nullptr) *unchecked = 0;
-  return ZipOpener::Open(Reader(source), &source, flavor, wanted, unchecked);
+  return ZipOpener::Open(Reader(source), &source, flavor, wanted, unchecked, headers);
 }
 
 bool ZipArchive::Kept(uint64_t offset, uint64_t len) const {

@@ -53,6 +53,8 @@
 // not, and unchecked() counts them. MEMORY: the central directory (under 4 GiB, and at
 // most the file) plus the bytes of the runs read (at most the file); READS: 1-2 for the
 // end records, 1 for the directory, 1 per run, and on a local source 1-2 per other record.
+// With ZipLocalHeaders::kEvery a remote source reads every record's local header too (1-2
+// small reads per record, never its data), as an npz check does to find each member's data.
 #ifndef STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
 #define STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
 
@@ -94,6 +96,10 @@ inline constexpr uint16_t kZipDeflated = 8;
 // kMaxZipRecords bounds the central directory (torch writes one record per storage).
 inline constexpr uint64_t kMaxZipRecords = 1u << 24;
 
+// ZipLocalHeaders says which local headers OpenSource reads from a remote source: only the
+// wanted records' (kWanted), or every record's (kEvery: 1-2 small reads each, no data).
+enum class ZipLocalHeaders : uint8_t { kWanted, kEvery };
+
 class ZipArchive {
  public:
   // RecordFilter says, from a record's path under the folder ("data.pkl"), whether
@@ -109,7 +115,8 @@ class ZipArchive {
   // header was not read, also when a rule checked after them fails.
   static Result<ZipArchive> OpenSource(const ByteSource& source, ZipFlavor flavor,
                                        const RecordFilter& wanted,
-                                       uint64_t* unchecked = nullptr);
+                                       uint64_t* unchecked = nullptr,
+                                       ZipLocalHeaders headers = ZipLocalHeaders::kWanted);
 
   // folder is the common top-level folder, without the slash.
   const std::string& folder() const { return folder_; }

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "byte_source/npz_builder.h"
 #include "byte_source/recording_source.h"
 #include "byte_source/torch_zip_builder.h"
 #include "stguard/byte_source.h"
@@ -54,9 +55,15 @@ std::string Describe(const CheckResult& result) {
 }
 
 // SkippedRemotely says whether a file's error (checked locally) can come from a check a
-// remote source skips: a storage record's local header, the tiling around it, or its
-// CRC-32 (a ZIP's other records are read remotely too, with the same rules).
+// remote source skips: a PyTorch storage record's local header, the tiling around it, or
+// its CRC-32 (a ZIP's other records are read remotely too, with the same rules); an npz
+// member's CRC-32 and a deflated member's stream past its .npy header (its local header and
+// .npy header are read remotely too).
 bool SkippedRemotely(const CheckResult& local) {
+  if (local.format == Format::kNpz) {
+    return local.error.code == ErrorCode::kZipChecksum ||
+           local.error.code == ErrorCode::kDeflateData;
+  }
   if (local.format != Format::kPytorchZip) return false;
   switch (local.error.code) {
     case ErrorCode::kZipFormat:
@@ -69,9 +76,12 @@ bool SkippedRemotely(const CheckResult& local) {
   }
 }
 
-bool NotesStorageRecordsUnread(const CheckResult& result) {
+// NotesSkippedChecks says whether a remote result's notes name the checks it skipped: a
+// PyTorch ZIP's storage records, an npz's members.
+bool NotesSkippedChecks(const CheckResult& result) {
   return std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
-    return note.find("storage record") != std::string::npos &&
+    return (note.find("storage record") != std::string::npos ||
+            note.find("CRC-32s of") != std::string::npos) &&
            note.find("not read: the file is remote") != std::string::npos;
   });
 }
@@ -106,9 +116,10 @@ TEST(CheckSourceTest, EqualsCheckFileOnEveryCorpusFile) {
       // either way a note says the padding went unchecked.
       EXPECT_FALSE(by_range.notes.empty()) << path << "\n " << Describe(by_range);
       EXPECT_EQ(by_range.format, by_path.format) << path;
-    } else if (SkippedRemotely(by_path) && NotesStorageRecordsUnread(by_range)) {
-      // A storage record's local header and CRC-32 are not read remotely: the file is valid
-      // there, or fails another rule; the note says what went unchecked.
+    } else if (SkippedRemotely(by_path) && NotesSkippedChecks(by_range)) {
+      // A storage record's local header and CRC-32, an npz stored member's CRC-32, are not
+      // read remotely: the file is valid there, or fails another rule; the note says what
+      // went unchecked.
       ++skipped_remotely;
       EXPECT_EQ(by_range.format, by_path.format) << path;
     } else {
@@ -691,6 +702,151 @@ TEST(CheckSourceZipTest, AStorageCrcIsCheckedLocallyAndSkippedRemotely) {
   const RemoteRun remote = CheckRemotely(memory, "x.bin");
   EXPECT_TRUE(remote.result.valid()) << Describe(remote.result);
   EXPECT_EQ(remote.result.notes.size(), 1u);
+}
+
+// ---- npz by ranges -------------------------------------------------------------------
+
+bool NotesStoredMembersUnread(const CheckResult& result) {
+  return std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
+    return note.find("CRC-32s of") != std::string::npos &&
+           note.find("not read: the file is remote") != std::string::npos;
+  });
+}
+
+TEST(CheckSourceNpzTest, AValidNpzIsValidLocallyAndRemotelyWithTheSameSummary) {
+  const std::string bytes =
+      testing::BuildNpz({{"a", 10, {}}, {"b", 300, {}}, {"c", 0, {}}}).Bytes();
+  const auto [local, remote] = LocalAndRemote(bytes);
+  ASSERT_TRUE(local.valid()) << Describe(local);
+  ExpectSameVerdict(local, remote, "valid npz");
+  EXPECT_EQ(remote.format, Format::kNpz);
+  EXPECT_EQ(remote.summary.tensors, 3u);
+  EXPECT_EQ(remote.summary.data_bytes, local.summary.data_bytes);
+  EXPECT_EQ(remote.summary.data_bytes, 310u * 4);
+  EXPECT_TRUE(local.notes.empty());
+  ASSERT_EQ(remote.notes.size(), 1u);
+  EXPECT_NE(remote.notes[0].find("CRC-32s of 3 members not read: the file is remote"),
+            std::string::npos)
+      << remote.notes[0];
+  // A local source (not a file path) keeps every check, and says nothing is skipped.
+  const MemorySource memory(AsBytes(bytes));
+  const CheckResult source = CheckSource(memory, "x.npz");
+  ExpectSameVerdict(local, source, "local source");
+  EXPECT_TRUE(source.notes.empty());
+}
+
+TEST(CheckSourceNpzTest, ABadNpyHeaderInAMemberIsTheSameErrorRemotely) {
+  // The second member is an object array: loading it would unpickle.
+  std::string object = testing::npz_detail::NpyHeader(4);
+  object.replace(object.find("<f4"), 3, "|O8");
+  const std::string bytes =
+      testing::BuildNpz({{"a", 10, {}}, {"obj", 0, object}}).Bytes();
+  const auto [local, remote] = LocalAndRemote(bytes);
+  EXPECT_EQ(local.error.code, ErrorCode::kNpyObjectArray) << Describe(local);
+  EXPECT_EQ(local.error.tensor, "obj");
+  ExpectSameVerdict(local, remote, "object array member");
+  // A truncated preamble: the member's .npy ends inside its magic.
+  const std::string short_bytes =
+      testing::BuildNpz({{"a", 0, "\x93NUM"}}).Bytes();
+  const auto [short_local, short_remote] = LocalAndRemote(short_bytes);
+  EXPECT_FALSE(short_local.valid()) << Describe(short_local);
+  ExpectSameVerdict(short_local, short_remote, "short member");
+}
+
+TEST(CheckSourceNpzTest, AStoredMemberCrcIsCheckedLocallyAndSkippedRemotelyWithANote) {
+  std::string bytes = testing::BuildNpz({{"a", 16, {}}}).Bytes();
+  const size_t data = bytes.find("\n", bytes.find("NUMPY")) + 1;  // the array's first byte
+  bytes[data] = 1;
+  const auto [local, remote] = LocalAndRemote(bytes);
+  EXPECT_EQ(local.error.code, ErrorCode::kZipChecksum) << Describe(local);
+  const MemorySource memory(AsBytes(bytes));
+  ExpectSameVerdict(local, CheckSource(memory, "x.npz"), "local source");
+  EXPECT_TRUE(remote.valid()) << Describe(remote);
+  EXPECT_TRUE(NotesStoredMembersUnread(remote));
+}
+
+TEST(CheckSourceNpzTest, AMemberLocalHeaderIsCheckedRemotelyToo) {
+  // The second member's local header says method 8 (deflate): the central directory says
+  // stored. Unlike a PyTorch storage record's, an npz member's local header is read remotely.
+  std::string bytes = testing::BuildNpz({{"a", 4, {}}, {"b", 4, {}}}).Bytes();
+  const size_t name = bytes.find("b.npy");
+  ASSERT_NE(name, std::string::npos);
+  bytes[name - 30 + 8] = 8;
+  const auto [local, remote] = LocalAndRemote(bytes);
+  EXPECT_EQ(local.error.code, ErrorCode::kZipHeaderMismatch) << Describe(local);
+  ExpectSameVerdict(local, remote, "member local header");
+}
+
+TEST(CheckSourceNpzTest, ADeflatedMemberIsInflatedRemotelyOnlyToItsHeader) {
+  // 4 MiB of zeros as DEFLATE stored blocks of 4 KiB: about 4 MiB compressed.
+  const std::string bytes =
+      testing::BuildNpz({{"small", 8, {}, true}, {"big", 1 << 20, {}, true}}).Bytes();
+  const auto [local, remote] = LocalAndRemote(bytes);
+  ASSERT_TRUE(local.valid()) << Describe(local);
+  ExpectSameVerdict(local, remote, "deflated npz");
+  EXPECT_EQ(remote.summary.data_bytes, local.summary.data_bytes);
+  // Only "big" is read to its header alone: "small" is shorter than a header's room.
+  ASSERT_EQ(remote.notes.size(), 1u);
+  EXPECT_NE(remote.notes[0].find("CRC-32s of 1 member not read"), std::string::npos)
+      << remote.notes[0];
+  const MemorySource memory(AsBytes(bytes));
+  const RemoteRun run = CheckRemotely(memory, "x.npz");
+  std::printf("deflated npz of %zu bytes: %zu reads, %llu bytes\n", bytes.size(), run.reads,
+              static_cast<unsigned long long>(run.bytes));
+  // The sniff, "big"'s local header block, and 16 KiB of its stream.
+  EXPECT_LE(run.bytes, kSniffTailLen + 4096 + (16 << 10) + 4096);
+  EXPECT_LE(run.reads, 5u);
+  EXPECT_TRUE(CheckSource(memory, "x.npz").notes.empty());
+}
+
+TEST(CheckSourceNpzTest, ABadDeflateStreamIsTheSameErrorRemotelyWhenBeforeTheHeader) {
+  const std::string good =
+      testing::BuildNpz({{"big", 1 << 18, {}, true}}).Bytes();
+  const size_t stream = good.find("big.npy") + 7;  // its first block's header
+  // The first block's NLEN is not LEN's complement: found before the header comes out.
+  std::string early = good;
+  early[stream + 3] = static_cast<char>(early[stream + 3] ^ 1);
+  const auto [early_local, early_remote] = LocalAndRemote(early);
+  EXPECT_EQ(early_local.error.code, ErrorCode::kDeflateData) << Describe(early_local);
+  ExpectSameVerdict(early_local, early_remote, "bad first block");
+  // The fourth block's NLEN (from output byte 12,288): past the header's room, checked
+  // locally, skipped remotely (noted).
+  std::string late = good;
+  const size_t fourth = stream + 3 * (5 + testing::npz_detail::kStoredBlockLen);
+  late[fourth + 3] = static_cast<char>(late[fourth + 3] ^ 1);
+  const auto [late_local, late_remote] = LocalAndRemote(late);
+  EXPECT_EQ(late_local.error.code, ErrorCode::kDeflateData) << Describe(late_local);
+  EXPECT_TRUE(late_remote.valid()) << Describe(late_remote);
+  EXPECT_TRUE(NotesStoredMembersUnread(late_remote));
+}
+
+TEST(CheckSourceBudgetTest, NpzOfLargeStoredMembersCostsWhatASmallOneDoes) {
+  testing::TempDir dir;
+  std::vector<RemoteRun> runs;
+  for (const uint64_t elements : {uint64_t{1} << 20, uint64_t{1} << 26}) {
+    const testing::TorchZipPieces npz =
+        testing::BuildNpz({{"w1", elements, {}}, {"w2", elements, {}}, {"w3", elements, {}}});
+    const std::string path = dir.File("arrays" + std::to_string(elements) + ".npz");
+    ASSERT_TRUE(npz.WriteSparse(path));
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    ASSERT_TRUE(file.ok());
+    RemoteRun run = CheckRemotely(**file, path);
+    ASSERT_TRUE(run.result.valid()) << Describe(run.result);
+    EXPECT_EQ(run.result.summary.tensors, 3u);
+    EXPECT_EQ(run.result.summary.data_bytes, 3 * elements * 4);
+    std::printf("npz of %llu bytes: %zu reads, %llu bytes\n",
+                static_cast<unsigned long long>(npz.size), run.reads,
+                static_cast<unsigned long long>(run.bytes));
+    // The sniff (first block; tail with the directory), then per member one 4 KiB block
+    // from its local header, which holds its .npy header too (the first member's is in
+    // the first block).
+    EXPECT_LE(run.reads, 2u + 3);
+    EXPECT_LE(run.bytes, kSniffTailLen + 3 * 4096);
+    runs.push_back(std::move(run));
+  }
+  // What a remote check costs does not depend on the arrays' size.
+  EXPECT_EQ(runs[0].reads, runs[1].reads);
+  EXPECT_EQ(runs[0].bytes, runs[1].bytes);
 }
 
 }  // namespace
