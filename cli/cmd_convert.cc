@@ -89,7 +89,16 @@ ConvertResult ConvertTorchFolderTo(const std::string& in, const std::string& out
   if (!error.ok()) {
     // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
     const bool about_out = IsIoError(error) && error.context.starts_with(out);
-    return ConvertFailed(in, about_out ? out : in, error);
+    if (IsIoError(error)) return ConvertFailed(in, about_out ? out : in, error);
+    // A folder `check DIR` refuses (a shard that cannot be proven safe) is refused here too,
+    // with check's reason, whatever the converter tripped on first.
+    CheckOptions check;
+    check.allow_external_symlinks = convert_options.allow_external_symlinks;
+    const CheckResult folder = CheckPath(in, check);
+    if (folder.verdict == Verdict::kRefused) {
+      return ConvertFailed(in, in, folder.error, Verdict::kRefused);
+    }
+    return ConvertFailed(in, in, error);
   }
   ConvertResult result =
       Converted(in, out, report.num_tensors,

@@ -151,6 +151,13 @@ TEST(ConvertCliTest, EveryOutcomeExitsAlikeInTextAndJson) {
   model.tensors.push_back({"act", 9, {32}, {}, {}});
   const std::string undecodable = dir.File("q8_1.gguf");
   ASSERT_TRUE(WriteFileBytes(undecodable, Encode(model)));
+  // A folder whose one shard `check DIR` refuses (the pickle cannot be proven safe), though
+  // its first error is not one that runs code: refused, as check says.
+  const std::string refused_folder = dir.File("refused_folder");
+  ASSERT_EQ(::mkdir(refused_folder.c_str(), 0755), 0);
+  ASSERT_TRUE(WriteFileBytes(
+      refused_folder + "/pytorch_model.bin",
+      ReadFileBytes(kCorpus + "torch/refuse/PickleBadArguments__build_setattr.pt")));
   const std::string out = dir.File("out.safetensors");
   const std::string nowhere = dir.File("no/such/dir/out.safetensors");
 
@@ -162,6 +169,8 @@ TEST(ConvertCliTest, EveryOutcomeExitsAlikeInTextAndJson) {
       // Refused: loading it would run code.
       {"malicious .bin", evil, out, "", 1, "refused", "PickleGlobalRefused"},
       {"malicious .bin to F16", evil, out, "--dtype F16", 1, "refused", "PickleGlobalRefused"},
+      {"folder with a refused shard", refused_folder, dir.File("out_folder"), "", 1, "refused",
+       "PickleBadArguments"},
       // Invalid: malformed input, or valid input whose content cannot be converted.
       {"truncated safetensors", truncated, out, "--dtype F16", 1, "invalid",
        "MetadataIncompleteBuffer"},
