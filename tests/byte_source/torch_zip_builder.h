@@ -52,7 +52,10 @@ struct TorchZipPieces {
 namespace torch_zip_detail {
 
 inline void Put(std::string* s, uint64_t v, int bytes) {
-  for (int k = 0; k < bytes; ++k) s->push_back(static_cast<char>((v >> (8 * k)) & 0xFF));
+  // Past the eighth byte the value has no bits left (a shift by 64 is undefined).
+  for (int k = 0; k < bytes; ++k) {
+    s->push_back(k < 8 ? static_cast<char>((v >> (8 * k)) & 0xFF) : '\0');
+  }
 }
 
 // ZerosCrc is the CRC-32 of `len` zero bytes.
