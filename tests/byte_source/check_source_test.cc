@@ -524,14 +524,29 @@ constexpr uint64_t kSniffTailLen = 22 + 0xFFFF + 20;
 
 struct RemoteRun {
   CheckResult result;
-  size_t reads;
-  uint64_t bytes;
+  size_t reads = 0;
+  uint64_t bytes = 0;
 };
 
 RemoteRun CheckRemotely(const ByteSource& inner, const std::string& name) {
   RecordingSource source(inner, /*remote=*/true);
   CheckResult result = CheckSource(source, name);
   return {std::move(result), source.num_reads(), source.bytes_read()};
+}
+
+// CheckSparseRemotely writes `pieces` (a ZIP the test builders laid out) as the sparse file
+// `path` and checks it through a remote recording source.
+RemoteRun CheckSparseRemotely(const testing::TorchZipPieces& pieces, const std::string& path) {
+  if (!pieces.WriteSparse(path)) {
+    ADD_FAILURE() << "cannot write " << path;
+    return {};
+  }
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  if (!file.ok()) {
+    ADD_FAILURE() << "cannot open " << path;
+    return {};
+  }
+  return CheckRemotely(**file, path);
 }
 
 TEST(CheckSourceBudgetTest, TorchZipFromTheCorpusReadsAtMostFourTimes) {
@@ -557,11 +572,8 @@ TEST(CheckSourceBudgetTest, TorchZipOfHalfAGigabyteCostsWhatAFourMegabyteOneDoes
   std::vector<RemoteRun> runs;
   for (const uint32_t elements : {uint32_t{1} << 20, uint32_t{1} << 27}) {
     const testing::TorchZipPieces zip = testing::BuildTorchZip(elements);
-    const std::string path = dir.File("model" + std::to_string(elements) + ".bin");
-    ASSERT_TRUE(zip.WriteSparse(path));
-    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
-    ASSERT_TRUE(file.ok());
-    RemoteRun run = CheckRemotely(**file, path);
+    RemoteRun run =
+        CheckSparseRemotely(zip, dir.File("model" + std::to_string(elements) + ".bin"));
     ASSERT_TRUE(run.result.valid()) << Describe(run.result);
     EXPECT_EQ(run.result.summary.tensors, 1u);
     ASSERT_EQ(run.result.notes.size(), 1u);
@@ -590,11 +602,7 @@ TEST(CheckSourceBudgetTest, TorchZipWithALargePickleReadsItInOneMoreRead) {
   const testing::TorchZipPieces zip =
       testing::BuildTorchZip(uint32_t{1} << 24, "_rebuild_tensor_v2", std::string(40000, 'n'));
   testing::TempDir dir;
-  const std::string path = dir.File("model.bin");
-  ASSERT_TRUE(zip.WriteSparse(path));
-  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
-  ASSERT_TRUE(file.ok());
-  const RemoteRun run = CheckRemotely(**file, path);
+  const RemoteRun run = CheckSparseRemotely(zip, dir.File("model.bin"));
   ASSERT_TRUE(run.result.valid()) << Describe(run.result);
   std::printf("pytorch-zip of %llu bytes, data.pkl %llu: %zu reads, %llu bytes\n",
               static_cast<unsigned long long>(zip.size),
@@ -610,11 +618,7 @@ TEST(CheckSourceBudgetTest, TorchZipWhoseDirectoryIsLargerThanTheSniffsTailReads
       uint32_t{1} << 24, "_rebuild_tensor_v2", "w", std::string(65500, '7'));
   ASSERT_GT(zip.directory_len, kSniffTailLen);
   testing::TempDir dir;
-  const std::string path = dir.File("model.bin");
-  ASSERT_TRUE(zip.WriteSparse(path));
-  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
-  ASSERT_TRUE(file.ok());
-  const RemoteRun run = CheckRemotely(**file, path);
+  const RemoteRun run = CheckSparseRemotely(zip, dir.File("model.bin"));
   ASSERT_TRUE(run.result.valid()) << Describe(run.result);
   std::printf("pytorch-zip of %llu bytes, directory %llu: %zu reads, %llu bytes\n",
               static_cast<unsigned long long>(zip.size),
@@ -826,11 +830,8 @@ TEST(CheckSourceBudgetTest, NpzOfLargeStoredMembersCostsWhatASmallOneDoes) {
   for (const uint64_t elements : {uint64_t{1} << 20, uint64_t{1} << 26}) {
     const testing::TorchZipPieces npz =
         testing::BuildNpz({{"w1", elements, {}}, {"w2", elements, {}}, {"w3", elements, {}}});
-    const std::string path = dir.File("arrays" + std::to_string(elements) + ".npz");
-    ASSERT_TRUE(npz.WriteSparse(path));
-    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
-    ASSERT_TRUE(file.ok());
-    RemoteRun run = CheckRemotely(**file, path);
+    RemoteRun run =
+        CheckSparseRemotely(npz, dir.File("arrays" + std::to_string(elements) + ".npz"));
     ASSERT_TRUE(run.result.valid()) << Describe(run.result);
     EXPECT_EQ(run.result.summary.tensors, 3u);
     EXPECT_EQ(run.result.summary.data_bytes, 3 * elements * 4);
