@@ -10,6 +10,7 @@
 
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/prefixed_source.h"
@@ -28,6 +29,11 @@
 
 namespace stguard {
 namespace {
+
+// CountOf writes "1 member", "3 members".
+std::string CountOf(uint64_t count, std::string_view one, std::string_view many) {
+  return std::to_string(count) + " " + std::string(count == 1 ? one : many);
+}
 
 void SetError(const Error& error, CheckResult* result) {
   result->error = error;
@@ -146,8 +152,7 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
   uint64_t unread = 0;
   const Result<NpzInfo> info = ReadNpzSource(source, &unread);
   if (unread != 0) {
-    result->notes.push_back("CRC-32s of " + std::to_string(unread) +
-                            (unread == 1 ? " member" : " members") +
+    result->notes.push_back("CRC-32s of " + CountOf(unread, "member", "members") +
                             " not read: the file is remote (its structure, local headers and "
                             ".npy headers were checked; a deflated member's stream up to its "
                             ".npy header only)");
@@ -170,8 +175,8 @@ void CheckPickleBearing(const ByteSource& source, const std::string* path,
     uint64_t unread = 0;
     *result = ResultForPickle(name, JudgePickleZipSource(source, options.torch, &unread));
     if (unread != 0) {
-      result->notes.push_back("local headers and CRC-32s of " + std::to_string(unread) +
-                              (unread == 1 ? " storage record" : " storage records") +
+      result->notes.push_back("local headers and CRC-32s of " +
+                              CountOf(unread, "storage record", "storage records") +
                               " not read: the file is remote (its structure, data.pkl and "
                               "format records were checked)");
     }

@@ -131,21 +131,12 @@ class WindowSource final : public ByteSource {
   uint64_t size_;
 };
 
-// kCrcChunkLen is how much of a stored member a local source reads at once for its CRC-32.
-constexpr uint64_t kCrcChunkLen = uint64_t{1} << 20;
-
-// VerifyStoredCrc computes a stored record's CRC-32 from the source in fixed chunks (memory
+// VerifyStoredCrc computes a stored record's CRC-32 from the source (Crc32OfRange: memory
 // stays one chunk whatever the member's size).
 Error VerifyStoredCrc(const ByteSource& source, const ZipRecord& record) {
-  uint32_t crc = 0;
-  std::vector<std::byte> chunk;
-  for (uint64_t done = 0; done < record.size;) {
-    const uint64_t len = std::min(kCrcChunkLen, record.size - done);
-    if (Error e = ReadRange(source, record.data_offset + done, len, &chunk); !e.ok()) return e;
-    crc = Crc32(crc, chunk);
-    done += len;
-  }
-  if (crc != record.crc32) {
+  const Result<uint32_t> crc = Crc32OfRange(source, record.data_offset, record.size);
+  if (!crc.ok()) return crc.error();
+  if (*crc != record.crc32) {
     return Error{ErrorCode::kZipChecksum, record.data_offset, "record bytes fail their CRC-32",
                  record.name, {}};
   }

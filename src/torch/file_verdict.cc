@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "base/source_read.h"
 #include "pickle/allowlist.h"
 #include "pickle/opcodes.h"
 #include "pickle/pickle_reader.h"
@@ -15,7 +16,6 @@
 #include "torch/zip_records.h"
 #include "torch/zip_source_verdict.h"
 #include "zip/zip_archive.h"
-#include "base/source_read.h"
 
 namespace stguard {
 namespace {

@@ -286,19 +286,15 @@ TorchScanReport ScanLoaded(const Error& load_error, const LoadedPickle& loaded,
   }
   if (!report.error.ok() || crc_source == nullptr) return report;
   // Scanning verifies every storage's CRC-32 too: "converts cleanly" includes the data.
-  std::unique_ptr<std::byte[]> buffer = std::make_unique_for_overwrite<std::byte[]>(kChunkLen);
   for (size_t k = 0; k < loaded.placements.size(); ++k) {
     const StoragePlacement& place = loaded.placements[k];
     if (!place.has_crc) continue;
-    uint32_t crc = 0;
-    for (uint64_t done = 0; done < place.byte_len;) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(place.byte_len - done, kChunkLen));
-      report.error = crc_source->ReadAt(place.data_offset + done, {buffer.get(), n});
-      if (!report.error.ok()) return report;
-      crc = Crc32(crc, {buffer.get(), n});
-      done += n;
+    const Result<uint32_t> crc = Crc32OfRange(*crc_source, place.data_offset, place.byte_len);
+    if (!crc.ok()) {
+      report.error = crc.error();
+      return report;
     }
-    if (crc != place.crc32) {
+    if (*crc != place.crc32) {
       report.error = ChecksumError(place, report.storages[k].key);
       return report;
     }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // CRC-32 (the ZIP/zlib polynomial 0xEDB88320, reflected), computed eight bytes at a time
 // with eight tables ("slicing by 8"), so that the library needs no zlib.
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "zip/zip_archive.h"
 
@@ -44,6 +46,21 @@ uint32_t Crc32(uint32_t crc, std::span<const std::byte> bytes) {
   }
   while (n-- > 0) c = kTables[0][(c ^ Byte(*p++)) & 0xFF] ^ (c >> 8);
   return ~c;
+}
+
+Result<uint32_t> Crc32OfRange(const ByteSource& source, uint64_t offset, uint64_t len) {
+  constexpr uint64_t kChunkLen = uint64_t{1} << 20;
+  std::vector<std::byte> chunk(static_cast<size_t>(std::min(len, kChunkLen)));
+  uint32_t crc = 0;
+  for (uint64_t done = 0; done < len;) {
+    const size_t n = static_cast<size_t>(std::min(len - done, kChunkLen));
+    if (Error error = source.ReadAt(offset + done, {chunk.data(), n}); !error.ok()) {
+      return error;
+    }
+    crc = Crc32(crc, {chunk.data(), n});
+    done += n;
+  }
+  return crc;
 }
 
 }  // namespace stguard

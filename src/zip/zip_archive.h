@@ -164,6 +164,10 @@ class ZipArchive {
 // Crc32 continues a CRC-32 (zlib's crc32; start with 0) over `bytes`.
 uint32_t Crc32(uint32_t crc, std::span<const std::byte> bytes);
 
+// Crc32OfRange computes the CRC-32 of `len` bytes at `offset` of `source`, read in chunks
+// of at most 1 MiB (memory stays one chunk whatever `len`); a failed read is its error.
+Result<uint32_t> Crc32OfRange(const ByteSource& source, uint64_t offset, uint64_t len);
+
 }  // namespace stguard
 
 #endif  // STGUARD_SRC_ZIP_ZIP_ARCHIVE_H_
