@@ -13,6 +13,7 @@
 #include <new>
 
 #include "base/out_of_memory.h"
+#include "base/test_reads.h"
 
 
 namespace stguard {
@@ -90,6 +91,7 @@ Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path
     }
     read->data_ = read->read_.data();
     read->size_ = read->read_.size();
+    RecordReadForTesting(path.c_str(), "slurp", 0, read->size_);
     return read;  // no descriptor kept: ReadAt copies from memory
   }
   if (!map) {
@@ -107,6 +109,7 @@ Result<std::unique_ptr<MappedFile>> MappedFile::OpenFile(const std::string& path
   const int protection = writable ? PROT_READ | PROT_WRITE : PROT_READ;
   void* data = ::mmap(nullptr, static_cast<size_t>(size), protection, MAP_PRIVATE, file.fd, 0);
   if (data == MAP_FAILED) return IoError("cannot map file", path, errno);
+  RecordReadForTesting(path.c_str(), "map", 0, size);
   return std::unique_ptr<MappedFile>(new MappedFile(
       file.Release(), path, static_cast<const std::byte*>(data), size, true, writable));
 }
@@ -124,6 +127,7 @@ Error MappedFile::ReadAt(uint64_t offset, std::span<std::byte> out) const {
     if (!out.empty()) std::memcpy(out.data(), data_ + static_cast<size_t>(offset), out.size());
     return Error{};
   }
+  RecordReadForTesting(path_.c_str(), "pread", offset, out.size());
   size_t done = 0;
   while (done < out.size()) {
     const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done,

@@ -199,10 +199,6 @@ void RefuseOtherArchive(CheckResult* result) {
                         "nor an npz (only .npy members): it cannot be proven safe"};
 }
 
-// kMaxSharedPrefix: the largest sniffed prefix that serves the safetensors reader's reads
-// (a remote header up to this size costs no second request; a larger one is read again).
-constexpr size_t kMaxSharedPrefix = size_t{1} << 20;
-
 // Judge sniffs the file `source` reads and hands it to its format's reader. `path` is the
 // same file's path when it has one (CheckFile), for the readers that map it.
 CheckResult Judge(const ByteSource& source, const std::string* path, const std::string& name,
@@ -246,14 +242,7 @@ CheckResult Judge(const ByteSource& source, const std::string* path, const std::
     case Format::kJson:
     case Format::kUnknown:
     case Format::kNumFormats:
-      if (prefix.size() > kMaxSharedPrefix) {
-        // The sniff read a large header whole: the reader reads it again rather than hold
-        // it twice, so memory stays within the safetensors reader's own bound.
-        std::vector<std::byte>().swap(prefix);
-        CheckSafetensors(source, options, &result);
-      } else {
-        CheckSafetensors(prefixed, options, &result);
-      }
+      CheckSafetensors(prefixed, options, &result);
       break;
   }
   return result;

@@ -13,7 +13,6 @@
 #include "base/source_read.h"
 #include "base/test_pause.h"
 #include "sniff/sniff_source.h"
-#include "stguard/options.h"
 #include "stguard/gguf.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
@@ -260,10 +259,10 @@ Result<Format> SniffStep(std::span<const std::byte> prefix, const ByteSource& so
   if (LooksLikeSafetensors(prefix, size)) {
     // Its length prefix can spell a short pickle that stops ("N." is 11,854): the header
     // decides then. One that calls out within the prefix and header (what the reader
-    // reads anyway) is a pickle whatever follows. A header within the format's cap is read
-    // whole at once (the reader needs it next); a longer one only as far as the walk goes.
+    // reads anyway) is a pickle whatever follows. The header is read only as far as the
+    // walk goes (almost always it rejects within the first bytes): what was read is handed
+    // to the reader, which reads the rest once.
     const uint64_t header_end = 8 + LoadLittleEndian<uint64_t>(prefix.data());
-    if (header_end <= 8 + kMaxHeaderLen && wants(header_end)) return Format::kUnknown;
     const PickleWalkResult walk =
         WalkPickle(prefix.first(static_cast<size_t>(std::min<uint64_t>(prefix.size(), header_end))));
     if (walk.ran_out && wants(std::min(header_end, 2 * uint64_t{prefix.size()}))) {

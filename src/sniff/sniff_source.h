@@ -13,8 +13,9 @@
 namespace stguard {
 
 // SniffSourcePrefix sniffs `source`, leaving in *prefix (empty on entry) the file's first
-// bytes it read: at least the first min(size, 512), the whole header of a safetensors file
-// within the format's cap.
+// bytes it read: at least the first min(size, 512), more only as far as the pickle walk
+// needed (a safetensors header is not read whole). The caller hands them to the reader
+// (PrefixedSource), so no byte of the prefix is read twice.
 Result<Format> SniffSourcePrefix(const ByteSource& source, std::vector<std::byte>* prefix);
 
 }  // namespace stguard

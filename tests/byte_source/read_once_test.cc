@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each byte read once: every command (check, inspect, scan, lint, convert) on every format
+// (safetensors file and folder, PyTorch ZIP and legacy, GGUF, npy, npz), run as a whole
+// process by the tests' CLI, whose file source records each read (base/test_reads.h). A
+// range of a file read twice by pread, or a file mapped twice, fails; so does a header-only
+// check that reads more than the header and the sniff's first block.
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "byte_source/npz_builder.h"
+#include "support/gguf_encoder.h"
+#include "support/run_cli.h"
+#include "support/temp_dir.h"
+#include "support/test_files.h"
+
+namespace stguard {
+namespace {
+
+using testing::ReadFileBytes;
+using testing::ShellQuoted;
+using testing::TempDir;
+using testing::WriteFileBytes;
+
+// kSniffBlockLen: the sniff's first read (a tar block), which may reach past a short
+// header into the data.
+constexpr uint64_t kSniffBlockLen = 512;
+
+struct Read {
+  std::string how;  // "pread", "map" or "slurp" (base/test_reads.h)
+  uint64_t offset = 0;
+  uint64_t len = 0;
+};
+
+// FileReads is one process's reads, by path.
+using FileReads = std::map<std::string, std::vector<Read>>;
+
+// RunRecorded runs the tests' CLI with `arguments` (shell text), its reads recorded.
+FileReads RunRecorded(const TempDir& dir, const std::string& arguments) {
+  const std::string log = dir.File("reads.log");
+  std::remove(log.c_str());
+  const std::string command = "STGUARD_TEST_READ_LOG=" + ShellQuoted(log) + " " +
+                              ShellQuoted(STGUARD_PAUSING_CLI_PATH) + " " + arguments +
+                              " >/dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status)) << arguments;
+  FileReads reads;
+  std::ifstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    Read read;
+    fields >> read.how >> read.offset >> read.len;
+    std::string path;
+    std::getline(fields >> std::ws, path);
+    reads[path].push_back(read);
+  }
+  return reads;
+}
+
+// TwiceRead names the first range of a file read twice: two preads that overlap, or a
+// second mapping (or reading whole) of a file. Empty when every byte was read once.
+std::string TwiceRead(const FileReads& reads) {
+  for (const auto& [path, list] : reads) {
+    int whole = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i].how != "pread") {
+        if (++whole > 1) return path + ": read whole twice";
+        continue;
+      }
+      for (size_t j = 0; j < i; ++j) {
+        const Read& a = list[i];
+        const Read& b = list[j];
+        if (b.how == "pread" && a.len != 0 && b.len != 0 && a.offset < b.offset + b.len &&
+            b.offset < a.offset + a.len) {
+          return path + ": " + std::to_string(a.len) + " bytes at " + std::to_string(a.offset) +
+                 " overlap " + std::to_string(b.len) + " bytes at " + std::to_string(b.offset);
+        }
+      }
+    }
+  }
+  return {};
+}
+
+uint64_t PreadBytes(const std::vector<Read>& list) {
+  uint64_t total = 0;
+  for (const Read& read : list) total += read.how == "pread" ? read.len : 0;
+  return total;
+}
+
+// SafetensorsWithLargeHeader has `num_tensors` one-byte tensors: a header past 1 MiB for
+// 20,000 (past what the sniff once shared with the reader, so a second read shows).
+std::string SafetensorsWithLargeHeader(int num_tensors) {
+  std::string header = "{";
+  for (int i = 0; i < num_tensors; ++i) {
+    header += "\"model.layers." + std::to_string(i) +
+              ".mlp.experts.gate_proj.weight\":{\"dtype\":\"U8\",\"shape\":[1],"
+              "\"data_offsets\":[" + std::to_string(i) + "," + std::to_string(i + 1) + "]},";
+  }
+  header.back() = '}';
+  header += std::string((8 - header.size() % 8) % 8, ' ');
+  return testing::FileWithHeader(header, std::string(static_cast<size_t>(num_tensors), '\0'));
+}
+
+// NpyBytes is a version 1.0 .npy of two float32, header padded to 64.
+std::string NpyBytes() {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  const auto len = static_cast<uint16_t>(header.size());
+  return std::string("\x93NUMPY\x01\x00", 8) + std::string(reinterpret_cast<const char*>(&len), 2) +
+         header + std::string(8, '\0');
+}
+
+class ReadOnceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string corpus = std::string(STGUARD_CORPUS_DIR) + "/";
+    Write("large.safetensors", SafetensorsWithLargeHeader(20'000));
+    Write("small.safetensors", ReadFileBytes(corpus + "valid/worked_example.safetensors"));
+    Write("model/model.safetensors", ReadFileBytes(corpus + "sample.safetensors"));
+    Write("model/config.json", "{}");
+    Write("state.zip.pt", ReadFileBytes(corpus + "torch/valid/module_state_dict.zip.pt"));
+    Write("state.legacy.pt", ReadFileBytes(corpus + "torch/valid/module_state_dict.legacy.pt"));
+    Write("model.gguf", testing::Encode(testing::SimpleGgufModel()));
+    Write("array.npy", NpyBytes());
+    Write("arrays.npz", testing::BuildNpz({{"a", 10, {}}, {"b", 300, {}, true}}).Bytes());
+  }
+  void Write(const std::string& name, const std::string& bytes) {
+    if (name.find('/') != std::string::npos) {
+      std::filesystem::create_directories(dir_.File(name.substr(0, name.find('/'))));
+    }
+    ASSERT_TRUE(WriteFileBytes(dir_.File(name), bytes));
+  }
+  std::string In(const std::string& name) const { return ShellQuoted(dir_.File(name)); }
+  TempDir dir_;
+};
+
+const char* const kInputs[] = {"large.safetensors", "small.safetensors", "model",
+                               "state.zip.pt",      "state.legacy.pt",   "model.gguf",
+                               "array.npy",         "arrays.npz"};
+
+// SecondRead is a command on an input that still reads some bytes of it twice, and why.
+struct SecondRead {
+  const char* command;
+  const char* input;
+  const char* why;
+};
+
+// kSecondReads lists every command and input that reads a byte twice. The test fails on a
+// double read not listed here, and on a listed one that no longer reads twice (so the list
+// shrinks as they are fixed and never says more than is true).
+// Why a command still reads some bytes twice (each names where the second read is made).
+// kReaderByPath: the front door sniffs by ranges (first block, a ZIP's tail and central
+// directory), then the pickle, ZIP and npz readers open the path again and read those bytes
+// (a small ZIP whole) through their own mapping or reads (CheckPickleBearing, CheckNpz).
+constexpr const char* kReaderByPath = "reader opens the path again after the sniff";
+// kFolderSniffsAgain: a folder's shards are validated (checkpoint_dir.cc), then the walk
+// for pickle-bearing files (folder_scan.cc) sniffs every file again: its first block.
+constexpr const char* kFolderSniffsAgain = "folder walk sniffs the shards again";
+// kCheckThenReopen: the command asks the front door (CheckFile) for the verdict, then
+// cli/ opens the file with the format's reader to describe it: the header twice.
+constexpr const char* kCheckThenReopen = "cli reopens the file after CheckFile";
+// kConfigTwice: lint reads config.json, and so does the folder check it runs first.
+constexpr const char* kConfigTwice = "config.json read by lint and by the check";
+// kSniffMapsThenReader: cli/ sniffs the path (SniffFile maps it and walks its first
+// bytes), then the reader maps it again.
+constexpr const char* kSniffMapsThenReader = "cli sniffs by mapping, the reader maps again";
+
+const SecondRead kSecondReads[] = {
+    {"check", "state.zip.pt", kReaderByPath},
+    {"check", "state.legacy.pt", kReaderByPath},
+    {"check", "arrays.npz", kReaderByPath},
+    {"check", "model", kFolderSniffsAgain},
+    {"check --json", "state.zip.pt", kReaderByPath},
+    {"check --json", "state.legacy.pt", kReaderByPath},
+    {"check --json", "arrays.npz", kReaderByPath},
+    {"check --json", "model", kFolderSniffsAgain},
+    {"inspect", "state.zip.pt", kReaderByPath},
+    {"inspect", "state.legacy.pt", kReaderByPath},
+    {"inspect", "arrays.npz", kReaderByPath},
+    {"inspect", "large.safetensors", kCheckThenReopen},
+    {"inspect", "small.safetensors", kCheckThenReopen},
+    {"inspect", "model.gguf", kCheckThenReopen},
+    {"inspect", "array.npy", kCheckThenReopen},
+    {"inspect --json", "state.zip.pt", kReaderByPath},
+    {"inspect --json", "state.legacy.pt", kReaderByPath},
+    {"inspect --json", "arrays.npz", kReaderByPath},
+    {"inspect --json", "large.safetensors", kCheckThenReopen},
+    {"inspect --json", "small.safetensors", kCheckThenReopen},
+    {"inspect --json", "model.gguf", kCheckThenReopen},
+    {"inspect --json", "array.npy", kCheckThenReopen},
+    {"inspect --stats", "state.zip.pt", kReaderByPath},
+    {"inspect --stats", "state.legacy.pt", kReaderByPath},
+    {"inspect --stats", "arrays.npz", kReaderByPath},
+    {"inspect --stats", "model", kFolderSniffsAgain},
+    {"inspect --stats", "large.safetensors", kCheckThenReopen},
+    {"inspect --stats", "small.safetensors", kCheckThenReopen},
+    {"inspect --stats", "model.gguf", kCheckThenReopen},
+    {"inspect --stats", "array.npy", kCheckThenReopen},
+    {"scan", "large.safetensors", kSniffMapsThenReader},
+    {"scan", "small.safetensors", kSniffMapsThenReader},
+    {"scan", "state.zip.pt", kSniffMapsThenReader},
+    {"scan", "state.legacy.pt", kSniffMapsThenReader},
+    {"scan", "model.gguf", kSniffMapsThenReader},
+    {"scan", "arrays.npz", kSniffMapsThenReader},
+    {"lint", "state.zip.pt", kReaderByPath},
+    {"lint", "state.legacy.pt", kReaderByPath},
+    {"lint", "arrays.npz", kReaderByPath},
+    {"lint", "large.safetensors", kCheckThenReopen},
+    {"lint", "small.safetensors", kCheckThenReopen},
+    {"lint", "model.gguf", kCheckThenReopen},
+    {"lint", "array.npy", kCheckThenReopen},
+    {"lint", "model", kConfigTwice},
+    {"convert", "model", kFolderSniffsAgain},
+    {"convert", "large.safetensors", kSniffMapsThenReader},
+    {"convert", "small.safetensors", kSniffMapsThenReader},
+    {"convert", "state.zip.pt", kSniffMapsThenReader},
+    {"convert", "state.legacy.pt", kSniffMapsThenReader},
+    {"convert", "model.gguf", kSniffMapsThenReader},
+    {"convert", "array.npy", kSniffMapsThenReader},
+    {"convert", "arrays.npz", kSniffMapsThenReader},
+    {"convert --dtype F16", "model", kFolderSniffsAgain},
+    {"convert --dtype F16", "large.safetensors", kSniffMapsThenReader},
+    {"convert --dtype F16", "small.safetensors", kSniffMapsThenReader},
+    {"convert --dtype F16", "state.zip.pt", kSniffMapsThenReader},
+    {"convert --dtype F16", "state.legacy.pt", kSniffMapsThenReader},
+    {"convert --dtype F16", "model.gguf", kSniffMapsThenReader},
+    {"convert --dtype F16", "array.npy", kSniffMapsThenReader},
+    {"convert --dtype F16", "arrays.npz", kSniffMapsThenReader},
+};
+
+const SecondRead* Listed(const std::string& command, const std::string& input) {
+  for (const SecondRead& entry : kSecondReads) {
+    if (command == entry.command && input == entry.input) return &entry;
+  }
+  return nullptr;
+}
+
+// Every command on every input: the verdict does not matter (scan of an npy is an error),
+// only that no byte was read twice getting it.
+TEST_F(ReadOnceTest, EveryCommandReadsEachByteOnce) {
+  const std::vector<std::string> commands = {
+      "check",        "check --json", "inspect",  "inspect --json", "inspect --stats",
+      "scan",         "lint",         "convert",  "convert --dtype F16"};
+  for (const std::string& command : commands) {
+    for (const char* input : kInputs) {
+      const std::string out = command.starts_with("convert") ? " " + In("out.safetensors") : "";
+      const std::string arguments = command + " " + In(input) + out;
+      std::string twice = TwiceRead(RunRecorded(dir_, arguments));
+      for (size_t at; (at = twice.find(dir_.path() + "/")) != std::string::npos;) {
+        twice.erase(at, dir_.path().size() + 1);
+      }
+      const SecondRead* listed = Listed(command, input);
+      if (listed == nullptr) {
+        EXPECT_EQ(twice, "") << "{\"" << command << "\", \"" << input << "\", \"\"},";
+      } else {
+        EXPECT_NE(twice, "") << command << " " << input << " reads once now: unlist it";
+      }
+      std::filesystem::remove_all(dir_.File("out.safetensors"));
+    }
+  }
+}
+
+// A header-only check reads the header and the sniff's first block, no more: for the
+// large header, each byte of it once.
+TEST_F(ReadOnceTest, CheckOfSafetensorsReadsOnlyTheHeader) {
+  for (const char* name : {"large.safetensors", "small.safetensors"}) {
+    const std::string path = dir_.File(name);
+    const std::string bytes = ReadFileBytes(path);
+    uint64_t header_len = 0;
+    for (int i = 7; i >= 0; --i) header_len = header_len << 8 | static_cast<uint8_t>(bytes[i]);
+    FileReads reads = RunRecorded(dir_, "check " + ShellQuoted(path));
+    ASSERT_EQ(reads.count(path), 1u) << name;
+    EXPECT_LE(PreadBytes(reads[path]), 8 + header_len + kSniffBlockLen) << name;
+    EXPECT_GE(PreadBytes(reads[path]), 8 + header_len) << name;
+    EXPECT_EQ(TwiceRead(reads), "") << name;
+  }
+}
+
+// The guard itself: a log with a range read twice (the sniff's header, then the reader's)
+// is caught, and one with disjoint reads is not.
+TEST(ReadOnceRuleTest, OverlapAndSecondMappingAreCaught) {
+  EXPECT_EQ(TwiceRead({{"f", {{"pread", 0, 512}, {"pread", 512, 100}}}}), "");
+  EXPECT_NE(TwiceRead({{"f", {{"pread", 0, 512}, {"pread", 8, 600}}}}), "");
+  EXPECT_NE(TwiceRead({{"f", {{"map", 0, 10}, {"map", 0, 10}}}}), "");
+  EXPECT_EQ(TwiceRead({{"f", {{"map", 0, 10}}}, {"g", {{"map", 0, 10}}}}), "");
+}
+
+}  // namespace
+}  // namespace stguard
