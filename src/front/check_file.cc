@@ -223,7 +223,10 @@ CheckResult Judge(const ByteSource& source, const std::string* path, const std::
   } else {
     cached.Clear();
   }
-  // The sniff's bytes serve the reader's first reads.
+  // The sniff's bytes serve the reader's first reads, so no byte is read twice. The sniff
+  // reads a safetensors header past its first block only when the header's length spells
+  // the start of a text pickle opcode (about one length in twelve): it then holds up to
+  // the whole header while the reader copies it, twice the header for that moment.
   const PrefixedSource prefixed(cached, prefix);
   switch (result.format) {
     case Format::kPytorchZip:
