@@ -13,8 +13,7 @@ namespace stguard {
 //
 // As PauseForTestingAt (base/test_pause.h): an empty inline function in the library users
 // get; only the tests' build (stguard_internal) links the implementation
-// (tests/seams/read_log.cc), which appends one line per read to the file named by the
-// environment variable STGUARD_TEST_READ_LOG.
+// (tests/seams/read_log.cc), which writes one line per read to a log a test names.
 #ifdef STGUARD_TESTING_SEAMS
 void RecordReadForTesting(const char* path, const char* how, uint64_t offset, uint64_t len);
 #else
