@@ -3,7 +3,10 @@
 // (safetensors file and folder, PyTorch ZIP and legacy, GGUF, npy, npz), run as a whole
 // process by the tests' CLI, whose file source records each read (base/test_reads.h). A
 // range of a file read twice by pread, or a file mapped twice, fails; so does a header-only
-// check that reads more than the header and the sniff's first block.
+// check that reads more than the header and the sniff's first block. A mapping counts as
+// one read of the whole file (its pages are read as touched, which no hook sees), so a
+// pread of a file that is also mapped once (the sniff's first block, then GGUF's mapped
+// reader) is not counted as a second read.
 #include <sys/wait.h>
 
 #include <cstdint>
