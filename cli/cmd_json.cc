@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_tokenizer.h"
@@ -13,16 +12,9 @@
 
 namespace stguard::cli {
 
-int RunJson(Args args) {
-  constexpr char kJsonUsage[] = "usage: stguard json [--] FILE\n";
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"json", kJsonUsage}, &files)) return *stop;
-  if (files.size() != 1) {
-    std::fputs(kJsonUsage, stderr);
-    return kExitUsage;
-  }
+int RunJson(const CommandLine& line) {
   // MappedFile reads a file that reports size 0 (/proc/self/status) to its end.
-  const std::string path(files[0]);
+  const std::string& path = line.operands[0];
   const Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok()) {
     PrintLine(PrintableText(path) + ": error: " + ErrorText(path, file.error()));

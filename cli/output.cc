@@ -11,6 +11,13 @@
 
 namespace stguard::cli {
 
+std::string Plural(uint64_t count, std::string_view noun) {
+  std::string text = std::to_string(count);
+  text.append(" ").append(noun);
+  if (count != 1) text += 's';
+  return text;
+}
+
 Error StdoutSink::Write(std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t written = ::write(STDOUT_FILENO, bytes.data(), bytes.size());

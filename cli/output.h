@@ -24,6 +24,9 @@ inline bool IsIoError(const Error& error) {
          error.code == ErrorCode::kOutOfMemory;
 }
 
+// Plural is "1 tensor", "2 tensors": `count` and `noun`, with an s unless count is 1.
+std::string Plural(uint64_t count, std::string_view noun);
+
 // StdoutSink writes a file's bytes to standard output, for OUT given as "-".
 class StdoutSink final : public ByteSink {
  public:
