@@ -42,7 +42,7 @@ int RunCanon(const CommandLine& line) {
   CanonicalWriteOptions options;
   options.release_source_pages = true;  // the checkpoint is a file mapping
   if (Error error = WriteCanonicalFile(*checkpoint, out, options); !error.ok()) {
-    PrintFileError("canon", out, error);
+    PrintFileError("canon", out, AboutOutput(out, error));
     // A valid checkpoint always has a canonical form, so any failure here is about
     // writing: the output is untouched.
     return kExitUsage;

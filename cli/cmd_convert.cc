@@ -254,9 +254,9 @@ ConvertResult ConvertThroughTemporary(const CommandLine& line, Formats format) {
   }
   const std::string temporary = folder + "/out.safetensors";
   ConvertResult result = ConvertTo(line, format, temporary);
-  if (!result.stop && result.input.valid() && IsDirectory(temporary)) {
+  if (result.input.valid() && IsDirectory(temporary)) {
     result = ConvertUnusable(in, "a split GGUF model converts to a folder: OUT cannot be -");
-  } else if (!result.stop && result.input.valid()) {
+  } else if (result.input.valid()) {
     if (Error error = CopyToStdout(temporary); !error.ok()) {
       result = ConvertFailed(in, "-", error, Verdict::kError);
     }

@@ -24,11 +24,10 @@ int RunJson(const CommandLine& line) {
   const Error error =
       ValidateJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   if (!error.ok()) {
-    PrintLine(PrintableText(path) + ": error: " + error.ToString());
+    PrintLine(PrintableText(path) + ": invalid: " + error.ToString());
     return kExitInvalid;
   }
-  PrintLine(PrintableText(path) + ": ok (valid JSON, " + std::to_string(bytes.size()) +
-            " bytes)");
+  PrintLine(PrintableText(path) + ": valid: one JSON text, " + Plural(bytes.size(), "byte"));
   return kExitOk;
 }
 

@@ -197,6 +197,8 @@ TEST(CommandLineTest, EveryOptionGivesTheSameResultBeforeBetweenAndAfterTheOpera
         // Applicable options are never a usage error.
         EXPECT_EQ(first.output.find("usage:"), std::string::npos) << what << ":\n"
                                                                    << first.output;
+        EXPECT_EQ(first.output.find(" applies to "), std::string::npos) << what << ":\n"
+                                                                         << first.output;
         for (const auto& words : {after, between}) {
           const CliRun run = RunWords(words, takes_out ? out : "");
           EXPECT_EQ(run.status, first.status) << what;
@@ -362,6 +364,36 @@ TEST(CommandLineTest, HelpSaysWhatDashMeansAndEveryExitStatus) {
   ASSERT_NE(exit_status, std::string::npos);
   EXPECT_NE(man.find("refused", exit_status), std::string::npos);
   EXPECT_NE(man.find("standard input is not supported"), std::string::npos);
+}
+
+TEST(CommandLineTest, MessagesNameTheUsersPathsAndTheVerdictsWord) {
+  const Fixtures fixtures;
+  // A missing output folder is named as given, never by a temporary file's name.
+  const std::string missing = fixtures.File("nodir/sub");
+  for (const std::string& arguments :
+       {"convert " + ShellQuoted(fixtures.For("convert", "PyTorch")) + " --key state_dict",
+        "canon " + ShellQuoted(fixtures.For("canon", "safetensors"))}) {
+    const CliRun run = RunCli(arguments + " " + ShellQuoted(missing + "/out.safetensors"));
+    EXPECT_EQ(run.status, 2) << arguments;
+    EXPECT_NE(run.output.find("output folder " + missing + " does not exist"), std::string::npos)
+        << run.output;
+    EXPECT_EQ(run.output.find(".stguard-"), std::string::npos) << run.output;
+  }
+  // An existing folder: written (accept).
+  EXPECT_EQ(RunCli("convert " + ShellQuoted(fixtures.For("convert", ".npy")) + " " +
+                   ShellQuoted(fixtures.File("here.safetensors")))
+                .status,
+            0);
+  // A refusal says "refused:", as check says it; a valid file says "valid:".
+  const std::string evil = Corpus("torch/refuse/PickleGlobalRefused__zip_eval.pt");
+  CliRun run = RunCli("convert " + ShellQuoted(evil) + " " +
+                      ShellQuoted(fixtures.File("evil.safetensors")));
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find(": refused: "), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find(": error: "), std::string::npos) << run.output;
+  run = RunCli("check " + ShellQuoted(fixtures.For("check", ".npy")));
+  EXPECT_EQ(run.status, 0);
+  EXPECT_NE(run.output.find(": valid: "), std::string::npos) << run.output;
 }
 
 }  // namespace
