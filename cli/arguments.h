@@ -1,59 +1,59 @@
 // SPDX-License-Identifier: Apache-2.0
-// One argument walker for every subcommand, so that they all treat "--", -h/--help,
-// unknown options and options with values the same way.
+// The one command-line parser: every command's arguments are read against its rows of
+// the command table (command_table.h), whole, before any input is opened. Options and
+// operands may come in any order; "--" ends the options.
 #ifndef STGUARD_CLI_ARGUMENTS_H_
 #define STGUARD_CLI_ARGUMENTS_H_
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "command_table.h"
 #include "commands.h"
 
 namespace stguard::cli {
 
-// Flag is an option without a value ("--json"): present sets *value to true.
-struct Flag {
-  std::string_view name;
-  bool* value;
-};
+// ParseCommandLine reads `args` (what follows the command's name) into *line. Each option
+// is found in `command`'s rows by its long or short name, its value given as
+// "--opt VALUE" or "--opt=VALUE" and checked against the row's kind (a count, one of the
+// choices); "--" ends the options; "-" alone is an operand. The operand count is checked,
+// and "-" is refused anywhere but OUT (standard input is not supported). It returns the
+// exit status when the command must stop now: 0 after printing the command's help to
+// stdout for -h/--help; kExitUsage after printing what was wrong (an unknown option, shown
+// escaped since it may hold anything, with the nearest option's name when one is within
+// two edits) and the synopsis to stderr. Otherwise nullopt.
+std::optional<int> ParseCommandLine(const CommandRow& command, Args args, CommandLine* line);
 
-// ValueOption is an option with a value, given as "--key VALUE" or "--key=VALUE". The
-// value may not be empty. With `value`, given twice, the last one wins; with `values`, the
-// option may be repeated and each value is appended.
-struct ValueOption {
-  std::string_view name;
-  std::string* value = nullptr;
-  std::vector<std::string>* values = nullptr;
-};
+// UsageError prints "stguard COMMAND: WHAT", the command's synopsis and where its help is,
+// to stderr, and returns kExitUsage.
+int UsageError(const CommandRow& command, std::string_view what);
 
-// CommandSyntax is what a subcommand accepts.
-struct CommandSyntax {
-  std::string_view command;                  // for messages: "stguard COMMAND: ..."
-  const char* usage;                         // printed for -h/--help and after errors
-  std::span<const Flag> flags = {};
-  std::span<const ValueOption> values = {};
-};
+// FormatOf says what `path` is, as the command table's formats: a directory or an index
+// (*.index.json) is kFolder; a file is told by its bytes (stguard/sniff.h). 0 when it
+// cannot be read or is none of them (the command's reader says why).
+Formats FormatOf(const std::string& path);
 
-// ParseArguments walks `args`: options and operands may come in any order; "--" ends the
-// options (a file named "-x" is then an operand); "-" alone is an operand. It returns
-// the exit status when the command must stop now: 0 after printing the usage to stdout
-// for -h/--help; kExitUsage after printing what was wrong (an unknown option, shown
-// escaped since it may hold anything, or a value option without its value) and the usage
-// to stderr. Otherwise it returns nullopt with the operands in *operands, in order.
-std::optional<int> ParseArguments(Args args, const CommandSyntax& syntax,
-                                  std::vector<std::string_view>* operands);
+// InapplicableOption is the sentence for the first option given on `line` that does not
+// apply to `found` (one format): "--name applies to .npy, not to GGUF (x.gguf)"; empty
+// when every option applies or `found` is 0.
+std::string InapplicableOption(const CommandRow& command, const CommandLine& line,
+                               Formats found, std::string_view path);
 
 // ParseCount reads an option's decimal count: digits only (no sign, space or suffix),
 // at most 2^64 - 1; nullopt otherwise.
 std::optional<uint64_t> ParseCount(std::string_view text);
 
-// IsOption says whether a command-line argument is an option: "-" alone is a file name
-// (standard output where a command takes OUT), and everything after "--" is a file name.
-inline bool IsOption(std::string_view arg) { return arg.size() > 1 && arg[0] == '-'; }
+// EditDistance is the Levenshtein distance between `a` and `b` (for "did you mean").
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// kSuggestionDistance is how many edits away a name may be and still be suggested.
+inline constexpr size_t kSuggestionDistance = 2;
+
+// kStdinRefusal is what "-" as an input is told.
+inline constexpr std::string_view kStdinRefusal =
+    "standard input is not supported: give a path";
 
 }  // namespace stguard::cli
 

@@ -9,11 +9,11 @@
 namespace stguard::cli {
 namespace {
 
-// Choices turns an option argument that lists its values ("BF16|F16|F32") into words
-// for compgen ("BF16 F16 F32"); an argument naming one thing ("NAME", "PATH") has none.
-std::string Choices(std::string_view argument) {
-  if (argument.find('|') == std::string_view::npos) return {};
-  std::string words(argument);
+// Choices turns the values a kChoice option lists ("BF16|F16|F32") into words for
+// compgen ("BF16 F16 F32"); other options have none.
+std::string Choices(const OptionRow& option) {
+  if (option.kind != ValueKind::kChoice) return {};
+  std::string words(option.argument);
   for (char& c : words) {
     if (c == '|') c = ' ';
   }
@@ -27,7 +27,7 @@ void AppendValueCases(std::string* script) {
     if (option.argument.empty()) continue;
     script->append("    \"").append(option.command).append(" ").append(option.name);
     script->append("\")\n      ");
-    const std::string choices = Choices(option.argument);
+    const std::string choices = Choices(option);
     if (!choices.empty()) {
       script->append("COMPREPLY=($(compgen -W \"").append(choices).append("\" -- \"$cur\"))");
     } else if (option.argument == "PATH") {

@@ -11,29 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/reader.h"
 #include "stguard/writer.h"
 
 namespace stguard::cli {
-namespace {
-
-constexpr char kCanonUsage[] = "usage: stguard canon [--] IN OUT|-\n";
-
-
-}  // namespace
-
-int RunCanon(Args args) {
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"canon", kCanonUsage}, &files)) return *stop;
-  if (files.size() != 2) {
-    std::fputs(kCanonUsage, stderr);
-    return kExitUsage;
-  }
-  const std::string in(files[0]);
-  const std::string out(files[1]);
+int RunCanon(const CommandLine& line) {
+  const std::string& in = line.operands[0];
+  const std::string& out = line.operands[1];
 
   const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
   if (!checkpoint.ok()) {
@@ -56,7 +42,7 @@ int RunCanon(Args args) {
   CanonicalWriteOptions options;
   options.release_source_pages = true;  // the checkpoint is a file mapping
   if (Error error = WriteCanonicalFile(*checkpoint, out, options); !error.ok()) {
-    PrintFileError("canon", out, error);
+    PrintFileError("canon", out, AboutOutput(out, error));
     // A valid checkpoint always has a canonical form, so any failure here is about
     // writing: the output is untouched.
     return kExitUsage;

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "progress.h"
@@ -20,20 +19,6 @@
 namespace stguard::cli {
 
 namespace {
-
-constexpr char kCheckUsage[] =
-    "usage: stguard check [-q] [--json] [--canonical] [--aligned] [--allow-external-symlinks]\n"
-    "                     [--] FILE|DIR...\n"
-    "  FILE     any file stguard recognises by its content: safetensors (validated\n"
-    "           strictly; with --canonical it must also be byte-identical to its canonical\n"
-    "           form), a PyTorch checkpoint or pickle (the static scan's verdict, nothing\n"
-    "           run), GGUF, npy or npz\n"
-    "  DIR      a checkpoint folder or a *.safetensors.index.json: the index, every\n"
-    "           *.safetensors file in the folder, config.json, and every pickle, GGUF, npy\n"
-    "           and npz file under it\n"
-    "  --aligned  also require every tensor's data to be aligned to its element size\n"
-    "verdicts: valid, invalid, refused (would run code or cannot be proven safe), error\n"
-    "exit status: 0 all valid, 1 any invalid or refused, 2 usage, I/O error or out of memory\n";
 
 // Canonical is the --canonical comparison of a valid safetensors file.
 struct Canonical {
@@ -124,26 +109,15 @@ int PrintCheck(const CheckResult& result, const Canonical& canonical, bool quiet
 
 }  // namespace
 
-int RunCheck(Args args) {
-  bool quiet = false;
-  bool json = false;
-  bool canonical = false;
+int RunCheck(const CommandLine& line) {
+  const bool quiet = line.quiet;
+  const bool json = line.json;
+  const bool canonical = line.canonical;
   CheckOptions options;
-  const Flag flags[] = {{"-q", &quiet},
-                        {"--quiet", &quiet},
-                        {"--json", &json},
-                        {"--canonical", &canonical},
-                        {"--aligned", &options.require_aligned_data},
-                        {"--allow-external-symlinks", &options.allow_external_symlinks}};
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"check", kCheckUsage, flags}, &files)) return *stop;
-  if (files.empty()) {
-    std::fputs(kCheckUsage, stderr);
-    return kExitUsage;
-  }
-
+  options.require_aligned_data = line.aligned;
+  options.allow_external_symlinks = line.allow_external_symlinks;
   int status = kExitOk;
-  for (std::string_view file : files) {
+  for (const std::string& file : line.operands) {
     // A folder of many or large files takes a while: its bytes and rate show on a
     // terminal (progress.h), erased before the verdict is printed.
     ProgressBar progress(/*total=*/0, ShowProgress(json, quiet));

@@ -12,11 +12,24 @@
 // pytorch_model.bin.index.json: OUT a folder of shards and model.safetensors.index.json
 // (torch_checkpoint.h).
 //
+// IN's format is told by its bytes once, after the whole command line is read; an option
+// that does not apply to it is a usage error naming the formats it applies to. OUT "-" is
+// standard output for every format that writes one file: safetensors is streamed, the
+// others are built in a private temporary folder and copied (their writers need a file
+// to seek in), and a folder output refuses it.
+//
 // Every conversion, of any format, returns a ConvertResult (convert_result.h) instead of
 // printing: --json changes how the one result is printed, never what it is.
 #include <sys/stat.h>
 
+#include <stdlib.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,27 +52,6 @@
 
 namespace stguard::cli {
 namespace {
-
-constexpr char kConvertUsage[] =
-    "usage: stguard convert IN.safetensors OUT|- --dtype BF16|F16|F32\n"
-    "       stguard convert IN.bin|.pt|.pth|.ckpt OUT.safetensors [--key NAME]...\n"
-    "                       [--drop-aliases] [--max-output-ratio N] [--dtype D]\n"
-    "       stguard convert DIR OUTDIR [--drop-aliases] [--allow-external-symlinks]\n"
-    "                       [--dtype D] (DIR: pytorch_model.bin[.index.json]; OUTDIR new\n"
-    "                       or empty, created with its parents)\n"
-    "       stguard convert IN.npy OUT.safetensors [--name NAME] [--dtype D]\n"
-    "       stguard convert IN.npz OUT.safetensors [--dtype D]\n"
-    "       stguard convert IN.gguf OUT.safetensors|OUTDIR [--dtype BF16|F16|F32]\n"
-    "                       [--all-metadata]   (OUTDIR: a split model's first part)\n"
-    "  --dtype BF16|F16|F32  the dtype floating tensors (F64, F32, F16, BF16) become\n"
-    "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
-    "  --drop-aliases        keep one name per tied tensor (the first); list the others\n"
-    "  --allow-external-symlinks  read shards in DIR that link out of it\n"
-    "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
-    "                        output bytes (default 4; 0: no bound)\n"
-    "  --name NAME           a .npy IN's tensor name (default: its file name without .npy)\n"
-    "  --all-metadata        keep a GGUF IN's metadata arrays longer than 1024 elements\n"
-    "  --json                one JSON result: IN's verdict, the files written, their tensors\n";
 
 bool IsDirectory(const std::string& path) {
   struct stat info;
@@ -102,8 +94,8 @@ ConvertResult ConvertTorchFolderTo(const std::string& in, const std::string& out
   }
   ConvertResult result =
       Converted(in, out, report.num_tensors,
-                PrintableText(out) + ": " + std::to_string(report.num_tensors) +
-                    " tensors in " + std::to_string(report.written.size()) + " files (" +
+                PrintableText(out) + ": " + Plural(report.num_tensors, "tensor") + " in " +
+                    Plural(report.written.size(), "file") + " (" +
                     std::to_string(report.total_size) + " data bytes)");
   result.details = DroppedLines(report.dropped);
   return result;
@@ -132,19 +124,7 @@ ConvertResult TorchOpenFailed(const std::string& in, const TorchOptions& options
 ConvertResult ConvertTorch(const std::string& in, const std::string& out,
                            const TorchOptions& options,
                            const TorchConvertOptions& convert_options, bool json) {
-  if (out == "-") {
-    return ConvertUnusable(in, "a torch checkpoint converts to a file or folder, not to "
-                               "standard output");
-  }
-  if (IsDirectory(in)) {
-    if (!options.key_path.empty()) {
-      return ConvertUnusable(in, "--key selects inside one checkpoint, not in a folder");
-    }
-    return ConvertTorchFolderTo(in, out, convert_options, json);
-  }
-  if (convert_options.allow_external_symlinks) {
-    return ConvertUnusable(in, "--allow-external-symlinks applies to a folder, not one file");
-  }
+  if (IsDirectory(in)) return ConvertTorchFolderTo(in, out, convert_options, json);
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in, options);
   if (!checkpoint.ok()) return TorchOpenFailed(in, options, checkpoint.error());
   Writer writer;
@@ -165,112 +145,11 @@ ConvertResult ConvertTorch(const std::string& in, const std::string& out,
   }
   ConvertResult result =
       Converted(in, out, writer.num_tensors(),
-                PrintableText(out) + ": " + std::to_string(writer.num_tensors()) +
-                    " tensors from a " + std::string(TorchFormatName(checkpoint->format())) +
+                PrintableText(out) + ": " + Plural(writer.num_tensors(), "tensor") +
+                    " from a " + std::string(TorchFormatName(checkpoint->format())) +
                     " torch checkpoint");
   result.details = DroppedLines(dropped);
   return result;
-}
-
-// LooksLikeTorch says whether `path` is a folder or a file whose bytes are a torch format.
-bool LooksLikeTorch(const std::string& path) {
-  if (IsDirectory(path)) return true;
-  // A ZIP that is not PyTorch's still goes to the torch reader, whose errors say why.
-  const Result<Format> format = SniffFile(path);
-  return format.ok() && (IsPickleBearing(*format) || *format == Format::kZip);
-}
-
-
-}  // namespace
-
-namespace {
-
-// ConvertArguments is what `convert` was asked to do, its options read and checked.
-struct ConvertArguments {
-  std::string in;
-  std::string out;
-  std::string dtype_name;  // empty: IN is a torch checkpoint or folder
-  bool has_max_output_ratio = false;
-  std::string npy_name;  // --name: only for a .npy IN, which RunConvert hands on first
-  bool all_metadata = false;  // only for a GGUF IN, which RunConvert hands on first
-  TorchOptions torch_options;
-  TorchConvertOptions convert_options;
-};
-
-// ParseConvertArguments reads the options and operands; a usage error is printed and its
-// exit status returned.
-std::optional<int> ParseConvertArguments(Args args, ConvertArguments* out) {
-  std::string max_output_ratio;
-  const Flag flags[] = {
-      {"--drop-aliases", &out->convert_options.drop_aliases},
-      {"--allow-external-symlinks", &out->convert_options.allow_external_symlinks},
-      {"--all-metadata", &out->all_metadata}};
-  const ValueOption values[] = {{.name = "--dtype", .value = &out->dtype_name},
-                                {.name = "--key", .values = &out->torch_options.key_path},
-                                {.name = "--name", .value = &out->npy_name},
-                                {.name = "--max-output-ratio", .value = &max_output_ratio}};
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"convert", kConvertUsage, flags, values}, &files)) {
-    return *stop;
-  }
-  if (files.size() != 2) {
-    std::fputs(kConvertUsage, stderr);
-    return kExitUsage;
-  }
-  out->in = std::string(files[0]);
-  out->out = std::string(files[1]);
-  out->has_max_output_ratio = !max_output_ratio.empty();
-  if (out->has_max_output_ratio) {
-    const std::optional<uint64_t> ratio = ParseCount(max_output_ratio);
-    if (!ratio) {
-      std::fprintf(stderr, "stguard convert: --max-output-ratio takes a count, not '%s'\n%s",
-                   PrintableText(max_output_ratio).c_str(), kConvertUsage);
-      return kExitUsage;
-    }
-    out->torch_options.max_output_ratio = *ratio;
-  }
-  return std::nullopt;
-}
-
-// TorchOnlyFlag names the first option given that only a torch input uses, or null.
-const char* TorchOnlyFlag(const ConvertArguments& arguments) {
-  if (!arguments.torch_options.key_path.empty()) return "--key";
-  if (arguments.convert_options.drop_aliases) return "--drop-aliases";
-  if (arguments.convert_options.allow_external_symlinks) return "--allow-external-symlinks";
-  if (arguments.has_max_output_ratio) return "--max-output-ratio";
-  return nullptr;
-}
-
-// TorchOnlyFlagUnusable is the result of a flag only a torch input uses, given for a
-// safetensors IN.
-ConvertResult TorchOnlyFlagUnusable(const std::string& in, const char* flag) {
-  return ConvertUnusable(in, std::string(flag) + " applies to a PyTorch checkpoint or "
-                                                 "folder, not to a safetensors IN");
-}
-
-// ConvertWithoutDtype converts a torch checkpoint or folder; IN that is neither is a usage
-// error (a safetensors file, which needs --dtype) or invalid.
-ConvertResult ConvertWithoutDtype(const ConvertArguments& arguments, bool json) {
-  const std::string& in = arguments.in;
-  if (!LooksLikeTorch(in)) {
-    Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
-    if (!file.ok()) return ConvertFailed(in, in, file.error(), Verdict::kError);
-    // A valid safetensors IN without --dtype is a usage error (the option is missing);
-    // any other bytes are not a checkpoint stguard can convert.
-    if (Checkpoint::Open(in).ok()) {
-      if (const char* flag = TorchOnlyFlag(arguments)) return TorchOnlyFlagUnusable(in, flag);
-      return ConvertUnusable(in, "a safetensors IN needs --dtype", kConvertUsage);
-    }
-    return ConvertFailed(in, in,
-                         Error{ErrorCode::kNotATorchCheckpoint, 0,
-                               "neither a torch checkpoint nor a safetensors file"});
-  }
-  if (IsDirectory(in) && arguments.has_max_output_ratio) {
-    // A folder's shards are converted with the default bound (ConvertTorchFolder).
-    return ConvertUnusable(in, "--max-output-ratio applies to one checkpoint, not a folder");
-  }
-  return ConvertTorch(in, arguments.out, arguments.torch_options, arguments.convert_options,
-                      json);
 }
 
 // ConvertSafetensors rewrites IN's floating tensors to `target` into OUT (or "-").
@@ -282,14 +161,7 @@ ConvertResult ConvertSafetensors(const std::string& in, const std::string& out, 
   // memory that does not grow with the header's entries.
   size_t num_converted = 0;
   const bool to_stdout = out == "-";
-  if (to_stdout) {
-    if (json) {
-      return ConvertUnusable(in, "--json prints the result on standard output: OUT cannot "
-                                 "be -");
-    }
-    if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
-      return ConvertUnusable(in, refusal);
-    }
+  if (to_stdout) {  // --json and a terminal were refused by RunConvertRequest
     StdoutSink sink;
     if (Error error = WriteConverted(*checkpoint, target, sink, &num_converted); !error.ok()) {
       return ConvertFailed(in, "-", error, Verdict::kError);
@@ -310,68 +182,126 @@ ConvertResult ConvertSafetensors(const std::string& in, const std::string& out, 
   ConvertResult result =
       Converted(in, out, checkpoint->num_tensors(),
                 PrintableText(out) + ": " + std::to_string(num_converted) + " of " +
-                    std::to_string(checkpoint->num_tensors()) + " tensors converted to " +
+                    Plural(checkpoint->num_tensors(), "tensor") + " converted to " +
                     std::string(DtypeName(target)));
   // The summary goes to stderr when the file itself goes to standard output.
   result.summary_on_stderr = to_stdout;
   return result;
 }
 
-// RunConvertRequest runs one conversion (progress shown unless `json`) and returns its
-// outcome, for PrintConvertResult to print in either mode.
-ConvertResult RunConvertRequest(Args args, bool json) {
-  // A .npy, .npz or GGUF IN (told by its content) has its own options: npy_output.cc,
-  // gguf_output.cc.
-  if (!args.empty() && !IsOption(args[0])) {
-    switch (SniffFile(std::string(args[0])).value_or(Format::kUnknown)) {
-      case Format::kNpy: return ConvertNpy(args);
-      case Format::kNpz: return ConvertNpz(args);
-      case Format::kGguf: return ConvertGgufCommand(args);
-      default: break;
+// ConvertTo converts IN, whose format is `format` (FormatOf), to the path OUT.
+ConvertResult ConvertTo(const CommandLine& line, Formats format, const std::string& out) {
+  const std::string& in = line.operands[0];
+  switch (format) {
+    case kNpy: return ConvertNpy(in, out, line.name, line.dtype);  // npy_output.cc
+    case kNpz: return ConvertNpz(in, out, line.dtype);             // npy_output.cc
+    case kGguf: return ConvertGgufFile(in, out, line.dtype, line.all_metadata);
+    case kTorch:
+    case kFolder: {
+      TorchOptions options;
+      options.key_path = line.keys;
+      if (line.max_output_ratio) options.max_output_ratio = *line.max_output_ratio;
+      TorchConvertOptions convert_options;
+      convert_options.dtype = line.dtype;
+      convert_options.drop_aliases = line.drop_aliases;
+      convert_options.allow_external_symlinks = line.allow_external_symlinks;
+      return ConvertTorch(in, out, options, convert_options, line.json);
+    }
+    case kSafetensors: {
+      if (line.dtype) return ConvertSafetensors(in, out, *line.dtype, line.json);
+      // An invalid file is invalid whatever was asked; a valid one needs --dtype.
+      const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
+      if (!checkpoint.ok()) return ConvertFailed(in, in, checkpoint.error());
+      return ConvertUnusable(in, "a safetensors IN needs --dtype BF16|F16|F32");
+    }
+    default: break;
+  }
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
+  if (!file.ok()) return ConvertFailed(in, in, file.error(), Verdict::kError);
+  Error error{ErrorCode::kNotATorchCheckpoint, 0,
+              "not a format stguard converts (safetensors, PyTorch, GGUF, .npy, .npz)"};
+  return ConvertFailed(in, in, error);
+}
+
+// ReplaceText replaces every `from` in *text with `to`.
+void ReplaceText(std::string_view from, std::string_view to, std::string* text) {
+  for (size_t at = text->find(from); at != std::string::npos; at = text->find(from, at)) {
+    text->replace(at, from.size(), to);
+    at += to.size();
+  }
+}
+
+// CopyToStdout streams the file at `path` to standard output.
+Error CopyToStdout(const std::string& path) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  if (!file.ok()) return file.error();
+  StdoutSink sink;
+  return sink.Write((*file)->bytes());
+}
+
+// ConvertThroughTemporary converts IN into a file in a private temporary folder, then
+// copies it to standard output: for the writers that seek in their output (GGUF, PyTorch,
+// .npy, .npz). The temporary path never appears in what is printed: messages say "-".
+ConvertResult ConvertThroughTemporary(const CommandLine& line, Formats format) {
+  const std::string& in = line.operands[0];
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string folder = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
+                       "/stguard-convert-XXXXXX";
+  if (::mkdtemp(folder.data()) == nullptr) {
+    Error error{ErrorCode::kIoError, 0, "cannot create a temporary folder for standard output"};
+    error.context = std::strerror(errno);
+    return ConvertFailed(in, "-", error, Verdict::kError);
+  }
+  const std::string temporary = folder + "/out.safetensors";
+  ConvertResult result = ConvertTo(line, format, temporary);
+  if (result.input.valid() && IsDirectory(temporary)) {
+    result = ConvertUnusable(in, "a split GGUF model converts to a folder: OUT cannot be -");
+  } else if (result.input.valid()) {
+    if (Error error = CopyToStdout(temporary); !error.ok()) {
+      result = ConvertFailed(in, "-", error, Verdict::kError);
     }
   }
-  ConvertArguments arguments;
-  if (std::optional<int> stop = ParseConvertArguments(args, &arguments)) {
-    return ConvertStopped(*stop);
+  std::error_code ignored;
+  std::filesystem::remove_all(folder, ignored);
+  for (std::string* text : {&result.summary, &result.failure_line, &result.input.error.context,
+                            &result.out}) {
+    ReplaceText(temporary, "-", text);
   }
-  const std::string& in = arguments.in;
-  if (arguments.all_metadata) {
-    return ConvertUnusable(in, "--all-metadata applies to a GGUF IN (given as the first "
-                               "argument)");
+  for (std::string& warning : result.warnings) ReplaceText(temporary, "-", &warning);
+  result.summary_on_stderr = true;
+  return result;
+}
+
+// RunConvertRequest reads IN's format, checks the options against it, and runs the one
+// conversion they ask for (progress shown unless --json).
+ConvertResult RunConvertRequest(const CommandLine& line) {
+  const std::string& in = line.operands[0];
+  const std::string& out = line.operands[1];
+  const Formats format = FormatOf(in);
+  if (const std::string inapplicable =
+          InapplicableOption(*FindCommand("convert"), line, format, in);
+      !inapplicable.empty()) {
+    return ConvertUnusable(in, inapplicable);
   }
-  if (!arguments.npy_name.empty()) {
-    return ConvertUnusable(in, "--name applies to a .npy IN (given as the first argument)");
+  if (out != "-") return ConvertTo(line, format, out);
+  if (line.json) {
+    return ConvertUnusable(in, "--json prints the result on standard output: OUT cannot be -");
   }
-  std::optional<Dtype> target;
-  if (!arguments.dtype_name.empty()) {
-    target = ParseDtype(arguments.dtype_name);
-    if (!target || !IsConversionTarget(*target)) {
-      return ConvertUnusable(in, "--dtype must be BF16, F16 or F32, not '" +
-                                     PrintableText(arguments.dtype_name) + "'");
-    }
+  if (format == kFolder) {
+    return ConvertUnusable(in, "a folder converts to a folder: OUT cannot be -");
   }
-  // --dtype applies to every input convert reads: a torch checkpoint's floating tensors
-  // are converted as they are streamed.
-  if (target && LooksLikeTorch(in)) arguments.convert_options.dtype = target;
-  if (!target || LooksLikeTorch(in)) return ConvertWithoutDtype(arguments, json);
-  if (const char* flag = TorchOnlyFlag(arguments)) return TorchOnlyFlagUnusable(in, flag);
-  return ConvertSafetensors(in, arguments.out, *target, json);
+  if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
+    return ConvertUnusable(in, refusal);
+  }
+  // A safetensors IN is streamed; the other writers need a file.
+  if (format == kSafetensors || format == 0) return ConvertTo(line, format, out);
+  return ConvertThroughTemporary(line, format);
 }
 
 }  // namespace
 
-int RunConvert(Args args) {
-  // --json applies to every input, so it is taken here, before the formats' own parsers.
-  std::vector<std::string_view> rest;
-  bool json = false;
-  for (std::string_view arg : args) {
-    if (arg == "--json") {
-      json = true;
-    } else {
-      rest.push_back(arg);
-    }
-  }
-  return PrintConvertResult(RunConvertRequest(rest, json), json);
+int RunConvert(const CommandLine& line) {
+  return PrintConvertResult(RunConvertRequest(line), line.json);
 }
 
 }  // namespace stguard::cli

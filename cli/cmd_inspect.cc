@@ -126,27 +126,21 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
   stream.Flush(/*force=*/true);
 }
 
-constexpr char kInspectUsage[] =
-    "usage: stguard inspect [--json] [--] FILE\n"
-    "       stguard inspect --stats [--json] [--allow-external-symlinks] [--] FILE|DIR\n";
-
 }  // namespace
 
-int RunInspect(Args args) {
-  // --stats before any "--" selects the data scan (cmd_stats.cc).
-  const auto options_end = std::find(args.begin(), args.end(), "--");
-  if (std::find(args.begin(), options_end, "--stats") != options_end) {
-    return RunInspectStats(args);  // cmd_stats.cc
+int RunInspect(const CommandLine& line) {
+  const std::string& path = line.operands[0];
+  // An option that does not apply to what IN is (--stats on a GGUF file) is a usage error.
+  if (const std::string inapplicable =
+          InapplicableOption(*FindCommand("inspect"), line, FormatOf(path), path);
+      !inapplicable.empty()) {
+    return UsageError(*FindCommand("inspect"), inapplicable);
   }
-  bool json = false;
-  const Flag flags[] = {{"--json", &json}};
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"inspect", kInspectUsage, flags}, &files)) return *stop;
-  if (files.size() != 1) {
-    std::fputs(kInspectUsage, stderr);
-    return kExitUsage;
+  if (line.stats) return RunInspectStats(line);  // cmd_stats.cc
+  if (line.allow_external_symlinks) {
+    return UsageError(*FindCommand("inspect"), "--allow-external-symlinks applies with --stats");
   }
-  const std::string path(files[0]);
+  const bool json = line.json;
   // The front door decides what the file is and whether it is valid; only a valid file is
   // described. Otherwise its result is printed as `check` prints it (text on stderr).
   const CheckResult result = CheckFile(path);

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_tokenizer.h"
@@ -13,16 +12,9 @@
 
 namespace stguard::cli {
 
-int RunJson(Args args) {
-  constexpr char kJsonUsage[] = "usage: stguard json [--] FILE\n";
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"json", kJsonUsage}, &files)) return *stop;
-  if (files.size() != 1) {
-    std::fputs(kJsonUsage, stderr);
-    return kExitUsage;
-  }
+int RunJson(const CommandLine& line) {
   // MappedFile reads a file that reports size 0 (/proc/self/status) to its end.
-  const std::string path(files[0]);
+  const std::string& path = line.operands[0];
   const Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok()) {
     PrintLine(PrintableText(path) + ": error: " + ErrorText(path, file.error()));
@@ -32,11 +24,10 @@ int RunJson(Args args) {
   const Error error =
       ValidateJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   if (!error.ok()) {
-    PrintLine(PrintableText(path) + ": error: " + error.ToString());
+    PrintLine(PrintableText(path) + ": invalid: " + error.ToString());
     return kExitInvalid;
   }
-  PrintLine(PrintableText(path) + ": ok (valid JSON, " + std::to_string(bytes.size()) +
-            " bytes)");
+  PrintLine(PrintableText(path) + ": valid: one JSON text, " + Plural(bytes.size(), "byte"));
   return kExitOk;
 }
 

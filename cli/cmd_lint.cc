@@ -8,7 +8,6 @@
 #include <vector>
 #include <utility>
 
-#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
@@ -19,9 +18,6 @@
 
 namespace stguard::cli {
 namespace {
-
-constexpr char kLintUsage[] =
-    "usage: stguard lint [--json] [--config PATH] [--allow-external-symlinks] DIR|FILE\n";
 
 void AppendShapeOrText(const std::optional<std::vector<uint64_t>>& shape,
                        const std::string& text, std::string* out) {
@@ -73,21 +69,12 @@ std::string Count(size_t n, const std::string& noun) {
 
 }  // namespace
 
-int RunLint(Args args) {
-  bool json = false;
+int RunLint(const CommandLine& line) {
+  const bool json = line.json;
   LintOptions options;
-  const Flag flags[] = {{"--json", &json},
-                        {"--allow-external-symlinks", &options.dir.allow_external_symlinks}};
-  const ValueOption values[] = {{"--config", &options.config_path}};
-  std::vector<std::string_view> operands;
-  if (auto stop = ParseArguments(args, {"lint", kLintUsage, flags, values}, &operands)) {
-    return *stop;
-  }
-  if (operands.size() != 1) {
-    std::fputs(kLintUsage, stderr);
-    return kExitUsage;
-  }
-  const std::string path(operands[0]);
+  options.dir.allow_external_symlinks = line.allow_external_symlinks;
+  options.config_path = line.config;
+  const std::string& path = line.operands[0];
 
   // Lint runs check first, through the same front door as `check`: a folder check refuses
   // (a malicious pickle beside valid weights) is never "ok" here.

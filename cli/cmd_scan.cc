@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
 #include "commands.h"
 #include "npy_output.h"
 #include "output.h"
@@ -26,15 +25,6 @@
 
 namespace stguard::cli {
 namespace {
-
-constexpr char kScanUsage[] =
-    "usage: stguard scan [--json] [--key NAME]... [--max-output-ratio N]\n"
-    "                    [--allow-external-symlinks] FILE|DIR...\n"
-    "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
-    "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
-    "                        output bytes (default 4; 0: no bound)\n"
-    "  --allow-external-symlinks  in a folder, read files through links out of it\n"
-    "A folder is walked with its subfolders; pickle-bearing files are found by content.\n";
 
 void PrintReportText(const std::string& path, const PickleFileReport& verdict) {
   const TorchScanReport& report = verdict.scan;
@@ -190,33 +180,13 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options, bool 
 
 }  // namespace
 
-int RunScan(Args args) {
-  bool json = false;
+int RunScan(const CommandLine& line) {
+  const bool json = line.json;
   TorchOptions options;
-  bool allow_external_symlinks = false;
-  const Flag flags[] = {{"--json", &json},
-                        {"--allow-external-symlinks", &allow_external_symlinks}};
-  std::string max_output_ratio;
-  const ValueOption values[] = {{.name = "--key", .values = &options.key_path},
-                                {.name = "--max-output-ratio", .value = &max_output_ratio}};
-  std::vector<std::string_view> operands;
-  if (auto stop = ParseArguments(args, {"scan", kScanUsage, flags, values}, &operands)) {
-    return *stop;
-  }
-  if (!max_output_ratio.empty()) {
-    const std::optional<uint64_t> ratio = ParseCount(max_output_ratio);
-    if (!ratio) {
-      std::fprintf(stderr, "stguard scan: --max-output-ratio takes a count, not '%s'\n%s",
-                   PrintableText(max_output_ratio).c_str(), kScanUsage);
-      return kExitUsage;
-    }
-    options.max_output_ratio = *ratio;
-  }
-  const std::vector<std::string> paths(operands.begin(), operands.end());
-  if (paths.empty()) {
-    std::fputs(kScanUsage, stderr);
-    return kExitUsage;
-  }
+  options.key_path = line.keys;
+  if (line.max_output_ratio) options.max_output_ratio = *line.max_output_ratio;
+  const bool allow_external_symlinks = line.allow_external_symlinks;
+  const std::vector<std::string>& paths = line.operands;
   FolderScanOptions folder_options;
   folder_options.torch = options;
   folder_options.allow_external_symlinks = allow_external_symlinks;

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
 #include "commands.h"
 #include "output.h"
 #include "progress.h"
@@ -30,8 +29,6 @@
 namespace stguard::cli {
 namespace {
 
-constexpr char kStatsUsage[] =
-    "usage: stguard inspect --stats [--json] [--allow-external-symlinks] [--] FILE|DIR\n";
 
 using Clock = std::chrono::steady_clock;
 
@@ -280,20 +277,11 @@ void PrintTotals(const CheckpointDir& checkpoint, bool json, double seconds,
 
 }  // namespace
 
-int RunInspectStats(Args args) {
-  bool json = false;
+int RunInspectStats(const CommandLine& line) {
+  const bool json = line.json;
   DirOptions options;
-  bool stats_flag = false;  // how RunInspect sent the command here
-  const Flag flags[] = {{"--stats", &stats_flag},
-                        {"--json", &json},
-                        {"--allow-external-symlinks", &options.allow_external_symlinks}};
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"inspect", kStatsUsage, flags}, &files)) return *stop;
-  if (files.size() != 1) {
-    std::fputs(kStatsUsage, stderr);
-    return kExitUsage;
-  }
-  const std::string path(files[0]);
+  options.allow_external_symlinks = line.allow_external_symlinks;
+  const std::string& path = line.operands[0];
   // The front door's verdict first: statistics are computed only over a file or folder
   // that check calls valid (a malicious pickle beside the weights stops it here).
   if (std::optional<int> status = RefuseUnlessValid(path, options, json)) return *status;

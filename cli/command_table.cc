@@ -4,96 +4,136 @@
 
 #include <algorithm>
 
+#include "arguments.h"
+#include "stguard/dtype.h"
+
 namespace stguard::cli {
 namespace {
 
 constexpr Formats kSafetensorsOrFolder = kSafetensors | kFolder;
+constexpr Formats kEveryCheckpoint = kSafetensors | kFolder | kTorch | kGguf | kNpy | kNpz;
+constexpr Formats kConverted = kSafetensors | kTorch | kNpy | kNpz | kGguf;
 
 constexpr CommandRow kCommandRows[] = {
     {"check", "FILE|DIR...",
-     "validate safetensors, GGUF and .npy files, folders and sharded indexes strictly",
-     "FILE  a .safetensors file, validated strictly; a GGUF or .npy file, told by its magic\n"
+     "validate checkpoints strictly: safetensors, PyTorch, GGUF, .npy, .npz, folders",
+     "FILE  a .safetensors file, validated strictly; a PyTorch .bin/.pt/.pth/.ckpt (ZIP,\n"
+     "      legacy or a bare pickle), read without running its pickle: valid when it holds\n"
+     "      nothing outside the allowlist, refused otherwise; a GGUF, .npy or .npz file;\n"
+     "      each told by its bytes, not its name\n"
      "DIR   a checkpoint folder or a *.safetensors.index.json: the index, every shard and\n"
-     "      every other *.safetensors file, config.json; pickle files are warnings",
-     kSafetensorsOrFolder | kGguf | kNpy, RunCheck},
+     "      every other *.safetensors file, config.json, and every PyTorch, GGUF, .npy and\n"
+     "      .npz file in it",
+     kEveryCheckpoint, 1, kAnyNumber, false, RunCheck},
     {"inspect", "FILE|DIR", "show metadata, tensors in file order and totals",
-     "FILE  a .safetensors, GGUF or .npy file\n"
+     "FILE  a .safetensors, PyTorch, GGUF, .npy or .npz file (check's verdict first)\n"
      "DIR   with --stats: a checkpoint folder or a *.safetensors.index.json",
-     kSafetensorsOrFolder | kGguf | kNpy, RunInspect},
+     kEveryCheckpoint, 1, 1, false, RunInspect},
     {"json", "FILE", "is FILE exactly one valid JSON text? (RFC 8259)",
-     "FILE  any file; it is valid when it holds exactly one JSON text", kJsonText, RunJson},
+     "FILE  any file; it is valid when it holds exactly one JSON text", kJsonText, 1, 1, false,
+     RunJson},
     {"canon", "IN OUT|-", "rewrite IN in canonical form to OUT (may be IN)",
      "IN    a valid .safetensors file\n"
      "OUT   the file written (atomically: a whole file or none), or - for standard output",
-     kSafetensors, RunCanon},
+     kSafetensors, 2, 2, true, RunCanon},
     {"convert", "IN OUT|-",
      "convert floats (--dtype), or PyTorch (file, folder), .npy, .npz or GGUF to safetensors",
      "IN    a .safetensors file (with --dtype); a PyTorch .bin/.pt/.pth/.ckpt, read without\n"
      "      running its pickle; a folder of them (pytorch_model.bin[.index.json]); a .npy or\n"
-     "      .npz file; a GGUF file (the first part of a split model converts to a folder)\n"
-     "OUT   the file (or, for a folder, the folder) written, or - for standard output",
-     kSafetensors | kTorch | kNpy | kGguf, RunConvert},
+     "      .npz file; a GGUF file (the first part of a split model converts to a folder);\n"
+     "      told by its bytes, before any option is applied\n"
+     "OUT   the file written (atomically), or - for standard output; a folder for a folder\n"
+     "      or a split GGUF model (new or empty, created with its parents; never -)",
+     kConverted | kFolder, 2, 2, true, RunConvert},
     {"scan", "FILE|DIR...",
      "static report on PyTorch checkpoints: globals, tensors, storages, first refusal",
-     "FILE  a PyTorch checkpoint, read without running its pickle\n"
+     "FILE  a PyTorch checkpoint, read without running its pickle; a .npy or .npz file\n"
      "DIR   a folder: every checkpoint file in it",
-     kTorch, RunScan},
+     kTorch | kFolder | kNpy | kNpz, 1, kAnyNumber, false, RunScan},
     {"lint", "DIR|FILE", "compare a model folder with its config.json and the format's contracts",
      "DIR   a model folder with config.json\n"
      "FILE  a .safetensors file or a *.safetensors.index.json, with config.json beside it",
-     kSafetensorsOrFolder, RunLint},
+     kSafetensorsOrFolder, 1, 1, false, RunLint},
     {"help", "[COMMAND]", "show the help of stguard or of one command",
-     "COMMAND  the command whose options are explained", 0, RunHelp},
-    {"version", "", "print the library's version", "", 0, RunVersion},
+     "COMMAND  the command whose options are explained", 0, 0, 1, false, RunHelp},
+    {"version", "", "print the library's version", "", 0, 0, 0, false, RunVersion},
 };
+
+// The setters: each row says which field of the command line it sets.
+void SetQuiet(CommandLine& line, std::string_view) { line.quiet = true; }
+void SetJson(CommandLine& line, std::string_view) { line.json = true; }
+void SetCanonical(CommandLine& line, std::string_view) { line.canonical = true; }
+void SetAligned(CommandLine& line, std::string_view) { line.aligned = true; }
+void SetAllowExternal(CommandLine& line, std::string_view) {
+  line.allow_external_symlinks = true;
+}
+void SetStats(CommandLine& line, std::string_view) { line.stats = true; }
+void SetDropAliases(CommandLine& line, std::string_view) { line.drop_aliases = true; }
+void SetAllMetadata(CommandLine& line, std::string_view) { line.all_metadata = true; }
+void SetDtype(CommandLine& line, std::string_view value) { line.dtype = ParseDtype(value); }
+void SetKey(CommandLine& line, std::string_view value) { line.keys.emplace_back(value); }
+void SetMaxOutputRatio(CommandLine& line, std::string_view value) {
+  line.max_output_ratio = ParseCount(value);
+}
+void SetName(CommandLine& line, std::string_view value) { line.name = std::string(value); }
+void SetConfig(CommandLine& line, std::string_view value) { line.config = std::string(value); }
+
+using enum ValueKind;
 
 constexpr OptionRow kOptionRows[] = {
-    {"check", "--quiet", "-q", "", false, "print only what is invalid", kSafetensorsOrFolder},
-    {"check", "--json", "", "", false, "one JSON object per input", kSafetensorsOrFolder},
-    {"check", "--canonical", "", "", false, "also require the bytes canon would write",
-     kSafetensors},
-    {"check", "--aligned", "", "", false, "also require each tensor aligned to its element size",
-     kSafetensorsOrFolder},
-    {"check", "--allow-external-symlinks", "", "", false,
-     "follow symbolic links out of the folder", kFolder},
-    {"inspect", "--json", "", "", false, "print JSON", kSafetensorsOrFolder},
-    {"inspect", "--stats", "", "", false, "scan the data: min, max, mean, NaN/+inf/-inf",
-     kSafetensorsOrFolder},
-    {"inspect", "--allow-external-symlinks", "", "", false,
-     "with --stats, follow symbolic links out of the folder", kFolder},
-    {"convert", "--dtype", "", "BF16|F16|F32", false,
-     "the dtype floating tensors (F64, F32, F16, BF16) become", kSafetensors | kTorch | kNpy | kGguf},
-    {"convert", "--key", "", "NAME", true,
-     "select root[NAME] as the state dict (repeat: deeper)", kTorch},
-    {"convert", "--drop-aliases", "", "", false,
-     "keep one name per tied tensor (the first); list the others", kTorch},
-    {"convert", "--max-output-ratio", "", "N", false,
-     "refuse views asking > N x the file's size (default 4; 0: none)", kTorch},
-    {"convert", "--allow-external-symlinks", "", "", false,
-     "read a folder's shards through links out of it", kTorch | kFolder},
-    {"convert", "--name", "", "NAME", false,
-     "the tensor's name (default: IN's file name without .npy)", kNpy},
-    {"convert", "--all-metadata", "", "", false,
-     "keep GGUF metadata arrays longer than 1024 elements", kGguf},
-    {"convert", "--json", "", "", false,
-     "one JSON result: IN's verdict, the files written, their tensors",
-     kSafetensors | kTorch | kNpy | kGguf},
-    {"scan", "--json", "", "", false, "one JSON object per input", kTorch},
-    {"scan", "--key", "", "NAME", true,
-     "select root[NAME] as the state dict (repeat: deeper)", kTorch},
-    {"scan", "--max-output-ratio", "", "N", false,
-     "refuse views asking > N x the file's size (default 4; 0: none)", kTorch},
-    {"scan", "--allow-external-symlinks", "", "", false,
-     "in a folder, read files through links out of it", kTorch | kFolder},
-    {"lint", "--json", "", "", false, "print JSON", kSafetensorsOrFolder},
-    {"lint", "--config", "", "PATH", false, "read this config.json instead of the folder's",
-     kSafetensorsOrFolder},
-    {"lint", "--allow-external-symlinks", "", "", false,
-     "follow symbolic links out of the folder", kFolder},
+    {"check", "--quiet", "-q", "", kFlag, false, "print only what is not valid",
+     kEveryCheckpoint, SetQuiet},
+    {"check", "--json", "", "", kFlag, false, "one JSON object per input", kEveryCheckpoint,
+     SetJson},
+    {"check", "--canonical", "", "", kFlag, false, "also require the bytes canon would write",
+     kSafetensors, SetCanonical},
+    {"check", "--aligned", "", "", kFlag, false,
+     "also require each tensor aligned to its element size", kSafetensorsOrFolder, SetAligned},
+    {"check", "--allow-external-symlinks", "", "", kFlag, false,
+     "follow symbolic links out of the folder", kFolder, SetAllowExternal},
+    {"inspect", "--json", "", "", kFlag, false, "print JSON", kEveryCheckpoint, SetJson},
+    {"inspect", "--stats", "", "", kFlag, false, "scan the data: min, max, mean, NaN/+inf/-inf",
+     kSafetensorsOrFolder, SetStats},
+    {"inspect", "--allow-external-symlinks", "", "", kFlag, false,
+     "with --stats, follow symbolic links out of the folder", kFolder, SetAllowExternal},
+    {"convert", "--dtype", "", "BF16|F16|F32", kChoice, false,
+     "the dtype floating tensors (F64, F32, F16, BF16) become", kConverted | kFolder,
+     SetDtype},
+    {"convert", "--key", "", "NAME", kText, true,
+     "select root[NAME] as the state dict (repeat: deeper)", kTorch, SetKey},
+    {"convert", "--drop-aliases", "", "", kFlag, false,
+     "keep one name per tied tensor (the first); list the others", kTorch | kFolder,
+     SetDropAliases},
+    {"convert", "--max-output-ratio", "", "N", kCount, false,
+     "refuse views asking > N x the file's size (default 4; 0: none)", kTorch,
+     SetMaxOutputRatio},
+    {"convert", "--allow-external-symlinks", "", "", kFlag, false,
+     "read a folder's shards through links out of it", kFolder, SetAllowExternal},
+    {"convert", "--name", "", "NAME", kText, false,
+     "the tensor's name (default: IN's file name without .npy)", kNpy, SetName},
+    {"convert", "--all-metadata", "", "", kFlag, false,
+     "keep GGUF metadata arrays longer than 1024 elements", kGguf, SetAllMetadata},
+    {"convert", "--json", "", "", kFlag, false,
+     "one JSON result: IN's verdict, the files written, their tensors", kConverted | kFolder,
+     SetJson},
+    {"scan", "--json", "", "", kFlag, false, "one JSON object per input",
+     kTorch | kFolder | kNpy | kNpz, SetJson},
+    {"scan", "--key", "", "NAME", kText, true,
+     "select root[NAME] as the state dict (repeat: deeper)", kTorch | kFolder, SetKey},
+    {"scan", "--max-output-ratio", "", "N", kCount, false,
+     "refuse views asking > N x the file's size (default 4; 0: none)", kTorch | kFolder,
+     SetMaxOutputRatio},
+    {"scan", "--allow-external-symlinks", "", "", kFlag, false,
+     "in a folder, read files through links out of it", kFolder, SetAllowExternal},
+    {"lint", "--json", "", "", kFlag, false, "print JSON", kSafetensorsOrFolder, SetJson},
+    {"lint", "--config", "", "PATH", kText, false,
+     "read this config.json instead of the folder's", kSafetensorsOrFolder, SetConfig},
+    {"lint", "--allow-external-symlinks", "", "", kFlag, false,
+     "follow symbolic links out of the folder", kFolder, SetAllowExternal},
 };
 
-constexpr std::string_view kFormatNames[] = {"safetensors", "folder", "torch", "json", "gguf",
-                                             "npy"};
+constexpr std::string_view kFormatNames[] = {"safetensors", "folder", "PyTorch", "JSON",
+                                             "GGUF", ".npy", ".npz"};
 
 // Column where summaries and option help start, and the indent of option lines.
 constexpr size_t kHelpColumn = 34;
@@ -129,6 +169,15 @@ std::span<const OptionRow> OptionRows() { return kOptionRows; }
 const CommandRow* FindCommand(std::string_view name) {
   for (const CommandRow& command : kCommandRows) {
     if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
+const OptionRow* FindOption(std::string_view command, std::string_view name) {
+  for (const OptionRow& option : kOptionRows) {
+    if (option.command == command && (option.name == name || option.short_name == name)) {
+      return &option;
+    }
   }
   return nullptr;
 }
@@ -182,13 +231,24 @@ std::string CommandBlock() {
   return block;
 }
 
+std::string ExitStatusHelp() {
+  std::string line = "exit status:";
+  for (const ExitStatusRow& row : kExitStatuses) {
+    line.append(row.status == kExitOk ? " " : ", ").append(std::to_string(row.status));
+    line.append(" ").append(row.meaning);
+  }
+  return line;
+}
+
 std::string TopLevelHelp() {
   std::string help = "usage: stguard <command> [options] OPERAND...\n\n";
   help.append(CommandBlock())
-      .append("\nOUT may be - for standard output (not a terminal). '--' ends the options.\n")
+      .append("\n")
+      .append(kDashHelp)
+      .append("\n")
       .append("'stguard help COMMAND' (or 'stguard COMMAND --help') explains its options;\n")
       .append("'stguard --version' is 'stguard version'.\n")
-      .append(kExitStatusHelp)
+      .append(ExitStatusHelp())
       .append("\n");
   return help;
 }
@@ -218,7 +278,7 @@ std::string CommandHelp(const CommandRow& command) {
     spelling += option.spelling;
     AppendPadded(spelling, option.help, &help);
   }
-  help.append("\n").append(kExitStatusHelp) += "\n";
+  help.append("\n").append(kDashHelp).append("\n").append(ExitStatusHelp()) += "\n";
   return help;
 }
 

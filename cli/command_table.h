@@ -21,16 +21,20 @@
 
 namespace stguard::cli {
 
-// Format is one kind of input a command reads; Formats is a set of them.
-enum Format : uint8_t {
+// FormatBit is one kind of input a command reads; Formats is a set of them.
+enum FormatBit : uint8_t {
   kSafetensors = 1 << 0,  // a .safetensors file
   kFolder = 1 << 1,       // a checkpoint folder or a *.safetensors.index.json
   kTorch = 1 << 2,        // a PyTorch checkpoint (.bin .pt .pth .ckpt) or a folder of them
   kJsonText = 1 << 3,     // any JSON text
   kGguf = 1 << 4,         // a GGUF file (llama.cpp), told by its magic
   kNpy = 1 << 5,          // a NumPy .npy file, told by its magic
+  kNpz = 1 << 6,          // a NumPy .npz archive, told by its members
 };
 using Formats = uint8_t;
+
+// kAnyNumber is a CommandRow's max_operands when it takes any number of them.
+inline constexpr uint8_t kAnyNumber = UINT8_MAX;
 
 // CommandRow is one subcommand ("stguard NAME ...").
 struct CommandRow {
@@ -39,7 +43,19 @@ struct CommandRow {
   std::string_view summary;   // one line: what it does
   std::string_view details;   // the operands explained, for --help and the man page
   Formats formats;            // what it reads
-  int (*run)(Args args);      // given the arguments after NAME
+  uint8_t min_operands;       // how many operands it needs
+  uint8_t max_operands;       // at most (kAnyNumber: no bound)
+  bool last_is_out;           // the last operand is OUT, where "-" is standard output;
+                              // "-" anywhere else is refused (no input is read from stdin)
+  int (*run)(const CommandLine& line);
+};
+
+// ValueKind is what an option takes.
+enum class ValueKind : uint8_t {
+  kFlag,    // nothing: "--json"
+  kText,    // any non-empty text: "--key NAME"
+  kCount,   // a decimal count, 0 to 2^64 - 1: "--max-output-ratio N"
+  kChoice,  // one of the values its `argument` lists, "|"-separated: "--dtype BF16|F16|F32"
 };
 
 // OptionRow is one option of one command.
@@ -47,10 +63,14 @@ struct OptionRow {
   std::string_view command;     // the CommandRow it belongs to
   std::string_view name;        // "--json"
   std::string_view short_name;  // "-q", or empty
-  std::string_view argument;    // "NAME" for "--key NAME"; empty for a flag
+  std::string_view argument;    // "NAME" for "--key NAME" (the choices for kChoice); empty
+                                // for a flag
+  ValueKind kind;
   bool repeatable;              // may be given several times, each value kept
   std::string_view help;        // one line
   Formats formats;              // the inputs it applies to
+  // set records the option in the command line; `value` has been checked against `kind`.
+  void (*set)(CommandLine& line, std::string_view value);
 };
 
 std::span<const CommandRow> CommandRows();
@@ -73,9 +93,34 @@ inline constexpr CommonOption kOptionsEveryCommandTakes[] = {
     {"--", "end the options: every argument after it is an operand"},
 };
 
-// kExitStatusHelp says what the exit statuses mean, for every help and the man page.
-inline constexpr std::string_view kExitStatusHelp =
-    "exit status: 0 valid, 1 invalid, 2 usage, I/O error or out of memory";
+// FindOption returns `command`'s row for the option spelled `name` (long or short), or
+// nullptr.
+const OptionRow* FindOption(std::string_view command, std::string_view name);
+
+// ExitStatusRow is what one exit status means, for every help and the man page.
+struct ExitStatusRow {
+  int status;
+  std::string_view meaning;  // short, for the help's one line
+  std::string_view details;  // for the man page
+};
+inline constexpr ExitStatusRow kExitStatuses[] = {
+    {kExitOk, "valid", "every input is valid (and every output was written)"},
+    {kExitInvalid, "invalid or refused",
+     "an input is invalid, or refused (loading it would run code, or it cannot be proven "
+     "safe)"},
+    {kExitUsage, "usage, I/O or environment error",
+     "a usage error (an unknown option, an option that does not apply to the input's "
+     "format), an I/O error, or the environment (out of memory, a file size limit)"},
+};
+
+// ExitStatusHelp is the help's line: "exit status: 0 valid, 1 invalid or refused, ...".
+std::string ExitStatusHelp();
+
+// kDashHelp says what "-" means where it is written, for every help and the man page.
+inline constexpr std::string_view kDashHelp =
+    "- as OUT is standard output (not a terminal), for every output that is one file; a\n"
+    "folder output refuses it. - as an input is refused: standard input is not supported.\n"
+    "Options may come before or after the operands; '--' ends them.";
 
 // FormatNames lists a set of formats for people: "safetensors, folder".
 std::string FormatNames(Formats formats);

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// The stguard subcommands. Each takes its own arguments (after the subcommand name) and
-// returns the process exit status: 0 success, 1 invalid input, 2 usage or I/O error.
+// The stguard subcommands. Each is given its command line already read against the
+// command table (command_table.h, arguments.h) and returns the process exit status:
+// 0 valid, 1 invalid or refused, 2 usage, I/O or environment error.
 #ifndef STGUARD_CLI_COMMANDS_H_
 #define STGUARD_CLI_COMMANDS_H_
 
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "stguard/dtype.h"
 
 namespace stguard::cli {
 
@@ -15,18 +22,38 @@ inline constexpr int kExitUsage = 2;
 
 using Args = std::span<const std::string_view>;
 
-int RunCheck(Args args);
-int RunInspect(Args args);
-int RunJson(Args args);
-int RunCanon(Args args);  // cmd_canon.cc
-int RunConvert(Args args);  // cmd_convert.cc
-int RunLint(Args args);     // cmd_lint.cc
-int RunScan(Args args);     // cmd_scan.cc
-int RunVersion(Args args);  // main.cc: the linked library's version
-int RunHelp(Args args);     // main.cc: the help of stguard or of one command
+// CommandLine is what one invocation asked for: a field per option of every command,
+// each set by its row of the option table (command_table.cc), and the operands in order.
+struct CommandLine {
+  bool quiet = false;                      // -q, --quiet
+  bool json = false;                       // --json
+  bool canonical = false;                  // --canonical
+  bool aligned = false;                    // --aligned
+  bool allow_external_symlinks = false;    // --allow-external-symlinks
+  bool stats = false;                      // --stats
+  bool drop_aliases = false;               // --drop-aliases
+  bool all_metadata = false;               // --all-metadata
+  std::optional<Dtype> dtype;              // --dtype
+  std::vector<std::string> keys;           // --key, in order
+  std::optional<uint64_t> max_output_ratio;  // --max-output-ratio
+  std::string name;                        // --name
+  std::string config;                      // --config
+  std::vector<std::string_view> given;     // the options given (long names), in order
+  std::vector<std::string> operands;       // the operands, in order
+};
+
+int RunCheck(const CommandLine& line);    // cmd_check.cc
+int RunInspect(const CommandLine& line);  // cmd_inspect.cc
+int RunJson(const CommandLine& line);     // cmd_json.cc
+int RunCanon(const CommandLine& line);    // cmd_canon.cc
+int RunConvert(const CommandLine& line);  // cmd_convert.cc
+int RunLint(const CommandLine& line);     // cmd_lint.cc
+int RunScan(const CommandLine& line);     // cmd_scan.cc
+int RunVersion(const CommandLine& line);  // main.cc: the linked library's version
+int RunHelp(const CommandLine& line);     // main.cc: the help of stguard or of one command
 
 // cmd_stats.cc: `inspect --stats [--json] FILE|DIR`, dispatched from RunInspect.
-int RunInspectStats(Args args);
+int RunInspectStats(const CommandLine& line);
 
 }  // namespace stguard::cli
 

@@ -89,26 +89,23 @@ ConvertResult ConvertFailed(const std::string& in, const std::string& about,
   ConvertResult result;
   result.input = InputEnvelope(in);
   result.input.verdict = verdict.value_or(ConversionVerdict(error));
-  result.input.error = error;
-  result.failure_line = "stguard convert: " + PrintableText(about) +
-                        ": error: " + ErrorText(about, error) + "\n";
+  // An error about OUT names OUT's folder when that is what is missing, never a
+  // temporary file's name.
+  result.input.error = about == in ? error : AboutOutput(about, error);
+  // The verdict's own word: "refused:" for a refusal, as check says it.
+  result.failure_line = "stguard convert: " + PrintableText(about) + ": " +
+                        std::string(VerdictName(result.input.verdict)) + ": " +
+                        ErrorText(about, result.input.error) + "\n";
   return result;
 }
 
-ConvertResult ConvertUnusable(const std::string& in, const std::string& message,
-                              const char* usage) {
+ConvertResult ConvertUnusable(const std::string& in, const std::string& message) {
   ConvertResult result;
   result.input = InputEnvelope(in);
   result.input.verdict = Verdict::kError;
   result.input.error =
       Error{ErrorCode::kInvalidArgument, 0, "the conversion cannot be done as asked", message};
-  result.failure_line = "stguard convert: " + message + "\n" + (usage ? usage : "");
-  return result;
-}
-
-ConvertResult ConvertStopped(int status) {
-  ConvertResult result;
-  result.stop = status;
+  result.failure_line = "stguard convert: " + message + "\n";
   return result;
 }
 
@@ -124,7 +121,6 @@ ConvertResult Converted(const std::string& in, const std::string& out, uint64_t 
 }
 
 int PrintConvertResult(const ConvertResult& result, bool json) {
-  if (result.stop) return *result.stop;
   if (json) {
     PrintJson(result);
   } else {

@@ -18,10 +18,6 @@ namespace stguard::cli {
 
 // ConvertResult is one conversion's outcome.
 struct ConvertResult {
-  // stop: the arguments could not be read (an unknown option, a missing operand, -h): their
-  // parser has printed why and the usage on stderr (or the help on stdout). Nothing else is
-  // printed, in either mode, and this is the exit status.
-  std::optional<int> stop;
   // input: IN's envelope: its path and format, the verdict, and when not valid the error
   // that decided it (the envelope's code, message, offset, tensor).
   CheckResult input;
@@ -56,13 +52,8 @@ ConvertResult ConvertFailed(const std::string& in, const std::string& about,
 
 // ConvertUnusable is the result of a request that cannot be carried out as asked (a flag
 // that does not apply to IN's format, an unknown --dtype): verdict error, kInvalidArgument,
-// never a verdict on IN. `message` is the sentence; `usage`, when given, follows it in
-// text mode.
-ConvertResult ConvertUnusable(const std::string& in, const std::string& message,
-                              const char* usage = nullptr);
-
-// ConvertStopped is the result of arguments their parser refused (ConvertResult::stop).
-ConvertResult ConvertStopped(int status);
+// never a verdict on IN. `message` is the sentence.
+ConvertResult ConvertUnusable(const std::string& in, const std::string& message);
 
 // Converted is the result of a conversion of IN that wrote `tensors` tensors to OUT.
 ConvertResult Converted(const std::string& in, const std::string& out, uint64_t tensors,

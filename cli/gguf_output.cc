@@ -13,7 +13,6 @@
 #include "commands.h"
 #include "convert_result.h"
 #include "output.h"
-#include "arguments.h"
 #include "verdict_output.h"
 #include "stguard/gguf.h"
 #include "stguard/gguf_convert.h"
@@ -230,13 +229,6 @@ int InspectGgufFile(const std::string& path, bool json) {
 
 namespace {
 
-constexpr char kConvertGgufUsage[] =
-    "usage: stguard convert IN.gguf OUT.safetensors [--dtype BF16|F16|F32] [--all-metadata]\n"
-    "       (IN the first part NAME-00001-of-0000M.gguf of a split model: OUT a folder)\n"
-    "  --dtype BF16|F16|F32  the dtype floating and dequantized tensors become\n"
-    "                        (default: plain types kept, quantized ones F32)\n"
-    "  --all-metadata        keep metadata arrays longer than 1024 elements\n";
-
 // OmittedNotes says which metadata arrays were left out of __metadata__.
 std::vector<std::string> OmittedNotes(const std::vector<GgufOmittedKey>& omitted) {
   std::vector<std::string> notes;
@@ -250,34 +242,11 @@ std::vector<std::string> OmittedNotes(const std::vector<GgufOmittedKey>& omitted
 
 }  // namespace
 
-ConvertResult ConvertGgufCommand(Args args) {
-  std::string dtype_name;
-  bool all_metadata = false;
-  const Flag flags[] = {{"--all-metadata", &all_metadata}};
-  const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name}};
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"convert", kConvertGgufUsage, flags, values}, &files)) {
-    return ConvertStopped(*stop);
-  }
-  if (files.size() != 2) {
-    std::fputs(kConvertGgufUsage, stderr);
-    return ConvertStopped(kExitUsage);
-  }
-  const std::string in(files[0]);
-  const std::string out(files[1]);
+ConvertResult ConvertGgufFile(const std::string& in, const std::string& out,
+                              std::optional<Dtype> dtype, bool all_metadata) {
   GgufConvertOptions options;
   options.all_metadata = all_metadata;
-  if (!dtype_name.empty()) {
-    options.dtype = ParseDtype(dtype_name);
-    if (!options.dtype || !IsConversionTarget(*options.dtype)) {
-      return ConvertUnusable(in, "--dtype must be BF16, F16 or F32, not '" +
-                                     PrintableText(dtype_name) + "'");
-    }
-  }
-  if (out == "-") {
-    return ConvertUnusable(in, "a GGUF model converts to a file or folder, not to standard "
-                               "output");
-  }
+  options.dtype = dtype;
   PrintLeftoverNotes("convert", out);
   GgufConvertReport report;
   if (Error error = ConvertGguf(in, out, options, &report); !error.ok()) {
@@ -285,10 +254,9 @@ ConvertResult ConvertGgufCommand(Args args) {
   }
   ConvertResult result = Converted(
       in, out, report.num_tensors,
-      PrintableText(out) + ": " + std::to_string(report.num_tensors) + " tensors (" +
+      PrintableText(out) + ": " + Plural(report.num_tensors, "tensor") + " (" +
           std::to_string(report.num_dequantized) + " dequantized) in " +
-          std::to_string(report.written.size()) + " file" +
-          (report.written.size() == 1 ? "" : "s") + ", " + std::to_string(report.total_size) +
+          Plural(report.written.size(), "file") + ", " + std::to_string(report.total_size) +
           " data bytes");
   result.warnings = OmittedNotes(report.omitted);
   return result;

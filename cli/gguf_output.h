@@ -5,7 +5,10 @@
 #ifndef STGUARD_CLI_GGUF_OUTPUT_H_
 #define STGUARD_CLI_GGUF_OUTPUT_H_
 
+#include <optional>
 #include <string>
+
+#include "stguard/dtype.h"
 
 #include "commands.h"
 #include "convert_result.h"
@@ -16,12 +19,12 @@ namespace stguard::cli {
 // JSON with every array complete). Returns the exit status: 0 valid, 1 invalid, 2 I/O error.
 int InspectGgufFile(const std::string& path, bool json);
 
-// ConvertGgufCommand runs `convert IN.gguf OUT.safetensors [--dtype F32|F16|BF16]
-// [--all-metadata]` (OUT a folder for the first part of a split model). Metadata arrays
-// left out are noted on stderr. Returns 0, 1 (IN cannot be converted) or 2 (I/O, usage).
-// ConvertGgufCommand converts a GGUF model (IN, args[0]) to safetensors and returns the
+// ConvertGgufFile converts a GGUF model IN to OUT (a folder for the first part of a split
+// model), floating and dequantized tensors to `dtype` when given, metadata arrays longer
+// than 1024 elements kept with `all_metadata` (else noted as left out), and returns the
 // outcome for PrintConvertResult.
-ConvertResult ConvertGgufCommand(Args args);
+ConvertResult ConvertGgufFile(const std::string& in, const std::string& out,
+                              std::optional<Dtype> dtype, bool all_metadata);
 
 }  // namespace stguard::cli
 

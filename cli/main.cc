@@ -4,6 +4,7 @@
 // help, the man page and the completion script that are written from that table.
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,20 @@
 #include "stguard/version.h"
 
 namespace {
+
+// CommandSuggestion is " (did you mean check?)" for the command nearest to `name`, or empty.
+std::string CommandSuggestion(std::string_view name) {
+  std::string_view best;
+  size_t best_distance = stguard::cli::kSuggestionDistance + 1;
+  for (const stguard::cli::CommandRow& command : stguard::cli::CommandRows()) {
+    const size_t distance = stguard::cli::EditDistance(name, command.name);
+    if (distance < best_distance) {
+      best = command.name;
+      best_distance = distance;
+    }
+  }
+  return best.empty() ? "" : " (did you mean " + std::string(best) + "?)";
+}
 
 int Run(const std::vector<std::string_view>& args) {
   const std::string usage = stguard::cli::TopLevelHelp();
@@ -34,10 +49,17 @@ int Run(const std::vector<std::string_view>& args) {
   }
   const std::string_view name = args[0] == "--version" ? "version" : args[0];
   if (const stguard::cli::CommandRow* command = stguard::cli::FindCommand(name)) {
-    return command->run(stguard::cli::Args(args).subspan(1));
+    // The whole command line is read before the command looks at any input.
+    stguard::cli::CommandLine line;
+    if (std::optional<int> stop = stguard::cli::ParseCommandLine(
+            *command, stguard::cli::Args(args).subspan(1), &line)) {
+      return *stop;
+    }
+    return command->run(line);
   }
-  std::fprintf(stderr, "stguard: unknown command '%s'\n\n%s",
-               stguard::PrintableText(args[0]).c_str(), usage.c_str());
+  std::fprintf(stderr, "stguard: unknown command '%s'%s\n\n%s",
+               stguard::PrintableText(args[0]).c_str(), CommandSuggestion(args[0]).c_str(),
+               usage.c_str());
   return stguard::cli::kExitUsage;
 }
 
@@ -45,35 +67,21 @@ int Run(const std::vector<std::string_view>& args) {
 
 namespace stguard::cli {
 
-int RunVersion(Args args) {
-  std::vector<std::string_view> operands;
-  if (auto stop = ParseArguments(args, {"version", "usage: stguard version\n"}, &operands)) {
-    return *stop;
-  }
-  if (!operands.empty()) {
-    std::fputs("stguard version: takes no operand\nusage: stguard version\n", stderr);
-    return kExitUsage;
-  }
+int RunVersion(const CommandLine&) {
   std::printf("stguard %s\n", VersionString());  // the linked library's version
   return kExitOk;
 }
 
-int RunHelp(Args args) {
-  constexpr char kUsage[] = "usage: stguard help [COMMAND]\n";
-  std::vector<std::string_view> operands;
-  if (auto stop = ParseArguments(args, {"help", kUsage}, &operands)) return *stop;
-  if (operands.empty()) {
+int RunHelp(const CommandLine& line) {
+  if (line.operands.empty()) {
     std::fputs(TopLevelHelp().c_str(), stdout);
     return kExitOk;
   }
-  const CommandRow* command = operands.size() == 1 ? FindCommand(operands[0]) : nullptr;
+  const CommandRow* command = FindCommand(line.operands[0]);
   if (command == nullptr) {
-    std::fprintf(stderr, "stguard help: %s\n%s",
-                 operands.size() == 1
-                     ? ("unknown command '" + PrintableText(operands[0]) + "'").c_str()
-                     : "takes one command",
-                 kUsage);
-    return kExitUsage;
+    return UsageError(*FindCommand("help"), "unknown command '" +
+                                                PrintableText(line.operands[0]) + "'" +
+                                                CommandSuggestion(line.operands[0]));
   }
   std::fputs(CommandHelp(*command).c_str(), stdout);
   return kExitOk;

@@ -93,7 +93,7 @@ std::string ManPage() {
   page += ".SH SYNOPSIS\n.B stguard\n.I command\n[\\fIoptions\\fR] \\fIoperand\\fR...\n";
   page += ".SH DESCRIPTION\n";
   page += Roff(
-      "stguard reads safetensors, GGUF, NumPy .npy and PyTorch checkpoints without ever "
+      "stguard reads safetensors, GGUF, NumPy .npy and .npz and PyTorch checkpoints without ever "
       "trusting them: nothing in a file is executed, every error names its code, the "
       "absolute byte offset and the tensor concerned, and memory and time are linear in "
       "the input.\n");
@@ -103,8 +103,13 @@ std::string ManPage() {
   for (const CommonOption& option : kOptionsEveryCommandTakes) {
     AppendTagged(option.spelling, option.help, &page);
   }
-  page += ".PP\n" + Roff("OUT may be - for standard output (not a terminal).") + "\n";
-  page += ".SH \"EXIT STATUS\"\n" + Roff(kExitStatusHelp) + "\n";
+  std::string dash(kDashHelp);
+  std::replace(dash.begin(), dash.end(), '\n', ' ');
+  page += ".PP\n" + Roff(dash) + "\n";
+  page += ".SH \"EXIT STATUS\"\n";
+  for (const ExitStatusRow& row : kExitStatuses) {
+    AppendTagged(std::to_string(row.status), row.details, &page);
+  }
   return page;
 }
 

@@ -11,7 +11,6 @@
 #include <memory>
 #include <span>
 
-#include "arguments.h"
 #include "commands.h"
 #include "convert_result.h"
 #include "output.h"
@@ -32,19 +31,6 @@ std::string VersionText(const NpyArrayInfo& info) {
 }
 
 int ErrorStatus(const Error& error) { return IsIoError(error) ? kExitUsage : kExitInvalid; }
-
-// ParseTargetDtype reads --dtype (empty: none) into *dtype; false when the name is not a
-// conversion target.
-bool ParseTargetDtype(const std::string& name, std::optional<Dtype>* dtype) {
-  if (name.empty()) return true;
-  *dtype = ParseDtype(name);
-  return *dtype && IsConversionTarget(**dtype);
-}
-
-ConvertResult TargetDtypeUnusable(const std::string& in, const std::string& name) {
-  return ConvertUnusable(in, "--dtype must be BF16, F16 or F32, not '" + PrintableText(name) +
-                                 "'");
-}
 
 }  // namespace
 
@@ -139,61 +125,27 @@ int InspectNpy(const std::string& path, bool json) {
   return kExitOk;
 }
 
-ConvertResult ConvertNpz(Args args) {
-  static constexpr char kUsage[] =
-      "usage: stguard convert IN.npz OUT.safetensors [--dtype BF16|F16|F32]\n"
-      "  one tensor per array, named by its key\n"
-      "  --dtype D    the dtype every floating array (F64, F32, F16, BF16) becomes\n";
-  std::string dtype_name;
-  const ValueOption values[] = {{.name = "--dtype", .value = &dtype_name}};
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) {
-    return ConvertStopped(*stop);
-  }
-  if (files.size() != 2) {
-    std::fputs(kUsage, stderr);
-    return ConvertStopped(kExitUsage);
-  }
-  const std::string in(files[0]);
-  const std::string out(files[1]);
-  std::optional<Dtype> dtype;
-  if (!ParseTargetDtype(dtype_name, &dtype)) return TargetDtypeUnusable(in, dtype_name);
+ConvertResult ConvertNpz(const std::string& in, const std::string& out,
+                         std::optional<Dtype> dtype) {
   size_t num_tensors = 0;
   if (const Error error = NpzToSafetensors(in, out, dtype, &num_tensors); !error.ok()) {
-    return ConvertFailed(in, in, error);
+    return ConvertFailed(in, IsIoError(error) && error.context.starts_with(out) ? out : in,
+                         error);
   }
   return Converted(in, out, num_tensors,
-                   PrintableText(out) + ": " + std::to_string(num_tensors) +
-                       " tensors from an npz archive");
+                   PrintableText(out) + ": " + Plural(num_tensors, "tensor") +
+                       " from an npz archive");
 }
 
-ConvertResult ConvertNpy(Args args) {
-  static constexpr char kUsage[] =
-      "usage: stguard convert IN.npy OUT.safetensors [--name NAME] [--dtype BF16|F16|F32]\n"
-      "  --name NAME  the tensor's name (default: IN's file name without .npy)\n"
-      "  --dtype D    the dtype a floating array (F64, F32, F16, BF16) becomes\n";
-  std::string name;
-  std::string dtype_name;
-  const ValueOption values[] = {{.name = "--name", .value = &name},
-                                {.name = "--dtype", .value = &dtype_name}};
-  std::vector<std::string_view> files;
-  if (auto stop = ParseArguments(args, {"convert", kUsage, {}, values}, &files)) {
-    return ConvertStopped(*stop);
-  }
-  if (files.size() != 2) {
-    std::fputs(kUsage, stderr);
-    return ConvertStopped(kExitUsage);
-  }
-  const std::string in(files[0]);
-  const std::string out(files[1]);
-  std::optional<Dtype> dtype;
-  if (!ParseTargetDtype(dtype_name, &dtype)) return TargetDtypeUnusable(in, dtype_name);
+ConvertResult ConvertNpy(const std::string& in, const std::string& out, std::string name,
+                         std::optional<Dtype> dtype) {
   if (name.empty()) {
     name = std::filesystem::path(in).filename().string();
     if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
   }
   if (const Error error = NpyArrayToSafetensors(in, out, name, dtype); !error.ok()) {
-    return ConvertFailed(in, in, error);
+    return ConvertFailed(in, IsIoError(error) && error.context.starts_with(out) ? out : in,
+                         error);
   }
   return Converted(in, out, 1,
                    PrintableText(out) + ": 1 tensor ('" + PrintableText(name) +

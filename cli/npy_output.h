@@ -4,7 +4,10 @@
 #ifndef STGUARD_CLI_NPY_OUTPUT_H_
 #define STGUARD_CLI_NPY_OUTPUT_H_
 
+#include <optional>
 #include <string>
+
+#include "stguard/dtype.h"
 
 #include "commands.h"
 #include "convert_result.h"
@@ -18,11 +21,14 @@ int InspectNpz(const std::string& path, bool json);
 // ScanNumpyFile reports a .npy (or, with `npz`, an .npz) for `scan`: an object array is a pickle that would
 // run code (exit 1); plain arrays hold none (exit 0).
 int ScanNumpyFile(const std::string& path, bool npz, bool json);
-// ConvertNpz runs `convert IN.npz OUT.safetensors`: one tensor per array, named by key.
-ConvertResult ConvertNpz(Args args);
-// ConvertNpy runs `convert IN.npy OUT.safetensors [--name NAME]`; the tensor is named
-// after IN's stem unless --name says otherwise.
-ConvertResult ConvertNpy(Args args);
+// ConvertNpz converts IN.npz to OUT: one tensor per array, named by its key, floating
+// arrays to `dtype` when given.
+ConvertResult ConvertNpz(const std::string& in, const std::string& out,
+                         std::optional<Dtype> dtype);
+// ConvertNpy converts IN.npy to OUT: one tensor named `name` (empty: IN's file name
+// without .npy), a floating array to `dtype` when given.
+ConvertResult ConvertNpy(const std::string& in, const std::string& out, std::string name,
+                         std::optional<Dtype> dtype);
 
 }  // namespace stguard::cli
 

@@ -12,6 +12,7 @@
 #include "stguard/error.h"
 #include "stguard/json_escape.h"  // AppendJsonText, AppendJsonString
 #include "stguard/shape.h"
+#include "stguard/verdict.h"
 #include "stguard/writer.h"
 
 namespace stguard::cli {
@@ -23,6 +24,14 @@ inline bool IsIoError(const Error& error) {
   return error.code == ErrorCode::kIoError || error.code == ErrorCode::kNotARegularFile ||
          error.code == ErrorCode::kOutOfMemory;
 }
+
+// Plural is "1 tensor", "2 tensors": `count` and `noun`, with an s unless count is 1.
+std::string Plural(uint64_t count, std::string_view noun);
+
+// AboutOutput is `error`, met writing the file `out`, told with the user's path: when
+// OUT's folder does not exist, "output folder nodir/sub does not exist" instead of the
+// name of the temporary file the writer could not create beside OUT.
+Error AboutOutput(const std::string& out, Error error);
 
 // StdoutSink writes a file's bytes to standard output, for OUT given as "-".
 class StdoutSink final : public ByteSink {
@@ -47,10 +56,13 @@ void AppendErrorJson(const Error& error, std::string* out);
 // begins with the path ("PATH: No such file or directory") is shown without it.
 std::string ErrorText(std::string_view path, Error error);
 
-// PrintFileError prints "stguard COMMAND: PATH: error: ..." to stderr.
+// PrintFileError prints "stguard COMMAND: PATH: VERDICT: ..." to stderr, with the verdict's
+// word as check says it ("invalid", "refused"; "error" for I/O).
 inline void PrintFileError(std::string_view command, std::string_view path, const Error& error) {
+  const Verdict verdict = IsIoError(error) ? Verdict::kError : VerdictForError(error);
   const std::string line = "stguard " + std::string(command) + ": " + PrintableText(path) +
-                           ": error: " + ErrorText(path, error) + "\n";
+                           ": " + std::string(VerdictName(verdict)) + ": " +
+                           ErrorText(path, error) + "\n";
   std::fputs(line.c_str(), stderr);
 }
 

@@ -34,9 +34,10 @@ std::string ResultLine(const CheckResult& result) {
   std::string detail = result.summary.detail;
   if (!result.summary.index.empty()) detail += ", index " + result.summary.index;
   if (detail.empty() && result.is_folder) {
-    detail = std::to_string(result.files.size()) + (result.files.size() == 1 ? " file" : " files");
+    detail = Plural(result.files.size(), "file");
   }
-  return line + "ok" + (detail.empty() ? "" : " (" + PrintableText(detail) + ")");
+  // The verdict's word, as for every other verdict ("invalid: ...", "refused: ...").
+  return line + "valid" + (detail.empty() ? "" : ": " + PrintableText(detail));
 }
 
 std::string WarningLine(const std::string& path, const Warning& warning) {

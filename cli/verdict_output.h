@@ -10,7 +10,7 @@
 
 namespace stguard::cli {
 
-// ResultLine renders "PATH: ok (DETAIL)" or "PATH: VERDICT: WHY", where WHY is the error
+// ResultLine renders "PATH: valid: DETAIL" or "PATH: VERDICT: WHY", where WHY is the error
 // (for a pickle-bearing file, what its verdict means: "names code: ...").
 std::string ResultLine(const CheckResult& result);
 

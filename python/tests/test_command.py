@@ -55,7 +55,7 @@ def test_version_is_the_package_version():
 def test_check_accepts_the_sample_and_refuses_a_truncated_copy(tmp_path):
     good = run("check", str(SAMPLE))
     assert good.returncode == 0, good.stderr
-    assert ": ok (" in good.stdout
+    assert ": valid: " in good.stdout
     truncated = tmp_path / "truncated.safetensors"
     truncated.write_bytes(SAMPLE.read_bytes()[:-1])
     bad = run("check", str(truncated))

@@ -24,7 +24,7 @@ TEST(CheckDirCliTest, ExitCodesAndMessages) {
   ASSERT_TRUE(WriteFileBytes(dir.File("config.json"), R"({"tie_word_embeddings": true})"));
   CliRun result = RunCli("check " + ShellQuoted(dir.path()));
   EXPECT_EQ(result.status, 0) << result.output;
-  EXPECT_NE(result.output.find("ok (9 tensors in 3 shards"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("valid: 9 tensors in 3 shards"), std::string::npos) << result.output;
   result = RunCli("check " + ShellQuoted(dir.File("model.safetensors.index.json")));
   EXPECT_EQ(result.status, 0) << result.output;
 
@@ -81,7 +81,7 @@ TEST(AlignmentCliTest, CheckAlignedAcceptsAlignedAndRejectsMisalignedFiles) {
                              FileWithHeader(kMisalignedHeader, std::string(6, '\0'))));
   CliRun run = RunCli("check --aligned " + aligned);
   EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find(": ok (2 tensors"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(": valid: 2 tensors"), std::string::npos) << run.output;
   run = RunCli("check --aligned " + misaligned);
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_NE(run.output.find("invalid: MisalignedData at byte"), std::string::npos) << run.output;

@@ -40,7 +40,7 @@ std::string ReadmeCommandBlock() {
 std::string HelpCommandBlock() {
   const std::string help = RunCli("--help", testing::Streams::kStdoutOnly).output;
   const size_t begin = help.find("\n\n");
-  const size_t end = help.find("\n\nOUT may be");
+  const size_t end = help.find("\n\n- as OUT");
   if (begin == std::string::npos || end == std::string::npos) return {};
   return help.substr(begin + 2, end + 1 - begin - 2);
 }

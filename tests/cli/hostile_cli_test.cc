@@ -194,7 +194,7 @@ TEST(HostileOutputTest, DashStreamsTheCanonicalFileToStdout) {
   options.stdout_path = dir.File("converted");
   result = cli.Run({"convert", in, "-", "--dtype", "BF16"}, options);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.err.find("1 of 1 tensors converted"), std::string::npos);  // not stdout
+  EXPECT_NE(result.err.find("1 of 1 tensor converted"), std::string::npos);  // not stdout
   const Result<Checkpoint> converted = Checkpoint::FromBytes(std::string_view(result.out));
   ASSERT_TRUE(converted.ok());
   EXPECT_EQ(converted->tensors()[0].dtype, Dtype::kBF16);
