@@ -2,7 +2,8 @@
 // fuzz_npz: arbitrary bytes as a whole .npz archive.
 //
 // Every rejection is a well-formed Error with an offset inside the input. Every accepted
-// archive keeps the reader's promises: each member's key is non-empty and plain, its
+// archive keeps the reader's promises: each member's key is non-empty, plain, UTF-8 and
+// no other member's name (numpy would look that name up first for the key), its
 // bytes lie inside the input, and streaming it again (StreamNpzMember, which inflates a
 // deflated member a second time and checks its CRC-32) gives exactly the bytes the .npy
 // header declares; a stored member's data is the input's own bytes.
@@ -13,8 +14,10 @@
 // refuses exactly what ParseNpz refuses).
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 
+#include "base/utf8.h"
 #include "fuzz_support.h"
 #include "npz_mutator.h"
 #include "stguard/npz.h"
@@ -56,9 +59,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(result.error().message != nullptr && result.error().message[0] != '\0');
     return 0;
   }
+  // Every key answers to its own member in numpy: no key is another member's name, which
+  // NpzFile[key] would look up first; and a key is UTF-8 (zipfile's reading of its name).
+  std::set<std::string> names;
+  for (const stguard::NpzMember& member : result->members) names.insert(member.key + ".npy");
   for (const stguard::NpzMember& member : result->members) {
     FUZZ_CHECK(!member.key.empty() && member.key.find('/') == std::string::npos &&
                member.key.find('\\') == std::string::npos);
+    FUZZ_CHECK(names.count(member.key) == 0);
+    FUZZ_CHECK(stguard::IsValidUtf8(member.key));
     FUZZ_CHECK(member.data_offset <= size && member.compressed_size <= size - member.data_offset);
     const stguard::NpyArrayInfo& array = member.array;
     uint64_t seen = 0;

@@ -27,11 +27,13 @@
 #include "pickle/allowlist.h"
 #include "pickle/opcodes.h"
 #include "npy_mutator.h"
+#include "npz_mutator.h"
 #include "pickle/pickle_reader.h"
 #include "sniff/tar_probe.h"
 #include "pickle_mutator.h"
 #include "safetensors_mutator.h"
 #include "stguard/npy.h"
+#include "stguard/npz.h"
 #include "stguard/reader.h"
 #include "stguard/torch_checkpoint.h"
 #include "zip_mutator.h"
@@ -721,6 +723,39 @@ TEST(NpyMutator, ArbitraryBytesNeverCrashIt) {
     if (k % 3 == 0) std::memcpy(buffer.data(), "\x93NUMPY\x01\x00", 8);
     ASSERT_LE(MutateNpy(buffer.data(), size, buffer.size(), k), buffer.size());
   }
+}
+
+}  // namespace
+}  // namespace stguard_fuzz::mutator
+
+namespace stguard_fuzz::mutator {
+namespace {
+
+// The npz mutator reaches the rules on names and keys: over the seeds, some outputs are
+// refused as two members answering one numpy key, some for a name zipfile decodes
+// otherwise, some for the version needed, and some stay valid.
+TEST(NpzMutator, ReachesTheRulesOnNamesAndKeys) {
+  std::set<stguard::ErrorCode> codes;
+  size_t valid = 0;
+  for (const std::string& seed : ReadFolder("fuzz_npz")) {
+    for (unsigned k = 0; k < 64; ++k) {
+      std::vector<uint8_t> buffer(seed.begin(), seed.end());
+      buffer.resize(std::max<size_t>(buffer.size() * 3, 1 << 16));
+      const size_t size =
+          MutateNpz(buffer.data(), seed.size(), buffer.size(), k);
+      const stguard::Result<stguard::NpzInfo> npz =
+          stguard::ParseNpz(std::as_bytes(std::span(buffer.data(), size)));
+      if (npz.ok()) {
+        ++valid;
+      } else {
+        codes.insert(npz.error().code);
+      }
+    }
+  }
+  EXPECT_GT(valid, 0u);
+  EXPECT_TRUE(codes.count(stguard::ErrorCode::kZipDuplicateName));
+  EXPECT_TRUE(codes.count(stguard::ErrorCode::kNpzMemberName));
+  EXPECT_TRUE(codes.count(stguard::ErrorCode::kZipUnsupported));
 }
 
 }  // namespace

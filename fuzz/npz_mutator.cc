@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The .npz mutator (see npz_mutator.h): take the first member out, mutate it as a .npy,
-// write a fresh one-member archive around it.
+// write a fresh archive around it (one member; sometimes two, or another name, flags or
+// version needed, for the rules on names and keys).
 #include "npz_mutator.h"
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "npy_mutator.h"
 #include "zip/zip_archive.h"
@@ -88,31 +91,60 @@ std::string Deflate(const std::string& raw, bool fixed) {
   return out;
 }
 
-// Archive writes a one-member ZIP as Python's zipfile writes it for numpy.
-std::string Archive(const std::string& name, const std::string& raw, const std::string& stored,
-                    bool deflated, bool zip64) {
+// ZipKnobs are the header fields the mutator varies beside the member: the UTF-8 flag
+// (bit 11, both headers) and the central "version needed to extract" (Python's zipfile
+// refuses above 63).
+struct ZipKnobs {
+  uint16_t flags = 0;
+  uint16_t version = 20;
+};
+
+// Archive writes a ZIP as Python's zipfile writes it for numpy: one member per name in
+// `names`, each holding the same bytes.
+std::string Archive(const std::vector<std::string>& names, const std::string& raw,
+                    const std::string& stored, bool deflated, bool zip64, ZipKnobs knobs) {
   const uint32_t crc = stguard::Crc32(0, std::as_bytes(std::span(raw.data(), raw.size())));
   std::string extra;
   if (zip64) {
     Put16(&extra, 1), Put16(&extra, 16), Put64(&extra, raw.size()), Put64(&extra, stored.size());
   }
-  std::string s;
-  Put32(&s, 0x04034b50), Put16(&s, 20), Put16(&s, 0), Put16(&s, deflated ? 8 : 0), Put32(&s, 0);
-  Put32(&s, crc);
-  Put32(&s, zip64 ? 0xFFFFFFFF : uint32_t(stored.size()));
-  Put32(&s, zip64 ? 0xFFFFFFFF : uint32_t(raw.size()));
-  Put16(&s, uint32_t(name.size())), Put16(&s, uint32_t(extra.size()));
-  s += name + extra + stored;
+  std::string s, central;
+  for (const std::string& name : names) {
+    const uint32_t at = uint32_t(s.size());
+    Put32(&s, 0x04034b50), Put16(&s, 20), Put16(&s, knobs.flags), Put16(&s, deflated ? 8 : 0);
+    Put32(&s, 0), Put32(&s, crc);
+    Put32(&s, zip64 ? 0xFFFFFFFF : uint32_t(stored.size()));
+    Put32(&s, zip64 ? 0xFFFFFFFF : uint32_t(raw.size()));
+    Put16(&s, uint32_t(name.size())), Put16(&s, uint32_t(extra.size()));
+    s += name + extra + stored;
+    Put32(&central, 0x02014b50), Put16(&central, 20), Put16(&central, knobs.version);
+    Put16(&central, knobs.flags), Put16(&central, deflated ? 8 : 0), Put32(&central, 0);
+    Put32(&central, crc), Put32(&central, uint32_t(stored.size()));
+    Put32(&central, uint32_t(raw.size())), Put16(&central, uint32_t(name.size()));
+    Put16(&central, 0), Put16(&central, 0), Put16(&central, 0), Put16(&central, 0);
+    Put32(&central, 0), Put32(&central, at);
+    central += name;
+  }
   const size_t directory = s.size();
-  Put32(&s, 0x02014b50), Put16(&s, 20), Put16(&s, 20), Put16(&s, 0), Put16(&s, deflated ? 8 : 0);
-  Put32(&s, 0), Put32(&s, crc), Put32(&s, uint32_t(stored.size())), Put32(&s, uint32_t(raw.size()));
-  Put16(&s, uint32_t(name.size())), Put16(&s, 0), Put16(&s, 0), Put16(&s, 0), Put16(&s, 0);
-  Put32(&s, 0), Put32(&s, 0);
-  s += name;
-  const size_t directory_len = s.size() - directory;
-  Put32(&s, 0x06054b50), Put16(&s, 0), Put16(&s, 0), Put16(&s, 1), Put16(&s, 1);
-  Put32(&s, uint32_t(directory_len)), Put32(&s, uint32_t(directory)), Put16(&s, 0);
+  s += central;
+  Put32(&s, 0x06054b50), Put16(&s, 0), Put16(&s, 0), Put16(&s, uint32_t(names.size()));
+  Put16(&s, uint32_t(names.size())), Put32(&s, uint32_t(central.size()));
+  Put32(&s, uint32_t(directory)), Put16(&s, 0);
   return s;
+}
+
+// MutateNames sometimes changes the member's name or adds a second member: names an
+// extractor could misplace, non-ASCII names (flagged or not), invalid UTF-8, and a second
+// member that answers to the same numpy key ("x.npy" beside "x.npy.npy").
+std::vector<std::string> MutateNames(std::string name, std::mt19937& rng, ZipKnobs* knobs) {
+  static const char* const kNames[] = {"../x.npy", "a", "\xc3\xa9.npy", "\x82.npy",
+                                       "\xff.npy"};
+  if (rng() % 8 == 0) name = kNames[rng() % std::size(kNames)];
+  if (rng() % 4 == 0) knobs->flags = 0x800;
+  if (rng() % 16 == 0) knobs->version = rng() % 2 ? 63 : 64;
+  if (rng() % 8 != 0) return {name};
+  if (rng() % 2) return {name, name + ".npy"};
+  return {name, "y" + name};
 }
 
 }  // namespace
@@ -131,10 +163,12 @@ size_t MutateNpz(uint8_t* data, size_t size, size_t max_size, unsigned seed) {
   const size_t mutated =
       MutateNpy(reinterpret_cast<uint8_t*>(buffer.data()), member.size(), room, rng());
   buffer.resize(std::min(mutated, room));
-  if (rng() % 8 == 0) name = rng() % 2 ? "../x.npy" : "a";
+  ZipKnobs knobs;
+  const std::vector<std::string> names = MutateNames(name, rng, &knobs);
   const unsigned method = rng() % 3;  // stored, stored blocks, fixed literals
   const std::string stored = method == 0 ? buffer : Deflate(buffer, method == 2);
-  std::string out = Archive(name, buffer, stored, method != 0, rng() % 2 == 0);
+  if (names.size() * stored.size() > max_size) return size;
+  std::string out = Archive(names, buffer, stored, method != 0, rng() % 2 == 0, knobs);
   if (out.size() > max_size) return size;
   if (rng() % 8 == 0 && !out.empty()) out[rng() % out.size()] ^= char(1u << (rng() % 8));
   std::memcpy(data, out.data(), out.size());

@@ -7,7 +7,9 @@
 // bytes out (leniently, from the first local header), mutates them as fuzz_npy does
 // (npy_mutator.h) and writes a fresh one-member archive: stored, or deflated as stored
 // blocks or fixed-Huffman literals, with its CRC, sizes, central directory and end record
-// recomputed, sometimes with the ZIP64 extra numpy writes. One time in 8 a byte of the
+// recomputed, sometimes with the ZIP64 extra numpy writes. Sometimes the name changes
+// (misplacing, non-ASCII, not UTF-8), the UTF-8 flag is set, "version needed" is 63 or
+// 64, or a second member answers to the same numpy key. One time in 8 a byte of the
 // result is changed afterwards (a lie in a header, the CRC or the stream).
 #ifndef STGUARD_FUZZ_NPZ_MUTATOR_H_
 #define STGUARD_FUZZ_NPZ_MUTATOR_H_

@@ -153,9 +153,15 @@ TEST(NpyReader, Descr) {
       {"<M8[s]", 8, ErrorCode::kOk},     {">m8[10ms]", 8, ErrorCode::kOk},
       {"<f2", 2, ErrorCode::kOk},        {"float32", 4, ErrorCode::kNpyDescr},
       {"=f4", 4, ErrorCode::kNpyDescr},  {"|f4", 4, ErrorCode::kNpyDescr},
-      {"<f16", 16, ErrorCode::kNpyDescr}, {"<M8", 8, ErrorCode::kNpyDescr},
+      // Every descr numpy 1.24 writes for a non-structured dtype: the x86-64 long doubles,
+      // raw bytes (V, '|V0' included) and generic datetimes without a unit.
+      {"<f16", 16, ErrorCode::kOk},      {"<c32", 32, ErrorCode::kOk},
+      {"<M8", 8, ErrorCode::kOk},        {">m8", 8, ErrorCode::kOk},
+      {"|V4", 4, ErrorCode::kOk},        {"|V0", 0, ErrorCode::kOk},
+      {"<f12", 12, ErrorCode::kNpyDescr}, {"<M8[]", 8, ErrorCode::kNpyDescr},
+      {"<M4", 4, ErrorCode::kNpyDescr},  {"|V04", 4, ErrorCode::kNpyDescr},
+      {"|V2147483648", 0, ErrorCode::kNpyDescr}, {"<M", 8, ErrorCode::kNpyDescr},
       {"<M8[parsec]", 8, ErrorCode::kNpyDescr}, {"|S0", 0, ErrorCode::kNpyDescr},
-      {"|V4", 4, ErrorCode::kNpyDescr},
       {"|S2147483647", 0, ErrorCode::kOk},  {"|S2147483648", 0, ErrorCode::kNpyDescr},
       {"<U536870911", 0, ErrorCode::kOk},   {"<U536870912", 0, ErrorCode::kNpyDescr},
       {"<M8[2147483647s]", 8, ErrorCode::kOk}, {"<M8[2147483648s]", 8, ErrorCode::kNpyDescr},
@@ -252,14 +258,27 @@ TEST(NpyReader, ErrorOffsetsAreFileOffsets) {
 }
 
 // A header full of dimensions stays linear: 3,000 dims of 1 parse at once.
-TEST(NpyReader, ManyDimensionsStayLinear) {
+// OnesShape is the dict of a float32 array of `n` dimensions of 1.
+std::string OnesShape(int n) {
   std::string shape = "(";
-  for (int i = 0; i < 3000; ++i) shape += "1, ";
-  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ")}";
-  const auto start = std::chrono::steady_clock::now();
-  const Result<NpyArrayInfo> info = Parse(MakeNpy(dict, 4, 2, 16));
+  for (int i = 0; i < n; ++i) shape += "1, ";
+  return "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ")}";
+}
+
+TEST(NpyReader, AtMostNumpy1sThirtyTwoDimensions) {
+  const Result<NpyArrayInfo> info = Parse(MakeNpy(OnesShape(32), 4));
   ASSERT_TRUE(info.ok()) << info.error().ToString();
-  EXPECT_EQ(info->shape.size(), 3000u);
+  EXPECT_EQ(info->shape.size(), 32u);
+  // numpy 1.x: "maximum supported dimension for an ndarray is 32" (numpy 2 allows 64).
+  const Result<NpyArrayInfo> refused = Parse(MakeNpy(OnesShape(33), 4));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kNpyHeaderKeys);
+  EXPECT_EQ(refused.error().offset, 10u + std::string(OnesShape(33)).find('('));
+}
+
+TEST(NpyReader, ManyDimensionsStayLinear) {
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(CodeOf(MakeNpy(OnesShape(3000), 4, 2, 16)), ErrorCode::kNpyHeaderKeys);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
 }
 

@@ -46,6 +46,8 @@ struct Entry {
   int64_t offset_delta = 0;      // added to the central directory's header offset
   uint16_t disk = 0;             // the central directory's disk number
   bool zip64_offset = false;     // header offset in a ZIP64 extra field (0xFFFFFFFF)
+  uint16_t version_needed = 45;  // the central directory's "version needed to extract"
+  int32_t local_flags = -1;      // the local header's flags (-1: the same as flags)
 };
 
 struct Built {
@@ -67,7 +69,7 @@ Built Build(const std::vector<Entry>& entries, bool zip64_end = true, std::strin
     const std::string& local_name = e.local_name.empty() ? e.name : e.local_name;
     Put32(&s, 0x04034b50);
     Put16(&s, 45);
-    Put16(&s, e.flags);
+    Put16(&s, e.local_flags < 0 ? e.flags : static_cast<uint16_t>(e.local_flags));
     Put16(&s, e.method);
     Put32(&s, 0);  // time, date
     const bool descriptor = (e.flags & 8) != 0;
@@ -110,7 +112,7 @@ Built Build(const std::vector<Entry>& entries, bool zip64_end = true, std::strin
     const Entry& e = entries[i];
     Put32(&s, 0x02014b50);
     Put16(&s, 45);
-    Put16(&s, 45);
+    Put16(&s, e.version_needed);
     Put16(&s, e.flags);
     Put16(&s, e.method);
     Put32(&s, 0);
@@ -535,6 +537,63 @@ TEST(ZipArchiveNpzTest, RefusesNamesAnExtractorCouldPlaceElsewhere) {
     EXPECT_EQ(NpzCodeOf({{name, "x"}}), ErrorCode::kNpzMemberName) << name;
   }
   EXPECT_EQ(NpzCodeOf({{"a.npy", "x"}, {"a.npy", "y"}}), ErrorCode::kZipDuplicateName);
+}
+
+// NpzEntry is a member named `name` with `flags` (0: no UTF-8 flag, as zipfile writes an
+// ASCII name; 0x800: flagged UTF-8).
+Entry NpzEntry(std::string name, uint16_t flags) {
+  Entry entry{std::move(name), "x"};
+  entry.flags = flags;
+  return entry;
+}
+
+TEST(ZipArchiveNpzTest, NamesAreWhatPythonsZipfileDecodes) {
+  // ASCII names, flagged or not, and UTF-8 names flagged (zipfile flags every non-ASCII
+  // name it writes) mean their bytes.
+  EXPECT_EQ(NpzCodeOf({NpzEntry("a.npy", 0), NpzEntry("b.npy", 0x800)}), ErrorCode::kOk);
+  EXPECT_EQ(NpzCodeOf({NpzEntry("\xc3\xa9.npy", 0x800)}), ErrorCode::kOk);
+  // Unflagged, zipfile decodes them as cp437: "\xc3\xa9" is not "\u00e9" to numpy, and
+  // 0x82 is a valid cp437 name.
+  for (const char* name : {"\xc3\xa9.npy", "\x82.npy", "a\xff.npy"}) {
+    EXPECT_EQ(NpzCodeOf({NpzEntry(name, 0)}), ErrorCode::kNpzMemberName) << name;
+  }
+  // Flagged, zipfile decodes them as strict UTF-8 and fails.
+  for (const char* name : {"\xff.npy", "\xc3.npy", "\xed\xa0\x80.npy", "\xc0\xaf.npy"}) {
+    EXPECT_EQ(NpzCodeOf({NpzEntry(name, 0x800)}), ErrorCode::kNpzMemberName) << name;
+  }
+  // torch's reader compares names as bytes: the torch flavor keeps them.
+  std::vector<Entry> torch = TorchLike();
+  for (Entry& entry : torch) entry.name.insert(0, "\xc3\xa9");
+  EXPECT_EQ(CodeOf(Build(torch).bytes), ErrorCode::kOk);
+}
+
+TEST(ZipArchiveNpzTest, RefusesALocalHeaderWhoseNameOrFlagDiffers) {
+  // zipfile.open decodes the local name with the local flag and compares it with the
+  // central one: "\u00e9" flagged centrally, cp437 locally, is BadZipFile.
+  Entry entry = NpzEntry("\xc3\xa9.npy", 0x800);
+  entry.local_flags = 0;
+  EXPECT_EQ(NpzCodeOf({entry}), ErrorCode::kZipHeaderMismatch);
+  Entry renamed = NpzEntry("a.npy", 0);
+  renamed.local_name = "b.npy";
+  EXPECT_EQ(NpzCodeOf({renamed}), ErrorCode::kZipHeaderMismatch);
+}
+
+TEST(ZipArchiveNpzTest, RefusesAVersionNeededAbovePythonsZipfiles) {
+  // zipfile reads the field's low byte (the high one is "reserved") and refuses above 63.
+  for (const uint16_t version : {20, 45, 63, 0x0A3F, 0xFF00}) {
+    Entry entry = NpzEntry("a.npy", 0);
+    entry.version_needed = version;
+    EXPECT_EQ(NpzCodeOf({entry}), ErrorCode::kOk) << version;
+  }
+  for (const uint16_t version : {64, 0xFF, 0x0A40}) {
+    Entry entry = NpzEntry("a.npy", 0);
+    entry.version_needed = version;
+    EXPECT_EQ(NpzCodeOf({entry}), ErrorCode::kZipUnsupported) << version;
+  }
+  // torch's reader (miniz) ignores the field.
+  std::vector<Entry> torch = TorchLike();
+  for (Entry& entry : torch) entry.version_needed = 0xFF;
+  EXPECT_EQ(CodeOf(Build(torch).bytes), ErrorCode::kOk);
 }
 
 TEST(ZipArchiveNpzTest, RefusesMethodsOtherThanStoredAndDeflate) {

@@ -15,10 +15,15 @@
 //   (a tuple inside the dict), so no input can make the parser recurse.
 //                                                                       -> kNpyHeaderSyntax
 // - Exactly the keys descr, fortran_order and shape, each once, in any order; descr a
-//   string, fortran_order True or False, shape a tuple.                  -> kNpyHeaderKeys
+//   string, fortran_order True or False, shape a tuple of at most kNpyMaxDims (32)
+//   dimensions (numpy 1.x refuses more; numpy 2 allows 64, but a file must load in
+//   both: do not raise it).                                              -> kNpyHeaderKeys
 // - descr a simple type string with its byte order ('<f4', '>i8', '|b1', '<U5', '|S4',
 //   '<M8[s]'): byte order '<' or '>', or '|' for single-byte and byte-string types; kinds
-//   b1, i1..i8, u1..u8, f2/f4/f8, c8/c16, S<n>, U<n>, M8[unit], m8[unit]. A dtype name
+//   b1, i1..i8, u1..u8, f2/f4/f8, c8/c16, f16/c32 (x86-64 long doubles), S<n>, U<n>,
+//   V<n> (n may be 0), M8 and m8 with or without [unit]: every descr numpy 1.24 writes
+//   for a dtype that is neither structured nor an object (convert refuses those
+//   safetensors cannot hold, naming the descr: kInvalidDtype). A dtype name
 //   ('float32'), structured dtypes (a list) and anything else:           -> kNpyDescr
 //   'O' (object) means the data is a pickle that would run code:         -> kNpyObjectArray
 // - The byte count of the non-zero dimensions, times item size, fits in numpy's signed
@@ -49,6 +54,9 @@ inline constexpr char kNpyMagic[] = "\x93NUMPY";
 inline constexpr size_t kNpyMagicLen = 6;
 // kNpyMaxHeaderLen is numpy's default max_header_size: numpy refuses longer headers.
 inline constexpr uint32_t kNpyMaxHeaderLen = 10000;
+// kNpyMaxDims is numpy 1.x's NPY_MAXDIMS: np.load refuses a shape of more dimensions.
+// numpy 2 raised it to 64; stguard keeps 32 so that a file it accepts loads in both.
+inline constexpr size_t kNpyMaxDims = 32;
 // kNpyMaxPreambleLen is the longest magic + version + length prefix (versions 2.0, 3.0).
 inline constexpr size_t kNpyMaxPreambleLen = 12;
 

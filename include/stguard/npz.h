@@ -14,6 +14,16 @@
 //   source's check does not: see ReadNpzSource);
 // - every member is named "<key>.npy", the key non-empty and without '/', '\', NUL or
 //   "..", each name once (kNpzMemberName, kZipDuplicateName);
+// - a name is its key as Python's zipfile decodes it: flagged UTF-8 (bit 11), valid UTF-8
+//   (zipfile refuses others); unflagged, ASCII (zipfile reads it as cp437, so its bytes
+//   would not be numpy's key, and two names could become one) (kNpzMemberName); the
+//   local header's name and flags equal the central directory's (kZipHeaderMismatch);
+//   a central record's "version needed to extract" low byte at most 63, zipfile's
+//   MAX_EXTRACT_VERSION (kZipUnsupported);
+// - no two members answer to one numpy key: NpzFile[key] looks the raw member name up
+//   before "<key>.npy", so members "x.npy" and "x.npy.npy" (np.savez(f, x=A,
+//   **{"x.npy": B})) both answer to key "x.npy" (kZipDuplicateName);
+// - an archive with no member (np.savez(f), which starts "PK\5\6") is valid: no array;
 // - every member is a valid .npy (stguard/npy.h, every rule; an object array is
 //   kNpyObjectArray: loading it would unpickle, and so run, code).
 //

@@ -47,7 +47,8 @@ enum class Format : uint8_t {
   kZip,             // a ZIP archive that is neither PyTorch's nor an npz (keras...), or both
   kGguf,            // "GGUF" magic (ggml's checkpoint format; a byte-swapped one too)
   kNpy,             // "\x93NUMPY" magic (numpy's single-array file)
-  kNpz,             // a ZIP archive whose members are all "*.npy" (numpy's savez)
+  kNpz,             // a ZIP archive whose members are all "*.npy" (numpy's savez), or
+                    // one with no member (starting "PK\5\6": np.savez(f) writes it)
   kJson,            // not a pickle, starts (after whitespace) with '{' or '[': config.json,
                     // an index; the JSON reader decides whether it is one
   kNumFormats,

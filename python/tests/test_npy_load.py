@@ -14,7 +14,7 @@ from stguard import SafetensorError
 
 DTYPES = ["<f2", "<f4", ">f4", "<f8", ">f8", "|i1", "<i2", ">i2", "<i4", "<i8", ">i8",
           "|u1", "<u2", ">u4", "<u8", "|b1", "<c8", ">c8", "<c16", "<U5", "|S4",
-          "<M8[s]", "<m8[ms]"]
+          "<M8[s]", "<m8[ms]", "<M8", "<m8", "|V4", "<f16", "<c32"]
 
 
 def sample(dtype, shape):
@@ -24,6 +24,9 @@ def sample(dtype, shape):
         return np.array(["k%d" % i for i in range(count)]).astype(dtype).reshape(shape)
     if kind in "Mm":
         return np.arange(count, dtype="int64").astype(dtype).reshape(shape)
+    if kind == "V":
+        raw = bytes(i % 251 for i in range(count * np.dtype(dtype).itemsize))
+        return np.frombuffer(raw, dtype=dtype).reshape(shape)
     return (np.arange(count) % 7 - 2).astype(dtype).reshape(shape)
 
 
@@ -104,3 +107,60 @@ def test_refused_files_raise(tmp_path):
         zf.writestr("x.npy", npy_bytes(np.arange(3.0)))
     with pytest.raises(SafetensorError):
         stguard.npy.load_npz(archive)
+
+
+def test_npz_names_and_keys_as_numpy_reads_them(tmp_path):
+    a, b = np.arange(3, dtype="<f4"), np.arange(4, dtype="<i8")
+    path = tmp_path / "k.npz"
+    # No array at all, a non-ASCII key (zipfile flags it UTF-8), a key ending in ".npy".
+    for arrays in ({}, {"\u00e9": a}, {"x.npy": b}, {"x": a, "x.npy.npy": b}):
+        np.savez(path, **arrays)
+        got = stguard.npy.load_npz(path)
+        with np.load(path) as reference:
+            assert list(got) == reference.files
+            for key in reference.files:
+                assert same(got[key], reference[key]), key
+    # x.npy and x.npy.npy: numpy's keys x and x.npy both give A (the raw name first).
+    np.savez(path, x=a, **{"x.npy": b})
+    with pytest.raises(SafetensorError) as error:
+        stguard.npy.load_npz(path)
+    assert error.value.code == "ZipDuplicateName"
+    # A member named without ".npy" keeps its own reason beside x.npy.
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("x", npy_bytes(a))
+        zf.writestr("x.npy", npy_bytes(a))
+    with pytest.raises(SafetensorError) as error:
+        stguard.npy.load_npz(path)
+    assert error.value.code == "NpzMemberName"
+
+
+def test_npz_unflagged_non_ascii_name_raises_stguards_error(tmp_path):
+    """zipfile reads an unflagged 0x82 as cp437 "\u00e9": refused with a SafetensorError,
+    never a bare UnicodeDecodeError."""
+    with zipfile.ZipFile(tmp_path / "q.npz", "w") as zf:
+        zf.writestr("Q.npy", npy_bytes(np.arange(3.0)))
+    raw = (tmp_path / "q.npz").read_bytes().replace(b"Q.npy", b"\x82.npy")
+    (tmp_path / "q.npz").write_bytes(raw)
+    with np.load(tmp_path / "q.npz") as reference:
+        assert reference.files == ["\u00e9"]
+    with pytest.raises(SafetensorError) as error:
+        stguard.npy.load_npz(tmp_path / "q.npz")
+    assert error.value.code == "NpzMemberName"
+
+
+def test_npy_of_more_than_32_dimensions_raises(tmp_path):
+    path = tmp_path / "d.npy"
+    for ndim, accepted in ((32, True), (33, False)):
+        with open(path, "wb") as f:
+            npformat.write_array_header_1_0(
+                f, {"descr": "<f4", "fortran_order": False, "shape": (1,) * ndim})
+            f.write(b"\0" * 4)
+        if accepted:
+            assert same(stguard.npy.load(path), np.load(path))
+            continue
+        if np.lib.NumpyVersion(np.__version__) < "2.0.0":  # numpy 2 allows 64
+            with pytest.raises(ValueError):
+                np.load(path)
+        with pytest.raises(SafetensorError) as error:
+            stguard.npy.load(path)
+        assert error.value.code == "NpyHeaderKeys"

@@ -22,9 +22,11 @@ struct FixedType {
   std::optional<Dtype> dtype;  // nullopt: safetensors has no such type
 };
 
-// Every fixed-size type numpy writes for the numeric kinds. Platform-dependent ones
-// (f16/f12 long double, c32) are left out: their layout differs between machines.
-constexpr std::array<FixedType, 14> kFixedTypes = {{
+// Every fixed-size type numpy writes for the numeric kinds. The long doubles numpy writes
+// on x86-64 (f16, c32: 80-bit extended numbers padded to 16 bytes) are accepted for their
+// size alone: their layout differs between machines, and safetensors has no such type.
+// numpy on x86-64 does not load f12 (32-bit x86's long double) at all.
+constexpr std::array<FixedType, 16> kFixedTypes = {{
     {"b1", 1, 1, Dtype::kBOOL},
     {"i1", 1, 1, Dtype::kI8},
     {"i2", 2, 2, Dtype::kI16},
@@ -39,6 +41,8 @@ constexpr std::array<FixedType, 14> kFixedTypes = {{
     {"f8", 8, 8, Dtype::kF64},
     {"c8", 8, 4, Dtype::kC64},
     {"c16", 16, 8, std::nullopt},
+    {"f16", 16, 16, std::nullopt},
+    {"c32", 32, 16, std::nullopt},
 }};
 
 // The units numpy's datetime64/timedelta64 descrs name ("<M8[s]").
@@ -77,10 +81,26 @@ bool ParseTimeUnit(std::string_view bracketed) {
   return false;
 }
 
-// ParseFlexible handles the kinds whose size is part of the string: S<n>, U<n>,
-// M8[unit], m8[unit]. Returns false when `code` is none of them.
+// ParseFlexible handles the kinds whose size is part of the string: S<n>, U<n>, V<n>,
+// M8[unit], m8[unit], and the generic M8, m8 (no unit: numpy writes '<M8' for
+// np.datetime64 values without one). Returns false when `code` is none of them.
 bool ParseFlexible(std::string_view code, NpyType* type) {
   const char kind = code[0];
+  if (kind == 'V') {
+    // Raw bytes (np.void): numpy writes '|V0' for a zero-size void, so 0 counts; no byte
+    // order applies. As for S and U, numpy keeps the size in a C int.
+    const std::string_view digits = code.substr(1);
+    uint64_t count = 0;
+    type->scalar_size = 1;
+    if (digits == "0") return true;
+    if (!ParseCount(digits, &count) || count > uint64_t{INT32_MAX}) return false;
+    type->itemsize = count;
+    return true;
+  }
+  if ((kind == 'M' || kind == 'm') && code.size() == 2 && code[1] == '8') {
+    type->scalar_size = type->itemsize = 8;
+    return true;
+  }
   if (kind == 'S' || kind == 'U') {
     uint64_t count = 0;
     if (!ParseCount(code.substr(1), &count)) return false;

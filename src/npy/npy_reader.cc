@@ -107,6 +107,13 @@ Error ApplyEntries(std::vector<npy::DictEntry>& entries, uint64_t header_offset,
     } else if (index == 1) {
       info->fortran_order = entry.flag;
     } else {
+      // numpy 1.x arrays have at most 32 dimensions (NPY_MAXDIMS): np.load refuses more.
+      // numpy 2 raised the limit to 64; the file must load in both.
+      if (entry.integers.size() > kNpyMaxDims) {
+        return KeyError(entry.value_offset,
+                        "a shape of more than 32 dimensions (numpy 1.x refuses it: \"maximum "
+                        "supported dimension for an ndarray is 32\")");
+      }
       info->shape = std::move(entry.integers);
     }
   }

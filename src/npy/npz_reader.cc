@@ -30,6 +30,25 @@ Result<std::string> KeyOf(const ZipRecord& record) {
   return std::string(name.substr(0, name.size() - kNpySuffix.size()));
 }
 
+// CheckKeysAnswerOnce refuses two members that numpy answers to one key. NpzFile.files
+// drops ".npy" from each name, and NpzFile[key] looks the raw name up first: with members
+// "x.npy" and "x.npy.npy" (np.savez(f, x=A, **{"x.npy": B}) writes them), the keys are
+// "x" and "x.npy" and both give A, B being unreachable. Every member is "<key>.npy"
+// (KeyOf), so that happens exactly when a member's key is another member's name.
+Error CheckKeysAnswerOnce(const ZipArchive& archive) {
+  for (const ZipRecord& record : archive.records()) {
+    const std::string_view name = record.name;
+    if (name.size() <= 2 * kNpySuffix.size() || !name.ends_with(kNpySuffix)) continue;
+    const std::string_view key = name.substr(0, name.size() - kNpySuffix.size());
+    if (!key.ends_with(kNpySuffix) || archive.Find(key) == nullptr) continue;
+    return Error{ErrorCode::kZipDuplicateName, record.header_offset,
+                 "two members answer to one numpy key (NpzFile looks the raw member name up "
+                 "first: the key of the longer name gives the shorter one's array)",
+                 std::string(key) + " and " + record.name, {}};
+  }
+  return {};
+}
+
 // MemberError places an error found inside a member's .npy: at its absolute offset when
 // the member is stored, at the member's data when it is deflated (the offset inside the
 // inflated bytes goes into the context).
@@ -210,6 +229,7 @@ bool HasZipMagic(std::span<const std::byte> bytes) {
 Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes, NpzDepth depth) {
   Result<ZipArchive> archive = ZipArchive::Open(bytes, ZipFlavor::kNpz);
   if (!archive.ok()) return archive.error();
+  if (Error error = CheckKeysAnswerOnce(*archive); !error.ok()) return error;
   NpzInfo info;
   info.members.reserve(archive->records().size());
   std::vector<std::byte> prefix;
@@ -240,6 +260,7 @@ Result<NpzInfo> ReadNpzSource(const ByteSource& source, uint64_t* crc_unread) {
       *crc_unread += record.method == kZipStored || StreamReadOnlyToItsHeader(source, record);
     }
   }
+  if (Error error = CheckKeysAnswerOnce(*archive); !error.ok()) return error;
   NpzInfo info;
   info.members.reserve(archive->records().size());
   std::vector<std::byte> prefix;

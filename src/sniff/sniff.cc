@@ -252,7 +252,10 @@ Result<Format> SniffStep(std::span<const std::byte> prefix, const ByteSource& so
     }
     return Format::kZip;
   }
-  if (StartsWith(prefix, "PK\x05\x06")) return Format::kZip;  // an empty archive
+  // An archive with no member starts with its end record: np.savez(f) with no array
+  // writes one, and np.load opens a file starting "PK\5\6" as an npz (torch.load takes
+  // only "PK\3\4" for a ZIP). The npz reader then requires exactly an empty archive.
+  if (StartsWith(prefix, "PK\x05\x06")) return Format::kNpz;
   if (StartsWith(prefix, kLegacyMagic)) return Format::kPytorchLegacy;
   // torch.load tries a tar before a pickle.
   if (LooksLikeTar(prefix)) return Format::kTar;

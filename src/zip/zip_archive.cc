@@ -10,6 +10,7 @@
 #include "base/checked_math.h"
 #include "base/little_endian.h"
 #include "base/source_read.h"
+#include "base/utf8.h"
 #include "zip/inflate.h"
 
 namespace stguard {
@@ -31,6 +32,8 @@ constexpr uint16_t kFlagDataDescriptor = 1u << 3;
 constexpr uint16_t kFlagUtf8 = 1u << 11;
 constexpr uint32_t kMax32 = 0xFFFFFFFF;
 constexpr uint16_t kMax16 = 0xFFFF;
+// kMaxExtractVersion is Python's zipfile's MAX_EXTRACT_VERSION (6.3, as APPNOTE writes it).
+constexpr uint16_t kMaxExtractVersion = 63;
 
 Error Fail(ErrorCode code, uint64_t offset, const char* message, std::string context = {}) {
   return Error{code, offset, message, std::move(context)};
@@ -183,6 +186,33 @@ Error CheckName(std::string_view name, uint64_t offset, std::string_view* folder
     begin = end + 1;
   }
   *folder = name.substr(0, slash);
+  return {};
+}
+
+// CheckNameEncoding accepts an npz member's name as Python's zipfile decodes it, so that
+// its bytes are the key numpy gives: flagged UTF-8 (bit 11), it must be UTF-8 (zipfile
+// decodes it strictly and fails); unflagged, zipfile decodes it as cp437, which gives
+// other characters than its UTF-8 reading for every byte above 0x7F ("\xc3\xa9" is "├⌐",
+// not "é", and two names could become one), so it must be ASCII. Python's zipfile writes
+// every non-ASCII name flagged, so numpy never writes one that this refuses.
+Error CheckNameEncoding(std::string_view name, uint16_t flags, uint64_t offset) {
+  size_t bad = 0;
+  if ((flags & kFlagUtf8) != 0) {
+    if (!IsValidUtf8(name, &bad)) {
+      return Fail(ErrorCode::kNpzMemberName, offset,
+                  "member name flagged UTF-8 that is not UTF-8 (Python's zipfile refuses it)",
+                  "byte " + std::to_string(bad) + " of the name");
+    }
+    return {};
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (static_cast<unsigned char>(name[i]) > 0x7F) {
+      return Fail(ErrorCode::kNpzMemberName, offset,
+                  "non-ASCII member name without the UTF-8 flag (Python's zipfile reads it as "
+                  "cp437: numpy's key would not be these bytes read as UTF-8)",
+                  "byte " + std::to_string(i) + " of the name");
+    }
+  }
   return {};
 }
 
@@ -409,6 +439,15 @@ Error ReadCentralEntry(const Reader& in, uint64_t at, uint64_t directory_end, Zi
   if ((e->flags & 1u) != 0 || (e->flags & (1u << 6)) != 0 || (e->flags & (1u << 13)) != 0) {
     return Fail(ErrorCode::kZipUnsupported, at, "encrypted entry", std::string(e->name));
   }
+  // Python's zipfile reads "version needed to extract" as one byte (then a reserved one)
+  // and refuses an archive whose central directory gives above 63 (6.3, its
+  // MAX_EXTRACT_VERSION): numpy cannot open it. torch's reader (miniz) ignores the field.
+  if (flavor == ZipFlavor::kNpz && (in.U16(at + 6) & 0xFF) > kMaxExtractVersion) {
+    return Fail(ErrorCode::kZipUnsupported, at,
+                "entry needing a ZIP version above 6.3 to extract (Python's zipfile refuses it)",
+                std::string(e->name) + " (version " + std::to_string(in.U16(at + 6) & 0xFF) +
+                    ")");
+  }
   // An npz names a bzip2 or LZMA member as such, whatever flags that method sets.
   if (flavor == ZipFlavor::kNpz) {
     if (Error error = CheckMethod(*e, flavor); !error.ok()) return error;
@@ -541,6 +580,9 @@ Error CheckNames(const std::vector<CentralEntry>& entries, ZipFlavor flavor,
   for (size_t i = 0; i < entries.size(); ++i) {
     const CentralEntry& entry = entries[i];
     if (flavor == ZipFlavor::kNpz) {
+      if (Error error = CheckNameEncoding(entry.name, entry.flags, entry.at); !error.ok()) {
+        return error;
+      }
       if (Error error = CheckPlainName(entry.name, entry.at); !error.ok()) return error;
       continue;
     }

@@ -37,6 +37,11 @@
 //   may not claim more than kDeflateMaxRatio bytes per compressed byte (zip/inflate.h);
 // - names are a plain file name, no folder: no '/', '\', NUL or "..", not empty
 //   (kNpzMemberName); they are unique byte for byte (numpy's keys are case-sensitive);
+// - names decode as Python's zipfile decodes them: flagged UTF-8 (bit 11), valid UTF-8;
+//   unflagged (zipfile reads cp437), ASCII (kNpzMemberName). torch's reader compares
+//   names as bytes, so the torch flavor keeps any bytes;
+// - "version needed to extract" (its low byte: zipfile reads one byte) at most 63, as
+//   zipfile requires (kZipUnsupported); torch's reader ignores the field;
 // - no data.pkl is needed (which names an npz holds is checked by stguard/npz.h), and an
 //   archive with no record at all is accepted (np.savez() with no arrays writes one).
 // CRC-32s are not checked by Open (that would read every byte twice); callers check each

@@ -739,6 +739,46 @@ TEST(CheckSourceNpzTest, AValidNpzIsValidLocallyAndRemotelyWithTheSameSummary) {
   EXPECT_TRUE(source.notes.empty());
 }
 
+TEST(CheckSourceNpzTest, TwoMembersAnsweringOneKeyAreRefusedLocallyAndRemotely) {
+  // np.savez(f, x=A, **{"x.npy": B}) writes x.npy and x.npy.npy: numpy's keys are x and
+  // x.npy, and NpzFile["x.npy"] finds the member x.npy (A) first. Either order, and chains.
+  const std::vector<std::vector<std::string>> refused = {
+      {"x", "x.npy"}, {"x.npy", "x"}, {"a", "x.npy.npy", "x.npy"}};
+  for (const std::vector<std::string>& keys : refused) {
+    std::vector<testing::NpzArray> arrays;
+    for (const std::string& key : keys) arrays.push_back({key, 2, {}});
+    const std::string bytes = testing::BuildNpz(arrays).Bytes();
+    const auto [local, remote] = LocalAndRemote(bytes);
+    EXPECT_EQ(local.error.code, ErrorCode::kZipDuplicateName) << Describe(local);
+    ExpectSameVerdict(local, remote, keys[0] + " and " + keys[1]);
+  }
+  // One key each: x.npy alone (key "x.npy"), or x.npy beside x.npy.npy.npy (keys x and
+  // x.npy.npy, which is no member's name).
+  for (const std::vector<std::string>& keys :
+       std::vector<std::vector<std::string>>{{"x.npy"}, {"x", "x.npy.npy"}}) {
+    std::vector<testing::NpzArray> arrays;
+    for (const std::string& key : keys) arrays.push_back({key, 2, {}});
+    const auto [local, remote] = LocalAndRemote(testing::BuildNpz(arrays).Bytes());
+    EXPECT_TRUE(local.valid()) << Describe(local);
+    ExpectSameVerdict(local, remote, keys[0]);
+  }
+}
+
+TEST(CheckSourceNpzTest, AnArchiveWithoutMembersIsAValidNpzOfNoArray) {
+  // What np.savez(f) writes: an end record alone, which np.load opens as an npz.
+  const std::string bytes = testing::BuildNpz({}).Bytes();
+  ASSERT_EQ(bytes.substr(0, 4), "PK\x05\x06");
+  const auto [local, remote] = LocalAndRemote(bytes);
+  ASSERT_TRUE(local.valid()) << Describe(local);
+  EXPECT_EQ(local.format, Format::kNpz);
+  EXPECT_EQ(local.summary.tensors, 0u);
+  ExpectSameVerdict(local, remote, "empty npz");
+  // Anything after the end record is no empty archive.
+  const auto [trailing, trailing_remote] = LocalAndRemote(bytes + '\0');
+  EXPECT_EQ(trailing.verdict, Verdict::kInvalid) << Describe(trailing);
+  ExpectSameVerdict(trailing, trailing_remote, "empty npz with a trailing byte");
+}
+
 TEST(CheckSourceNpzTest, ABadNpyHeaderInAMemberIsTheSameErrorRemotely) {
   // The second member is an object array: loading it would unpickle.
   std::string object = testing::npz_detail::NpyHeader(4);

@@ -65,6 +65,26 @@ static void test_files(const char* corpus) {
   stguard_result_free(result);
 }
 
+/* An archive with no member, what np.savez(f) writes (its end record alone): a valid npz
+ * of no array, written beside the mixed folder. */
+static void test_empty_npz(const char* folder) {
+  static const char kEmpty[22] = {'P', 'K', 5, 6};
+  char path[4096];
+  FILE* file;
+  stguard_result* result;
+  join(path, sizeof(path), folder, "../empty.npz");
+  file = fopen(path, "wb");
+  CHECK(file != NULL);
+  if (file == NULL) return;
+  CHECK(fwrite(kEmpty, 1, sizeof(kEmpty), file) == sizeof(kEmpty));
+  CHECK(fclose(file) == 0);
+  result = check_path(path);
+  CHECK(stguard_result_verdict(result) == STGUARD_VERDICT_VALID);
+  CHECK(stguard_result_format(result) == STGUARD_FORMAT_NPZ);
+  CHECK(stguard_result_summary(result).tensors == 0);
+  stguard_result_free(result);
+}
+
 static void test_mixed_folder(const char* folder) {
   stguard_result* result = check_path(folder);
   const stguard_result* file;
@@ -136,6 +156,7 @@ int main(int argc, char** argv) {
   }
   test_files(argv[1]);
   test_mixed_folder(argv[2]);
+  test_empty_npz(argv[2]);
   test_arguments();
   return finish("all check C99 checks passed");
 }

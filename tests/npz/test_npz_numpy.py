@@ -34,7 +34,7 @@ if not CLI:
 
 DTYPES = ["<f2", "<f4", ">f4", "<f8", ">f8", "|i1", "<i2", ">i2", "<i4", "<i8", ">i8",
           "|u1", "<u2", ">u4", "<u8", "|b1", "<c8", ">c8", "<c16", "<U5", "|S4",
-          "<M8[s]", "<m8[ms]"]
+          "<M8[s]", "<m8[ms]", "<M8", "<m8", "|V4", "<f16", "<c32"]
 SAFETENSORS = {"f2": "F16", "f4": "F32", "f8": "F64", "i1": "I8", "i2": "I16", "i4": "I32",
                "i8": "I64", "u1": "U8", "u2": "U16", "u4": "U32", "u8": "U64", "b1": "BOOL",
                "c8": "C64"}
@@ -61,6 +61,9 @@ def sample(dtype, shape, seed):
         values = np.array(["k%d" % i for i in range(count)])
     elif kind in "Mm":
         return rng.integers(0, 1 << 40, count).astype("int64").astype(dtype).reshape(shape)
+    elif kind == "V":
+        raw = rng.bytes(count * np.dtype(dtype).itemsize)
+        return np.frombuffer(raw, dtype=dtype).reshape(shape)
     elif kind == "f" or kind == "c":
         values = rng.standard_normal(count) * 100
     else:
@@ -160,7 +163,26 @@ def accepted_set(tmp):
     np.savez_compressed(path, big=big, fbig=np.asfortranarray(big.astype(">f8")),
                         zeros=np.zeros(3_000_000))
     expect_accepted(path, tmp)
-    return count + 1
+    return count + 1 + names_and_keys_accepted(tmp)
+
+
+def names_and_keys_accepted(tmp):
+    """Archives numpy writes whose names or keys are unusual, each accepted with numpy's
+    keys: no array at all, non-ASCII keys (zipfile flags them UTF-8), a key ending in
+    ".npy", and keys whose member names look alike without answering to one key."""
+    a, b = np.arange(3, dtype="<f4"), np.arange(4, dtype="<i8")
+    cases = [{}, {"\u00e9": a, "\u00fc\u00df": b}, {"x.npy": b}, {"x": a, "x.npy.npy": b},
+             {"x.npy": a, "x.npy.npy.npy": b}]
+    for arrays in cases:
+        for writer in (np.savez, np.savez_compressed):
+            path = os.path.join(tmp, "keys.npz")
+            writer(path, **arrays)
+            with np.load(path) as npz:
+                if sorted(npz.files) != sorted(arrays) or any(
+                        not np.array_equal(npz[k], v) for k, v in arrays.items()):
+                    failures.append("numpy reads %r otherwise than written" % list(arrays))
+            expect_accepted(path, tmp)
+    return 2 * len(cases)
 
 
 def zip_with(members, compression=zipfile.ZIP_STORED):
@@ -184,6 +206,85 @@ def deflate_member_claiming(npy, claimed):
         at = raw.find(signature)
         raw[at + offset:at + offset + 4] = struct.pack("<I", claimed)
     return bytes(raw)
+
+
+def patched(data, name, flags=None, local_flags=None, version=None, raw_name=None):
+    """`data` (one zipfile archive) with the member `name` changed: its flags in both
+    headers (or only the local one), its central "version needed", its name's first
+    bytes (`raw_name`)."""
+    raw = bytearray(data)
+    encoded = name.encode("utf-8")
+    for signature, flag_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = raw.find(signature)
+        while at >= 0:
+            header = 30 if signature == b"PK\x03\x04" else 46
+            if raw[at + header:at + header + len(encoded)] == encoded:
+                break
+            at = raw.find(signature, at + 1)
+        assert at >= 0, name
+        new_flags = local_flags if signature == b"PK\x03\x04" and local_flags is not None \
+            else flags
+        if new_flags is not None:
+            raw[at + flag_at:at + flag_at + 2] = struct.pack("<H", new_flags)
+        if version is not None and signature == b"PK\x01\x02":
+            raw[at + 6:at + 8] = struct.pack("<H", version)
+        if raw_name is not None:
+            raw[at + header:at + header + len(raw_name)] = raw_name
+    return bytes(raw)
+
+
+def numpy_refuses(data, exceptions):
+    try:
+        with np.load(io.BytesIO(data)) as npz:
+            for key in npz.files:
+                npz[key]
+    except exceptions:
+        return True
+    return False
+
+
+def names_and_keys_hostile(good):
+    """Archives whose keys numpy reads otherwise than their bytes say, each checked to be
+    read so by numpy 1.24 and Python's zipfile before stguard is asked."""
+    a, b = np.arange(3, dtype="<f4"), np.arange(4, dtype="<i8")
+    buffer = io.BytesIO()
+    np.savez(buffer, x=a, **{"x.npy": b})  # members x.npy and x.npy.npy
+    collision = buffer.getvalue()
+    with np.load(io.BytesIO(collision)) as npz:
+        if npz.files != ["x", "x.npy"] or not np.array_equal(npz["x.npy"], a):
+            failures.append("numpy 1.24 no longer answers key x.npy with member x.npy")
+    accented = zip_with([("\u00e9.npy", good)])  # zipfile flags it UTF-8
+    cases = {
+        "two members answering key x.npy": collision,
+        "the same, longer name first": zip_with([("x.npy.npy", good), ("x.npy", good)]),
+        "a chain x.npy.npy(.npy)": zip_with([("x.npy.npy.npy", good), ("x.npy.npy", good)]),
+        "non-ASCII name without the UTF-8 flag": patched(accented, "\u00e9.npy", flags=0),
+        "cp437 byte 0x82 without the UTF-8 flag": patched(
+            zip_with([("Q.npy", good)]), "Q.npy", raw_name=b"\x82"),
+        "two names one after cp437 decoding": patched(
+            zip_with([("\u00e9.npy", good), ("\u251c\u2310.npy", good)]), "\u00e9.npy",
+            flags=0),
+        "name flagged UTF-8 that is not UTF-8": patched(
+            zip_with([("Q.npy", good)]), "Q.npy", flags=0x800, raw_name=b"\xff"),
+        "local header without the central UTF-8 flag": patched(
+            accented, "\u00e9.npy", local_flags=0),
+        "version needed to extract above 6.3": patched(
+            zip_with([("x.npy", good)]), "x.npy", version=64),
+    }
+    # What numpy does with each (the reason of each rule, in SECURITY.md).
+    expect_numpy = {
+        "cp437 byte 0x82 without the UTF-8 flag": None,  # loads, key "\u00e9"
+        "name flagged UTF-8 that is not UTF-8": UnicodeDecodeError,
+        "local header without the central UTF-8 flag": zipfile.BadZipFile,
+        "version needed to extract above 6.3": NotImplementedError,
+    }
+    for name, exception in expect_numpy.items():
+        if exception and not numpy_refuses(cases[name], exception):
+            failures.append("numpy 1.24 no longer refuses %r" % name)
+    with np.load(io.BytesIO(cases["two names one after cp437 decoding"])) as npz:
+        if npz.files != ["\u251c\u2310", "\u251c\u2310"]:
+            failures.append("zipfile no longer decodes unflagged names as cp437")
+    return cases
 
 
 def hostile_set():
@@ -220,6 +321,7 @@ def hostile_set():
         "member inflating past its size": deflate_member_claiming(bomb_data, len(good)),
         "member inflating short of its size": deflate_member_claiming(good, len(good) + 1),
     }
+    cases.update(names_and_keys_hostile(good))
     # Two members of one name (zipfile warns but writes both).
     import warnings
     with warnings.catch_warnings():
