@@ -3,10 +3,10 @@
 // infos; tensor i starts where tensor i-1 ends rounded up to the alignment (the offsets
 // are stored, and must say exactly that); every padding byte is zero, and the file ends
 // exactly at the last tensor's padded end (ggml's full load reads that much; a file of
-// zero-byte tensors only, or of none, needs no padding). Only padding bytes are read, never
-// data, and
-// only through the caller's ZeroCheck (the mapping, a byte source, or nothing when the
-// file is read remotely and the padding is not worth a request per tensor).
+// zero-byte tensors only, or of none, needs no padding). Only padding bytes are read,
+// never data, and only through the caller's ZeroCheck (the mapping, a byte source, or
+// nothing when the file is read remotely and the padding is not worth a request per
+// tensor); the padding's length needs no read.
 #include <string>
 
 #include "base/checked_math.h"
