@@ -4,8 +4,6 @@
 // (validation proved them UTF-8).
 #include "gguf_output.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -31,28 +29,21 @@ using gguf::ValueType;
 // kTableArrayEntries: the text table shows this many elements of an array, then the count.
 constexpr uint64_t kTableArrayEntries = 8;
 
-// AppendNumber appends a scalar number, or a float's shortest round-trip decimal; a
-// non-finite float becomes "nan", "inf" or "-inf" (quoted in JSON, where they have no
-// number form).
+// AppendNumber appends a scalar number; a float as FloatText writes it (the shortest
+// decimal that reads back as the same f32 or f64, "-0.0", "1.0"), a non-finite one as
+// "nan", "inf" or "-inf" (quoted in JSON, where they have no number form).
 void AppendNumber(const Value& value, bool json, std::string* out) {
   if (auto u = value.AsUnsigned()) {
     *out += std::to_string(*u);
   } else if (auto s = value.AsSigned()) {
     *out += std::to_string(*s);
   } else if (auto d = value.AsDouble()) {
-    if (!std::isfinite(*d)) {
-      const char* word = std::isnan(*d) ? "nan" : (*d > 0 ? "inf" : "-inf");
-      if (json) *out += '"';
-      *out += word;
-      if (json) *out += '"';
-      return;
+    const bool single = value.type == ValueType::kF32;
+    if (json) {
+      AppendJsonFloat(*d, single, out);
+    } else {
+      *out += FloatText(*d, single);
     }
-    char buffer[64];
-    // An f32 is written as the shortest decimal that reads back as the same float.
-    const auto result = value.type == ValueType::kF32
-                            ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(*d))
-                            : std::to_chars(buffer, buffer + sizeof buffer, *d);
-    out->append(buffer, result.ptr);
   } else if (auto b = value.AsBool()) {
     *out += *b ? "true" : "false";
   }

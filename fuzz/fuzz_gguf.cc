@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // fuzz_gguf: arbitrary bytes through the strict GGUF reader. A rejection has an offset
 // inside the input. An accepted file's tensors tile the data section in order at aligned
-// offsets inside the input, their sizes follow from type and ne, every metadata value can
+// offsets inside the input, which ends exactly at the last one's padded end (when any has
+// bytes), their sizes follow from type and ne (zero only in ne[0], the non-zero dims'
+// product within 63 bits), no string holds a NUL, every metadata value can
 // be read back, lookups find every key and tensor, and decoding then re-encoding the file
 // (the mutator's model) gives a file with the same verdict and contents. Every tensor of
 // a block type with a dequantizer is decoded (its first kMaxDequantElements elements, so
@@ -27,8 +29,9 @@ using stguard::gguf::ValueType;
 void CheckValue(const Value& value) {
   if (value.type == ValueType::kArray) {
     uint64_t seen = 0;
-    value.StringElements([&](uint64_t i, std::string_view) {
+    value.StringElements([&](uint64_t i, std::string_view text) {
       FUZZ_CHECK(i == seen);
+      FUZZ_CHECK(text.find('\0') == std::string_view::npos);
       ++seen;
       return true;
     });
@@ -43,6 +46,7 @@ void CheckValue(const Value& value) {
   const bool readable = value.AsUnsigned() || value.AsSigned() || value.AsDouble() ||
                         value.AsBool() || value.AsString();
   FUZZ_CHECK(readable);
+  if (value.AsString()) FUZZ_CHECK(value.AsString()->find('\0') == std::string_view::npos);
 }
 
 void CheckTensors(const GgufFile& file, size_t size) {
@@ -60,8 +64,17 @@ void CheckTensors(const GgufFile& file, size_t size) {
                tensor.byte_size);
     FUZZ_CHECK(tensor.shape().size() == tensor.n_dims && tensor.shape().front() == tensor.ne[tensor.n_dims - 1]);
     FUZZ_CHECK(file.FindTensor(tensor.name) == &tensor);
+    FUZZ_CHECK(tensor.name.find('\0') == std::string_view::npos);
+    uint64_t product = 1;
+    for (uint32_t d = 0; d < stguard::gguf::kMaxDims; ++d) {
+      FUZZ_CHECK(d == 0 || tensor.ne[d] != 0);
+      if (tensor.ne[d] != 0) FUZZ_CHECK(!__builtin_mul_overflow(product, tensor.ne[d], &product));
+    }
+    FUZZ_CHECK(product <= static_cast<uint64_t>(INT64_MAX));
     expected = tensor.offset + (tensor.byte_size + file.alignment() - 1) / file.alignment() * file.alignment();
   }
+  // ggml's full load reads every tensor's padded size: the last padding is all there.
+  FUZZ_CHECK(expected == 0 || size == file.data_offset() + expected);
 }
 
 // kMaxDequantElements bounds the decoding per tensor (a fuzz input may claim many blocks
@@ -93,6 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const stguard::gguf::MetadataEntry& entry : file->metadata()) {
     FUZZ_CHECK(file->FindKey(entry.key) == &entry);
+    FUZZ_CHECK(entry.key.find('\0') == std::string_view::npos);
     CheckValue(entry.value);
   }
   CheckTensors(*file, size);

@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "stguard/gguf.h"
 #include "stguard/gguf_convert.h"
 #include "stguard/gguf_dequant.h"
+#include "stguard/json_escape.h"
 #include "stguard/reader.h"
 #include "support/gguf_encoder.h"
 #include "support/gguf_fixtures.h"
@@ -156,6 +159,8 @@ TEST_F(GgufConvert, MetadataKeepsEveryValueWithItsType) {
   model.kvs.push_back(GgufF64("v.f64", 0.1));
   model.kvs.push_back(GgufF32("v.nan", std::numeric_limits<float>::quiet_NaN()));
   model.kvs.push_back(GgufF64("v.inf", -std::numeric_limits<double>::infinity()));
+  model.kvs.push_back(GgufF32("v.neg_zero", -0.0f));
+  model.kvs.push_back(GgufF64("v.one", 1.0));
   model.kvs.push_back(GgufStr("v.quote", "say \"hi\"\n"));
   model.kvs.push_back(GgufStrArray("v.words", {"a\"b", "\xc3\xa9"}));
   const std::string in = WriteModel(model);
@@ -165,7 +170,7 @@ TEST_F(GgufConvert, MetadataKeepsEveryValueWithItsType) {
   const std::pair<const char*, const char*> expected[] = {
       {"general.architecture", "llama"},
       {"llama.context_length", R"({"u32":4096})"},
-      {"llama.rope.freq_base", R"({"f32":10000})"},
+      {"llama.rope.freq_base", R"({"f32":10000.0})"},
       {"general.flag", R"({"bool":true})"},
       {"tokenizer.ggml.tokens", R"({"string":["<s>","</s>","hello"]})"},
       {"tokenizer.ggml.token_type", R"({"i32":[1,3,1]})"},
@@ -175,12 +180,59 @@ TEST_F(GgufConvert, MetadataKeepsEveryValueWithItsType) {
       {"v.f64", R"({"f64":0.1})"},
       {"v.nan", R"({"f32":"nan"})"},
       {"v.inf", R"({"f64":"-inf"})"},
+      {"v.neg_zero", R"({"f32":-0.0})"},  // "-0" would read back as the integer 0
+      {"v.one", R"({"f64":1.0})"},
       {"v.quote", "say \"hi\"\n"},
       {"v.words", "{\"string\":[\"a\\\"b\",\"\xc3\xa9\"]}"}};
   for (const auto& [key, text] : expected) {
     EXPECT_EQ(out->FindMetadata(key).value_or("(absent)"), text) << key;
   }
   EXPECT_EQ(out->metadata().size(), std::size(expected));
+}
+
+// FloatText, the one float printer of the CLI text, --json, result.metadata (the page) and
+// convert's __metadata__: shortest digits that read back as the same bits, always with a
+// '.' or an exponent, so that -0.0 and 1.0 stay floats in Python's and JavaScript's JSON.
+TEST(FloatText, ReadsBackAsTheSameFloat) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(FloatText(-0.0, false), "-0.0");
+  EXPECT_EQ(FloatText(-0.0, true), "-0.0");
+  EXPECT_EQ(FloatText(1.0, true), "1.0");
+  EXPECT_EQ(FloatText(0.1f, true), "0.1");   // the f32's shortest, not 0.10000000149011612
+  EXPECT_EQ(FloatText(0.1f, false), "0.10000000149011612");
+  EXPECT_EQ(FloatText(123456789.0, false), "123456789.0");
+  EXPECT_EQ(FloatText(1e300, false), "1e+300");
+  EXPECT_EQ(FloatText(nan, false), "nan");
+  EXPECT_EQ(FloatText(-nan, true), "nan");
+  EXPECT_EQ(FloatText(inf, false), "inf");
+  EXPECT_EQ(FloatText(-inf, true), "-inf");
+  std::string json;
+  AppendJsonFloat(-0.0, false, &json);
+  AppendJsonFloat(nan, true, &json);
+  AppendJsonFloat(-inf, false, &json);
+  EXPECT_EQ(json, R"(-0.0"nan""-inf")");
+  std::mt19937_64 random(36);
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t bits = random();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    const auto bits32 = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &bits32, sizeof f);
+    if (std::isfinite(d)) {
+      const std::string text = FloatText(d, false);
+      ASSERT_NE(text.find_first_of(".e"), std::string::npos) << text;
+      const double back = std::strtod(text.c_str(), nullptr);
+      ASSERT_EQ(std::memcmp(&back, &d, sizeof d), 0) << text;
+    }
+    if (std::isfinite(f)) {
+      const std::string text = FloatText(f, true);
+      ASSERT_NE(text.find_first_of(".e"), std::string::npos) << text;
+      const float back = std::strtof(text.c_str(), nullptr);
+      ASSERT_EQ(std::memcmp(&back, &f, sizeof f), 0) << text;
+    }
+  }
 }
 
 GgufModel ModelWithLongArray(size_t count, size_t length) {

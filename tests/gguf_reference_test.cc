@@ -5,7 +5,10 @@
 // - files the reference writer makes (every type, 1-4 dims, every value type, a big
 //   string array) are accepted with the same keys, values and tensor infos;
 // - over thousands of mutants, stguard never accepts a file the reference rejects, and
-//   every file only stguard rejects breaks one of the stricter rules of stguard/gguf.h.
+//   every file only stguard rejects breaks one of the stricter rules of stguard/gguf.h;
+// - each file of a strict rule that some ggml build reads otherwise (zero and overflowing
+//   dims, NUL in strings, a cut last padding) is refused, its control accepted by both.
+// Every test prints the ggml build it ran ("ggml reference: ...").
 #include <unistd.h>
 
 #include <cstdio>
@@ -30,7 +33,11 @@ using Reference = GgmlReference;
 const GgmlReference* ReferenceOrSkip() {
   std::string why;
   const GgmlReference* reference = GgmlReference::Load(&why);
-  if (reference == nullptr) std::fprintf(stderr, "SKIPPED: %s\n", why.c_str());
+  if (reference == nullptr) {
+    std::fprintf(stderr, "SKIPPED: %s\n", why.c_str());
+  } else {
+    std::printf("ggml reference: %s\n", reference->Build().c_str());
+  }
   return reference;
 }
 
@@ -167,6 +174,7 @@ TEST(GgufReference, ReferenceWriterFilesAreAcceptedIdentically) {
     Result<GgufFile> ours = GgufFile::Open(path);
     ASSERT_TRUE(ours.ok()) << type.name << ": " << ours.error().ToString();
     ExpectSameContents(StguardContents(*ours), theirs);
+    EXPECT_TRUE(reference->AcceptsFullLoad(path)) << type.name;  // the last padding is there
     ++files;
   }
   EXPECT_EQ(files, 35);
@@ -198,14 +206,104 @@ bool IsStrictRule(const Error& error) {
     case ErrorCode::kGgufInvalidAlignment:
     case ErrorCode::kGgufNonZeroPadding:
     case ErrorCode::kGgufTrailingBytes:
+    case ErrorCode::kGgufNulInString:
+    case ErrorCode::kGgufMissingPadding:  // refused by the full load, not by this no_alloc one
       return true;
-    case ErrorCode::kGgufInvalidDims:  // only its zero-dims half is stricter
-      return error.context == "0";
-    case ErrorCode::kGgufInvalidTensorName:  // only its NUL half is stricter
-      return std::string(error.message).find("NUL") != std::string::npos;
+    case ErrorCode::kGgufInvalidDims:  // its zero-dims and zero-in-ne[1..3] halves
+      return error.context == "0" || error.context.find("] = 0") != std::string::npos;
+    case ErrorCode::kValidationOverflow:  // its overflow-beside-a-zero half
+      return std::string(error.message).find("element count") != std::string::npos;
     default:
       return false;
   }
+}
+
+std::string WriteModel(const TempDir& dir, const std::string& name, const GgufModel& model) {
+  const std::string path = dir.File(name);
+  EXPECT_TRUE(WriteFileBytes(path, Encode(model)));
+  return path;
+}
+
+ErrorCode StguardCode(const std::string& path) {
+  Result<GgufFile> ours = GgufFile::Open(path);
+  return ours.ok() ? ErrorCode::kOk : ours.error().code;
+}
+
+// Zero dims: ggml built from llama.cpp in July 2026 dies of SIGFPE on a zero in ne[1..3],
+// and a zero there hid an overflow from npm 3.21.1; stguard refuses both, whatever the
+// build at hand does (printed). A zero in ne[0] alone stays an empty tensor both accept.
+TEST(GgufReference, ZeroAndOverflowingDims) {
+  STGUARD_REFERENCE_OR_SKIP(reference);
+  TempDir dir;
+  const uint64_t p40 = uint64_t{1} << 40, p62 = uint64_t{1} << 62;
+  const struct {
+    std::vector<uint64_t> ne;
+    ErrorCode code;
+  } rows[] = {{{32, 0}, ErrorCode::kGgufInvalidDims},
+              {{4, 2, 0}, ErrorCode::kGgufInvalidDims},
+              {{p40, p40, 0}, ErrorCode::kValidationOverflow},
+              {{p62, p62, p62, 0}, ErrorCode::kValidationOverflow},
+              {{0, 32}, ErrorCode::kOk},
+              {{0, 3, 5, 7}, ErrorCode::kOk}};
+  int n = 0;
+  for (const auto& row : rows) {
+    GgufModel model = SimpleGgufModel();
+    model.tensors.insert(model.tensors.begin(), GgufTensor{"z", 0, row.ne, {}, {""}});
+    const std::string path = WriteModel(dir, "z" + std::to_string(n++) + ".gguf", model);
+    const bool theirs = reference->Accepts(path);
+    std::printf("ne[0]=%llu ne[1]=%llu n_dims=%zu: this ggml %s; stguard %s\n",
+                static_cast<unsigned long long>(row.ne[0]),
+                static_cast<unsigned long long>(row.ne[1]), row.ne.size(),
+                theirs ? "accepts" : "refuses", std::string(ErrorCodeName(StguardCode(path))).c_str());
+    EXPECT_EQ(StguardCode(path), row.code) << path;
+    if (row.code == ErrorCode::kOk) EXPECT_TRUE(theirs) << path;
+  }
+  // (ggml's own writer cannot write an empty tensor: gguf_write_to_file asserts its data.)
+}
+
+// NUL in strings: the reference hands strings out as C strings, so two tokens that differ
+// after a NUL come out equal; stguard refuses the file.
+TEST(GgufReference, NulInStringsIsRefused) {
+  STGUARD_REFERENCE_OR_SKIP(reference);
+  TempDir dir;
+  GgufModel model = SimpleGgufModel();
+  model.kvs.push_back(GgufStrArray("some.tokens",
+                                   {std::string("a\0x", 3), std::string("a\0y", 3)}));
+  model.kvs.push_back(GgufStr("some.name", std::string("cut\0here", 8)));
+  const std::string path = WriteModel(dir, "nul.gguf", model);
+  Reference::Contents theirs;
+  ASSERT_TRUE(reference->Read(path, &theirs));
+  bool compared = false;
+  for (const Reference::Kv& kv : theirs.kvs) {
+    if (kv.key == "some.tokens") {
+      ASSERT_EQ(kv.values.size(), 2u);
+      EXPECT_EQ(kv.values[0], kv.values[1]);  // "a" and "a": one token to llama.cpp
+      compared = true;
+    }
+  }
+  EXPECT_TRUE(compared);
+  EXPECT_EQ(StguardCode(path), ErrorCode::kGgufNulInString);
+  model.kvs.pop_back();
+  model.kvs.pop_back();
+  EXPECT_EQ(StguardCode(WriteModel(dir, "control.gguf", model)), ErrorCode::kOk);
+}
+
+// The last tensor's padding: ggml's full load (no_alloc = false) reads every tensor's
+// padded size and refuses a file cut inside the last padding, which its no_alloc load
+// accepts; stguard refuses it. The control, padding complete, is accepted by all three.
+TEST(GgufReference, CutLastPaddingIsRefusedAsTheFullLoadDoes) {
+  STGUARD_REFERENCE_OR_SKIP(reference);
+  TempDir dir;
+  GgufModel model = SimpleGgufModel();
+  const std::string padded = WriteModel(dir, "padded.gguf", model);
+  EXPECT_TRUE(reference->Accepts(padded));
+  EXPECT_TRUE(reference->AcceptsFullLoad(padded));
+  EXPECT_EQ(StguardCode(padded), ErrorCode::kOk);
+  model.pad_last = false;
+  const std::string cut = WriteModel(dir, "cut.gguf", model);
+  EXPECT_TRUE(reference->Accepts(cut));
+  EXPECT_FALSE(reference->AcceptsFullLoad(cut));
+  EXPECT_EQ(StguardCode(cut), ErrorCode::kGgufMissingPadding);
 }
 
 // Mutate changes one thing in `file`: a byte, a 4- or 8-byte field set to an interesting

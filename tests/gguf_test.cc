@@ -211,6 +211,27 @@ TEST(GgufReader, StringsAreUtf8) {
   EXPECT_EQ(Verdict(WithTensor({"bad\xc0\xaf", 0, {2}, {}, {}})), ErrorCode::kInvalidUtf8);
 }
 
+// llama.cpp reads every string as a C string: "a\0x" and "a\0y" would be one token to it.
+TEST(GgufReader, StringsHoldNoNul) {
+  const std::string nul_x("a\0x", 3);
+  EXPECT_EQ(Verdict(WithKey(GgufStr("some.text", "ax"))), ErrorCode::kOk);
+  EXPECT_EQ(Verdict(WithKey(GgufStr("some.text", nul_x))), ErrorCode::kGgufNulInString);
+  EXPECT_EQ(Verdict(WithKey(GgufStr("some.text", std::string(1, '\0')))),
+            ErrorCode::kGgufNulInString);
+  EXPECT_EQ(Verdict(WithKey(GgufStrArray("some.tokens", {"a", "ax", ""}))), ErrorCode::kOk);
+  EXPECT_EQ(Verdict(WithKey(GgufStrArray("some.tokens", {"a", nul_x}))),
+            ErrorCode::kGgufNulInString);
+  EXPECT_EQ(Verdict(WithKey(GgufU32(std::string("some.key\0x", 10), 1))),
+            ErrorCode::kGgufNulInString);
+  EXPECT_EQ(Verdict(WithTensor({nul_x, 0, {2}, {}, {}})), ErrorCode::kGgufNulInString);
+  // The offset is the NUL's own byte.
+  const std::string file = Encode(WithKey(GgufStr("some.text", nul_x)));
+  Result<GgufFile> result = GgufFile::FromBytes(Bytes(file));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(file[result.error().offset], '\0');
+  EXPECT_EQ(file[result.error().offset - 1], 'a');
+}
+
 TEST(GgufReader, AlignmentIsAU32PowerOfTwoAndMultipleOfEight) {
   for (uint32_t alignment : {8u, 16u, 64u, 4096u}) {
     GgufModel model = WithKey(GgufU32("general.alignment", alignment));
@@ -236,8 +257,6 @@ TEST(GgufReader, TensorNamesAreShorterThan64Bytes) {
   EXPECT_EQ(Verdict(WithTensor({"", 0, {2}, {}, {}})), ErrorCode::kOk);
   EXPECT_EQ(Verdict(WithTensor({std::string(64, 'n'), 0, {2}, {}, {}})),
             ErrorCode::kGgufInvalidTensorName);
-  EXPECT_EQ(Verdict(WithTensor({std::string("a\0b", 3), 0, {2}, {}, {}})),
-            ErrorCode::kGgufInvalidTensorName);
 }
 
 TEST(GgufReader, TensorNamesAreUnique) {
@@ -259,8 +278,32 @@ TEST(GgufReader, DimsAreOneToFourAndNotNegative) {
             ErrorCode::kGgufInvalidDims);
 }
 
+// ggml built from llama.cpp's July 2026 sources divides INT64_MAX by ne[1], ne[2] and ne[3]:
+// a zero there is SIGFPE. gguf-py writes a numpy shape (0, 32) as ne = [32, 0].
+TEST(GgufReader, OnlyTheFirstDimMayBeZero) {
+  EXPECT_EQ(Verdict(WithTensor({"t", 0, {0}, {}, {""}})), ErrorCode::kOk);
+  EXPECT_EQ(Verdict(WithTensor({"t", 0, {0, 32}, {}, {""}})), ErrorCode::kOk);
+  EXPECT_EQ(Verdict(WithTensor({"t", 0, {0, 3, 2, 5}, {}, {""}})), ErrorCode::kOk);
+  for (const std::vector<uint64_t>& ne : std::vector<std::vector<uint64_t>>{
+           {32, 0}, {2, 3, 0}, {2, 3, 4, 0}, {0, 0}, {2, 0, 3, 4}}) {
+    EXPECT_EQ(Verdict(WithTensor({"t", 0, ne, {}, {""}})), ErrorCode::kGgufInvalidDims)
+        << ne.size();
+  }
+  // The offset is the zero dim's own field.
+  const std::string file = Encode(WithTensor({"t", 0, {32, 7, 0}, {}, {""}}));
+  Result<GgufFile> result = GgufFile::FromBytes(Bytes(file));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().context, "ne[2] = 0");
+  uint64_t at_offset = 0;
+  std::memcpy(&at_offset, file.data() + result.error().offset, 8);
+  uint64_t before = 0;
+  std::memcpy(&before, file.data() + result.error().offset - 8, 8);
+  EXPECT_EQ(at_offset, 0u);
+  EXPECT_EQ(before, 7u);
+}
+
 TEST(GgufReader, ZeroElementTensorsTakeNoBytes) {
-  GgufModel model = WithTensor({"empty", 0, {0, uint64_t{1} << 62, uint64_t{1} << 40}, {}, {""}});
+  GgufModel model = WithTensor({"empty", 0, {0, uint64_t{1} << 31, uint64_t{1} << 31}, {}, {""}});
   model.tensors.push_back({"after", 0, {2}, {}, {}});
   const std::string file = Encode(model);  // the reader views these bytes: keep them
   Result<GgufFile> result = GgufFile::FromBytes(Bytes(file));
@@ -296,6 +339,20 @@ TEST(GgufReader, SizesNeverOverflow) {
             ErrorCode::kGgufTensorOutOfFile);
 }
 
+// A zero must not hide an overflow, wherever it lies: gguf-py (and ggml built from
+// llama.cpp in July 2026) refuse these; the element count would wrap to 0 elsewhere.
+TEST(GgufReader, AZeroDimHidesNoOverflow) {
+  const uint64_t p40 = uint64_t{1} << 40, p62 = uint64_t{1} << 62;
+  for (const std::vector<uint64_t>& ne : std::vector<std::vector<uint64_t>>{
+           {p40, p40, 0}, {p62, p62, p62, 0}, {0, p40, p40}, {0, p62, 4}}) {
+    EXPECT_EQ(Verdict(WithTensor({"t", 0, ne, {}, {""}})), ErrorCode::kValidationOverflow)
+        << ne[0] << "," << ne[1];
+  }
+  // The largest product that fits beside a zero stays an empty tensor.
+  EXPECT_EQ(Verdict(WithTensor({"t", 0, {0, uint64_t{1} << 31, (uint64_t{1} << 31) - 1}, {}, {""}})),
+            ErrorCode::kOk);
+}
+
 TEST(GgufReader, TensorsTileTheDataSectionInOrder) {
   GgufModel model = SimpleGgufModel();
   model.tensors[1].offset = 48;  // right after the first, but not aligned
@@ -315,7 +372,6 @@ TEST(GgufReader, TensorsLieInsideTheFile) {
   Result<GgufFile> full = GgufFile::FromBytes(Bytes(file));
   ASSERT_TRUE(full.ok());
   const uint64_t last_end = full->tensors()[1].absolute_offset + full->tensors()[1].byte_size;
-  EXPECT_EQ(Verdict(file.substr(0, last_end)), ErrorCode::kOk);  // final padding cut
   EXPECT_EQ(Verdict(file.substr(0, last_end - 1)), ErrorCode::kGgufTensorOutOfFile);
 }
 
@@ -357,12 +413,36 @@ TEST(GgufReader, NothingFollowsTheLastTensorsPadding) {
             ErrorCode::kGgufTrailingBytes);
 }
 
+// ggml's full load (no_alloc = false) reads every tensor's padded size: a file cut inside
+// the last tensor's padding is refused there (the metadata-only load and llama.cpp's mmap
+// loader accept it).
+TEST(GgufReader, TheLastTensorIsPadded) {
+  const std::string file = Encode(SimpleGgufModel());
+  Result<GgufFile> full = GgufFile::FromBytes(Bytes(file));
+  ASSERT_TRUE(full.ok()) << full.error().ToString();
+  const uint64_t last_end = full->tensors()[1].absolute_offset + full->tensors()[1].byte_size;
+  ASSERT_LT(last_end, file.size());
+  for (uint64_t length : {last_end, last_end + 1, uint64_t{file.size() - 1}}) {
+    Result<GgufFile> cut = GgufFile::FromBytes(Bytes(file.substr(0, length)));
+    ASSERT_FALSE(cut.ok()) << length;
+    EXPECT_EQ(cut.error().code, ErrorCode::kGgufMissingPadding);
+    EXPECT_EQ(cut.error().offset, length);
+    EXPECT_EQ(cut.error().tensor, "blk.0.attn_q.weight");
+  }
+  GgufModel unpadded = SimpleGgufModel();
+  unpadded.pad_last = false;
+  EXPECT_EQ(Verdict(unpadded), ErrorCode::kGgufMissingPadding);
+  // Zero-byte tensors only: ggml reads nothing, so nothing need follow the infos.
+  GgufModel empty;
+  empty.tensors = {{"e", 0, {0, 4}, {}, {""}}};
+  empty.pad_last = false;
+  const std::string bare = Encode(empty);
+  EXPECT_EQ(Verdict(bare), ErrorCode::kOk) << bare.size();
+}
+
 TEST(GgufReader, TruncationAnywhereIsAnError) {
   const std::string file = Encode(SimpleGgufModel());
-  Result<GgufFile> good = GgufFile::FromBytes(Bytes(file));
-  ASSERT_TRUE(good.ok());
-  const uint64_t last_end = good->tensors()[1].absolute_offset + good->tensors()[1].byte_size;
-  for (size_t length = 0; length < last_end; ++length) {
+  for (size_t length = 0; length < file.size(); ++length) {
     EXPECT_NE(Verdict(file.substr(0, length)), ErrorCode::kOk) << length;
   }
 }

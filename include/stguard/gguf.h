@@ -20,22 +20,38 @@
 // - Bool values (scalars and array elements) must be the byte 0 or 1.
 //   -> kGgufInvalidBool. (The reference reads any non-zero byte as true.)
 // - Strings (values, keys, tensor names) must be well-formed UTF-8. -> kInvalidUtf8.
-// - A tensor name must not hold a NUL byte (ggml cuts names at the first NUL, so two
-//   different names could be one to it). -> kGgufInvalidTensorName.
+// - No string (key, string value, string-array element, tensor name) may hold a NUL byte:
+//   llama.cpp reads them as C strings (gguf_get_val_str, gguf_get_arr_str), so tokens
+//   "a\0x" and "a\0y" would be one token to it. -> kGgufNulInString.
 // - general.alignment must be a multiple of 8 (the spec's rule; the reference accepts 1,
 //   2 and 4). -> kGgufInvalidAlignment.
 // - A tensor has 1 to 4 dims; 0 is refused. -> kGgufInvalidDims. (The reference reads
 //   n_dims 0 as a scalar.)
+// - Only ne[0] may be zero; a zero in ne[1], ne[2] or ne[3] is refused. -> kGgufInvalidDims.
+//   ggml built from llama.cpp's sources in July 2026 divides INT64_MAX by each of them and
+//   dies of SIGFPE (llama.cpp PR 25596, August 2026, added a guard; the pinned npm build
+//   3.21.1 has no such check and accepts it), and users run all of these builds. A tensor
+//   whose only zero is ne[0] is an empty tensor every reader accepts.
+// - The product of the non-zero dims must fit in 63 bits, whatever their order and
+//   wherever a zero lies. -> kValidationOverflow. (gguf-py 0.19 and ggml built from
+//   llama.cpp in July 2026 refuse [2^40, 2^40, 0]; the npm build 3.21.1 and current
+//   mainline accept it, their element count wrapping to 0.)
 // - The bytes between the tensor infos and the data section, between tensors, and after
 //   the last tensor must be zero. -> kGgufNonZeroPadding.
-// - Nothing may follow the last tensor except its alignment padding (which may be cut
-//   short or absent). -> kGgufTrailingBytes. (The reference ignores what follows.)
+// - Nothing may follow the last tensor except its alignment padding. -> kGgufTrailingBytes.
+//   (The reference ignores what follows.)
+// - The last tensor's padding must be complete: the file ends exactly at the data
+//   section's start plus every tensor's size rounded up to the alignment (unless every
+//   tensor is empty). -> kGgufMissingPadding. ggml's full load (gguf_init_from_file with
+//   no_alloc = false) reads that many bytes and refuses a shorter file; its metadata-only
+//   load and llama.cpp's mmap loader accept it. Checked from the file's size alone, so a
+//   remote ReadSource, which reads no padding, gives the same verdict.
 // - Version 2 and 3 only, as the reference; a byte-swapped (big-endian) file is named as
 //   such. -> kGgufByteSwapped.
 // Reference behaviour kept: tensors tile the data section in the order of their infos,
 // each at the previous one's end rounded up to the alignment (kGgufTensorOffset); a
-// zero-element tensor takes no bytes; an empty tensor name is allowed; names are shorter
-// than 64 bytes (the reference's limit, stricter than the spec's "at most 64").
+// zero-element tensor (ne[0] = 0) takes no bytes; an empty tensor name is allowed; names
+// are shorter than 64 bytes (the reference's limit, stricter than the spec's "at most 64").
 //
 // RESOURCE BOUNDS
 // Time and memory are linear in the bytes before the data section. Every count read from

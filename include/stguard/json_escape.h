@@ -24,6 +24,17 @@ STGUARD_API void AppendJsonString(std::string_view utf8, std::string* out);
 // contexts; names and metadata from a validated header are UTF-8 already.
 STGUARD_API void AppendJsonText(std::string_view text, std::string* out);
 
+// FloatText is `value` as the shortest decimal that reads back as the same double (the
+// same float when `single`, for an f32 value), always with a '.' or an exponent so that
+// JSON readers in Python and JavaScript take it for that float: "-0.0", "1.0", "0.1",
+// "1e+300". NaN and the infinities, which JSON numbers cannot hold, are "nan", "inf" and
+// "-inf" (every NaN is "nan", whatever its sign or payload).
+STGUARD_API std::string FloatText(double value, bool single);
+
+// AppendJsonFloat appends FloatText(value, single) as a JSON value: a number, or for NaN
+// and the infinities the strings "nan", "inf" and "-inf" (quoted).
+STGUARD_API void AppendJsonFloat(double value, bool single, std::string* out);
+
 }  // namespace stguard
 
 #endif  // STGUARD_JSON_ESCAPE_H_

@@ -187,6 +187,9 @@ typedef enum stguard_code {
   STGUARD_NOT_SAFETENSORS,
   /* A folder given as a checkpoint has no .safetensors file and no index. */
   STGUARD_NO_SAFETENSORS_IN_FOLDER,
+  /* A GGUF string holds a NUL byte; a GGUF file ends inside its last tensor's padding. */
+  STGUARD_GGUF_NUL_IN_STRING,
+  STGUARD_GGUF_MISSING_PADDING,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

@@ -37,7 +37,8 @@ typedef enum stguard_gguf_value_type {
 } stguard_gguf_value_type;
 
 /* stguard_gguf_metadata is one key/value pair, in file order. `data` points into the
- * file: a scalar's little-endian bytes, a string's bytes (no NUL), or an array's elements
+ * file: a scalar's little-endian bytes, a string's bytes (not NUL-terminated, and holding
+ * no NUL: a file with one is refused, GgufNulInString), or an array's elements
  * as stored (for strings: each one's u64 length, then its bytes; walk them with
  * stguard_gguf_next_string). */
 typedef struct stguard_gguf_metadata {

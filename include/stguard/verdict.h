@@ -107,7 +107,8 @@ struct CheckOptions {
 // - begin and end are absolute byte offsets of the tensor's data in the file, when known
 //   (0 and 0 otherwise: an npz member that is deflated, a torch tensor, a bare pickle).
 // - metadata: safetensors' __metadata__ entries; GGUF's keys with their values (an array
-//   summarised as "[string × 32000]"); npy's descr, fortran_order and shape; torch's
+//   summarised as "[string × 32000]", a float as FloatText in stguard/json_escape.h
+//   writes it: "-0.0", "1.0", "0.1", "nan", the digits of `inspect`); npy's descr, fortran_order and shape; torch's
 //   globals ("global" → "module.name"). Values longer than kMaxContentsValueLen bytes are
 //   cut there (at a UTF-8 boundary) and end in "…".
 // BOUND: one entry per tensor or key the reader already holds, so the lists are linear in

@@ -2,6 +2,8 @@
 """stguard.gguf: open() (metadata, tensor infos, zero-copy copy-on-write views of plain
 tensors, dequantized quantized ones), load_file's memory limit, convert() read back with
 stguard.numpy, and errors as SafetensorError with code and offset."""
+import json
+import math
 import struct
 
 import numpy as np
@@ -118,7 +120,7 @@ def test_convert_reads_back_with_stguard_numpy(model, tmp_path):
     np.testing.assert_array_equal(loaded["q"], q8_expected())
     with stguard.safe_open(out, framework="np") as f:
         assert f.metadata()["llama.context_length"] == '{"u32":4096}'
-        assert f.metadata()["tokenizer.ggml.scores"] == '{"f32":[0.5,-1,2]}'
+        assert f.metadata()["tokenizer.ggml.scores"] == '{"f32":[0.5,-1.0,2.0]}'
     report = stguard.gguf.convert(model, out, dtype="F16")
     assert stguard.numpy.load_file(out)["q"].dtype == np.float16
     with pytest.raises(stguard.SafetensorError) as error:
@@ -164,3 +166,29 @@ def test_the_front_door_converts_gguf_and_npz(model, tmp_path):
     loaded = stguard.numpy.load_file(tmp_path / "npz.safetensors")
     for key, value in arrays.items():
         np.testing.assert_array_equal(loaded[key], value)
+
+
+def test_float_metadata_reads_back_as_the_same_float(tmp_path):
+    """f32/f64 values: Python floats from open(), and in convert's __metadata__ JSON text
+    that json.loads reads as the same float (-0.0 keeps its sign, 1.0 stays a float);
+    NaN and the infinities as the strings "nan", "inf", "-inf"."""
+    extra = (string("v.neg_zero") + struct.pack("<If", 6, -0.0)
+             + string("v.one") + struct.pack("<Id", 12, 1.0)
+             + string("v.nan") + struct.pack("<II", 6, 0x7FC00000)
+             + string("v.minus_inf") + struct.pack("<Id", 12, -math.inf))
+    path = tmp_path / "floats.gguf"
+    path.write_bytes(gguf_bytes(extra_kv=extra, extra_kvs=4))
+    with stguard.gguf.open(path) as f:
+        assert math.copysign(1, f.metadata["v.neg_zero"]) == -1.0
+        assert f.metadata["v.one"] == 1.0 and isinstance(f.metadata["v.one"], float)
+        assert math.isnan(f.metadata["v.nan"])
+        assert f.metadata["v.minus_inf"] == -math.inf
+    out = tmp_path / "floats.safetensors"
+    stguard.gguf.convert(path, out)
+    with stguard.safe_open(out, framework="np") as f:
+        meta = {key: json.loads(f.metadata()[key]) for key in
+                ("v.neg_zero", "v.one", "v.nan", "v.minus_inf")}
+    assert isinstance(meta["v.neg_zero"]["f32"], float)
+    assert math.copysign(1, meta["v.neg_zero"]["f32"]) == -1.0
+    assert meta["v.one"] == {"f64": 1.0} and isinstance(meta["v.one"]["f64"], float)
+    assert meta["v.nan"] == {"f32": "nan"} and meta["v.minus_inf"] == {"f64": "-inf"}

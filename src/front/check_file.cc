@@ -113,8 +113,8 @@ void CheckGguf(const ByteSource& source, const std::string* path, const CheckOpt
   // Said on a failure too: a remote file with bad padding may fail a later rule instead.
   if (!file.ok() ? source.remote() : !file->padding_checked()) {
     result->notes.push_back(
-        "padding between tensors not checked: the file is remote, and the padding is a "
-        "read per tensor");
+        "padding between tensors not checked for zeros: the file is remote, and the padding "
+        "is a read per tensor (its length is checked)");
   }
   if (!file.ok()) return SetError(file.error(), result);
   SummariseGguf(path, *file, options, result);

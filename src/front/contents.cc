@@ -3,7 +3,6 @@
 // a page shows, and their JSON.
 #include "front/contents.h"
 
-#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -44,11 +43,7 @@ std::string GgufValueText(const gguf::Value& value) {
   if (auto flag = value.AsBool()) return *flag ? "true" : "false";
   if (auto number = value.AsUnsigned()) return std::to_string(*number);
   if (auto number = value.AsSigned()) return std::to_string(*number);
-  if (auto number = value.AsDouble()) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.9g", *number);
-    return buffer;
-  }
+  if (auto number = value.AsDouble()) return FloatText(*number, value.type == ValueType::kF32);
   return "";
 }
 

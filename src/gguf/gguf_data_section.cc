@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The data section: it starts at the first multiple of the alignment after the tensor
 // infos; tensor i starts where tensor i-1 ends rounded up to the alignment (the offsets
-// are stored, and must say exactly that); every padding byte is zero, and nothing follows
-// the last tensor but (part of) its padding. Only padding bytes are read, never data, and
-// only through the caller's ZeroCheck (the mapping, a byte source, or nothing when the
-// file is read remotely and the padding is not worth a request per tensor).
+// are stored, and must say exactly that); every padding byte is zero, and the file ends
+// exactly at the last tensor's padded end (ggml's full load reads that much; a file of
+// zero-byte tensors only, or of none, needs no padding). Only padding bytes are read,
+// never data, and only through the caller's ZeroCheck (the mapping, a byte source, or
+// nothing when the file is read remotely and the padding is not worth a request per
+// tensor); the padding's length needs no read.
 #include <string>
 
 #include "base/checked_math.h"
@@ -89,6 +91,15 @@ Error CheckDataSection(uint64_t file_size, uint64_t infos_end, uint32_t alignmen
     return {ErrorCode::kGgufTrailingBytes, padded_end,
             "bytes follow the last tensor's alignment padding",
             std::to_string(file_size - padded_end) + " bytes"};
+  }
+  // ggml's full load (no_alloc = false) reads every tensor's padded size from the data
+  // section's start, so it refuses a file cut inside the last padding; checked from the
+  // size alone, so a remote check (which reads no padding) gives the same verdict.
+  if (expected != 0 && file_size < *data_offset + expected) {
+    return {ErrorCode::kGgufMissingPadding, file_size,
+            "the file ends before the last tensor's alignment padding",
+            std::to_string(*data_offset + expected - file_size) + " bytes missing",
+            std::string(previous)};
   }
   return CheckZerosIfAsked(zeros, content_end, file_size, previous);
 }

@@ -52,8 +52,9 @@ Error FirstNonZero(std::span<const std::byte> bytes, uint64_t offset, std::strin
 
 // gguf_data_section.cc: checks that the tensors tile the data section of a file of
 // file_size bytes, which starts at the first multiple of `alignment` at or after
-// `infos_end`, that nothing follows, and (through `zeros`, when given) that padding is
-// zero; fills each tensor's absolute offset. Sets *data_offset.
+// `infos_end`, that the file ends exactly at the last tensor's padded end, and (through
+// `zeros`, when given) that padding is zero; fills each tensor's absolute offset. Sets
+// *data_offset.
 Error CheckDataSection(uint64_t file_size, uint64_t infos_end, uint32_t alignment,
                        std::vector<TensorInfo>* tensors, uint64_t* data_offset,
                        const ZeroCheck& zeros);

@@ -16,7 +16,8 @@ Error Truncated(const GgufCursor& cursor, std::string_view name) {
           "", std::string(name)};
 }
 
-// ReadDims reads n_dims and ne, refusing 0 or more than 4 dims and negative dims.
+// ReadDims reads n_dims and ne, refusing 0 or more than 4 dims, negative dims, a product
+// of the non-zero dims past 63 bits and a zero in any dim but ne[0].
 Error ReadDims(GgufCursor* cursor, TensorInfo* info) {
   const uint64_t dims_offset = cursor->position();
   if (!cursor->Read(&info->n_dims)) return Truncated(*cursor, info->name);
@@ -35,11 +36,31 @@ Error ReadDims(GgufCursor* cursor, TensorInfo* info) {
     }
     info->ne[d] = ne;
   }
+  // A zero elsewhere must not hide an overflow: gguf-py and some ggml builds multiply the
+  // dims in an order that overflows before the zero is reached.
+  uint64_t product = 1;
+  for (uint64_t ne : info->ne) {
+    if (ne != 0 && (!CheckedMul(product, ne, &product) ||
+                    product > static_cast<uint64_t>(INT64_MAX))) {
+      return {ErrorCode::kValidationOverflow, dims_offset,
+              "a tensor's element count does not fit in 63 bits", "", std::string(info->name)};
+    }
+  }
+  // ggml built from llama.cpp's July 2026 sources divides by ne[1], ne[2] and ne[3]
+  // (SIGFPE on a zero); a zero in ne[0] alone is an empty tensor every reader accepts.
+  for (uint32_t d = 1; d < info->n_dims; ++d) {
+    if (info->ne[d] == 0) {
+      return {ErrorCode::kGgufInvalidDims, dims_offset + 4 + 8 * d,
+              "a tensor dim other than the first is zero (ggml builds of July 2026 crash "
+              "dividing by it)",
+              "ne[" + std::to_string(d) + "] = 0", std::string(info->name)};
+    }
+  }
   return {};
 }
 
-// SizeTensor checks the type and computes the byte size: ne[0] must be whole blocks, the
-// element count must fit in int64 and blocks * bytes per block in uint64.
+// SizeTensor checks the type and computes the byte size: ne[0] must be whole blocks and
+// blocks * bytes per block fit in uint64 (ReadDims proved the element count fits).
 Error SizeTensor(uint32_t type_id, uint64_t type_offset, TensorInfo* info) {
   info->type = FindGgmlType(type_id);
   if (info->type == nullptr) {
@@ -53,16 +74,7 @@ Error SizeTensor(uint32_t type_id, uint64_t type_offset, TensorInfo* info) {
             std::to_string(info->ne[0]) + " % " + std::to_string(info->type->block_size),
             std::string(info->name)};
   }
-  // As ggml: a zero anywhere makes an empty tensor, whatever the other dims are.
-  uint64_t elements = 1;
-  for (uint64_t ne : info->ne) elements = ne == 0 ? 0 : elements;
-  for (uint64_t ne : elements == 0 ? std::array<uint64_t, kMaxDims>{} : info->ne) {
-    if (ne == 0) break;
-    if (!CheckedMul(elements, ne, &elements) || elements > static_cast<uint64_t>(INT64_MAX)) {
-      return {ErrorCode::kValidationOverflow, type_offset,
-              "a tensor's element count does not fit in 63 bits", "", std::string(info->name)};
-    }
-  }
+  const uint64_t elements = info->num_elements();
   if (!CheckedMul(elements / info->type->block_size, info->type->type_size, &info->byte_size)) {
     return {ErrorCode::kValidationOverflow, type_offset,
             "a tensor's byte size does not fit in 64 bits", "", std::string(info->name)};
@@ -85,11 +97,6 @@ Error ReadTensorInfos(GgufCursor* cursor, uint64_t count, std::vector<TensorInfo
               "a tensor name must be shorter than 64 bytes", std::to_string(info.name.size()),
               std::string(info.name)};
     }
-    // ggml keeps names as C strings: "a\0b" and "a\0c" would be one name to it.
-    if (info.name.find('\0') != std::string_view::npos) {
-      return {ErrorCode::kGgufInvalidTensorName, info.info_offset,
-              "a tensor name holds a NUL byte", "", std::string(info.name)};
-    }
     if (Error error = ReadDims(cursor, &info); !error.ok()) return error;
     const uint64_t type_offset = cursor->position();
     uint32_t type_id = 0;
@@ -102,7 +109,7 @@ Error ReadTensorInfos(GgufCursor* cursor, uint64_t count, std::vector<TensorInfo
 }
 
 uint64_t TensorInfo::num_elements() const {
-  return ne[0] * ne[1] * ne[2] * ne[3];  // proved to fit by SizeTensor
+  return ne[0] * ne[1] * ne[2] * ne[3];  // proved to fit by ReadDims
 }
 
 std::vector<uint64_t> TensorInfo::shape() const {

@@ -103,6 +103,11 @@ Error ReadString(GgufCursor* cursor, const char* what, std::string_view* out) {
   if (!IsValidUtf8(*out, &bad)) {
     return {ErrorCode::kInvalidUtf8, start + 8 + bad, "a string is not valid UTF-8", what};
   }
+  // llama.cpp reads strings as C strings (gguf_get_val_str, gguf_get_arr_str, names):
+  // "a\0x" and "a\0y" would be one token, one key or one tensor name to it.
+  if (const size_t nul = out->find('\0'); nul != std::string_view::npos) {
+    return {ErrorCode::kGgufNulInString, start + 8 + nul, "a string holds a NUL byte", what};
+  }
   return {};
 }
 

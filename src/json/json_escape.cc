@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Writing JSON strings the way the reference writer (serde_json) does.
+// Writing JSON strings the way the reference writer (serde_json) does, and floats as
+// shortest round-trip digits that every JSON reader takes for the same float.
 #include "stguard/json_escape.h"
+
+#include <charconv>
+#include <cmath>
 
 namespace stguard {
 namespace {
@@ -84,6 +88,26 @@ void AppendJsonText(std::string_view text, std::string* out) {
     }
   }
   AppendJsonString(utf8, out);
+}
+
+std::string FloatText(double value, bool single) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[64];
+  const std::to_chars_result result =
+      single ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value))
+             : std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string text(buffer, result.ptr);
+  // "1" and "-0" read back as integers in Python's json (and -0 as 0): make them floats.
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+void AppendJsonFloat(double value, bool single, std::string* out) {
+  const bool number = std::isfinite(value);
+  if (!number) *out += '"';
+  *out += FloatText(value, single);
+  if (!number) *out += '"';
 }
 
 }  // namespace stguard

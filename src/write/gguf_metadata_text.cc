@@ -4,8 +4,6 @@
 // that {"u32":4096} and {"i64":4096} stay apart and a reader can rebuild the value.
 #include "stguard/gguf_convert.h"
 
-#include <charconv>
-#include <cmath>
 #include <string>
 
 #include "stguard/json_escape.h"
@@ -16,24 +14,15 @@ namespace {
 using gguf::Value;
 using gguf::ValueType;
 
-// AppendJsonNumber appends a scalar number or bool. Floats are the shortest decimal that
-// reads back as the same f32 or f64; non-finite ones, which JSON has no number for, are
-// the strings "nan", "inf" and "-inf".
+// AppendJsonNumber appends a scalar number or bool; floats as AppendJsonFloat writes them
+// (the shortest decimal that reads back as the same f32 or f64; "nan", "inf", "-inf").
 void AppendJsonNumber(const Value& value, std::string* out) {
   if (auto u = value.AsUnsigned()) {
     *out += std::to_string(*u);
   } else if (auto s = value.AsSigned()) {
     *out += std::to_string(*s);
   } else if (auto d = value.AsDouble()) {
-    if (!std::isfinite(*d)) {
-      *out += std::isnan(*d) ? "\"nan\"" : (*d > 0 ? "\"inf\"" : "\"-inf\"");
-      return;
-    }
-    char buffer[64];
-    const auto result = value.type == ValueType::kF32
-                            ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(*d))
-                            : std::to_chars(buffer, buffer + sizeof buffer, *d);
-    out->append(buffer, result.ptr);
+    AppendJsonFloat(*d, value.type == ValueType::kF32, out);
   } else if (auto b = value.AsBool()) {
     *out += *b ? "true" : "false";
   }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -270,6 +271,53 @@ TEST(CheckSourceBudgetTest, GgufPaddingIsCheckedLocallyAndSkippedRemotelyWithANo
     GTEST_SKIP() << "the model's last byte is tensor data: " << Describe(checked);
   }
   EXPECT_TRUE(checked.notes.empty());
+}
+
+// A file cut inside its last tensor's padding (ggml's full load refuses it) is decided by
+// its size alone: the same refusal, at the same offset, locally and remotely, where no
+// padding byte is read.
+TEST(CheckSourceBudgetTest, GgufCutLastPaddingIsRefusedLocallyAndRemotely) {
+  const std::string whole = GgufFileWithVocabulary(10);
+  Result<gguf::GgufFile> parsed = gguf::GgufFile::FromBytes(AsBytes(whole));
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  const gguf::TensorInfo& last = parsed->tensors().back();
+  const uint64_t last_end = last.absolute_offset + last.byte_size;
+  ASSERT_LT(last_end, whole.size()) << "the model's last tensor fills its padding";
+  const std::string cut = whole.substr(0, last_end);
+  const MemorySource memory(AsBytes(cut));
+  RecordingSource local(memory, /*remote=*/false);
+  const CheckResult checked = CheckSource(local, "x.gguf");
+  RecordingSource remote(memory, /*remote=*/true);
+  const CheckResult far = CheckSource(remote, "x.gguf");
+  EXPECT_EQ(checked.error.code, ErrorCode::kGgufMissingPadding) << Describe(checked);
+  EXPECT_EQ(checked.error.offset, last_end);
+  ExpectSameVerdict(checked, far, "x.gguf");
+  EXPECT_FALSE(far.notes.empty());  // the zeros of the padding between tensors went unread
+  // The complete file stays valid both ways.
+  const MemorySource full(AsBytes(whole));
+  EXPECT_TRUE(CheckSource(full, "x.gguf").valid());
+  RecordingSource full_remote(full, /*remote=*/true);
+  EXPECT_TRUE(CheckSource(full_remote, "x.gguf").valid());
+}
+
+// The listing the page and the C API show (result.metadata): GGUF floats in FloatText's
+// digits, the same as the CLI's text and --json.
+TEST(CheckSourceTest, GgufFloatMetadataIsListedAsTheCliPrintsIt) {
+  testing::GgufModel model;
+  model.kvs = {testing::GgufF32("f.neg_zero", -0.0f), testing::GgufF64("d.one", 1.0),
+               testing::GgufF32("f.tenth", 0.1f),
+               testing::GgufF32("f.nan", std::numeric_limits<float>::quiet_NaN()),
+               testing::GgufF64("d.minus_inf", -std::numeric_limits<double>::infinity())};
+  const std::string bytes = testing::Encode(model);
+  const MemorySource memory(AsBytes(bytes));
+  CheckOptions options;
+  options.list_contents = true;
+  const CheckResult result = CheckSource(memory, "floats.gguf", options);
+  ASSERT_TRUE(result.valid()) << Describe(result);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"f.neg_zero", "-0.0"}, {"d.one", "1.0"}, {"f.tenth", "0.1"}, {"f.nan", "nan"},
+      {"d.minus_inf", "-inf"}};
+  EXPECT_EQ(result.metadata, expected);
 }
 
 // ---- failing and lying sources ---------------------------------------------------------

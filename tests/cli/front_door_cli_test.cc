@@ -41,7 +41,7 @@ std::string GgufBytes() {
   std::string out = "GGUF" + U32(3) + U64(1) + U64(0);
   out += U64(1) + "t" + U32(1) + U64(2) + U32(0) + U64(0);
   out += std::string((32 - out.size() % 32) % 32, '\0');
-  return out + std::string(8, '\0');
+  return out + std::string(8, '\0') + std::string(24, '\0');  // the data, its padding
 }
 
 // A model folder with valid safetensors weights (and, for some tests, more).

@@ -22,6 +22,8 @@ GgufModel RichModel() {
   model.kvs.push_back(GgufF64("some.double", 0.1));
   model.kvs.push_back(GgufF32("some.nan", std::numeric_limits<float>::quiet_NaN()));
   model.kvs.push_back(GgufF64("some.inf", -std::numeric_limits<double>::infinity()));
+  model.kvs.push_back(GgufF32("some.neg_zero", -0.0f));
+  model.kvs.push_back(GgufF64("some.one", 1.0));
   model.kvs.push_back(GgufStr("some.hostile", "\x1b[31mred\n\"quoted\""));
   std::vector<std::string> many;
   for (int i = 0; i < 20; ++i) many.push_back("tok" + std::to_string(i));
@@ -43,7 +45,7 @@ class GgufCli : public ::testing::Test {
 TEST_F(GgufCli, CheckRecognisesGgufByMagic) {
   const CliRun run = RunCli("check " + ShellQuoted(path_));
   EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find("valid: gguf v3, 2 tensors, 14 keys"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("valid: gguf v3, 2 tensors, 16 keys"), std::string::npos) << run.output;
   const CliRun json = RunCli("check --json " + ShellQuoted(path_), Streams::kStdoutOnly);
   EXPECT_NE(json.output.find("\"format\":\"gguf\",\"verdict\":\"valid\",\"ok\":true,\"tensors\":2"), std::string::npos)
       << json.output;
@@ -75,6 +77,9 @@ TEST_F(GgufCli, InspectJsonHasTheDocumentedShape) {
            "\"some.double\":{\"type\":\"f64\",\"value\":0.1}",
            "\"some.nan\":{\"type\":\"f32\",\"value\":\"nan\"}",
            "\"some.inf\":{\"type\":\"f64\",\"value\":\"-inf\"}",
+           // Floats read back as floats: "-0" and "1" would be integers to Python's json.
+           "\"some.neg_zero\":{\"type\":\"f32\",\"value\":-0.0}",
+           "\"some.one\":{\"type\":\"f64\",\"value\":1.0}",
            "\"general.flag\":{\"type\":\"bool\",\"value\":true}",
            "\"some.hostile\":{\"type\":\"string\",\"value\":\"\\u001b[31mred\\n\\\"quoted\\\"\"}",
            "\"tokenizer.ggml.token_type\":{\"type\":\"array\",\"element_type\":\"i32\","
@@ -95,6 +100,12 @@ TEST_F(GgufCli, InspectTableShortensArraysAndEscapesText) {
   EXPECT_EQ(run.output.find('\x1b'), std::string::npos);
   EXPECT_NE(run.output.find("\\x1b[31mred\\x0a"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("format: gguf version 3, alignment 32"), std::string::npos);
+  // Floats as in --json, unquoted.
+  for (const char* line : {"some.neg_zero (f32): -0.0\n", "some.one (f64): 1.0\n",
+                           "some.third (f32): 0.1\n", "some.nan (f32): nan\n",
+                           "some.inf (f64): -inf\n"}) {
+    EXPECT_NE(run.output.find(line), std::string::npos) << line << run.output;
+  }
 }
 
 TEST_F(GgufCli, InspectRefusesAnInvalidGgufWithExitOne) {

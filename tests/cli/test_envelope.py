@@ -5,11 +5,14 @@ its exit status follows the verdict: 0 valid, 1 invalid or refused, 2 error.
 
 Standard library only: the schema is checked by the small validator below, which knows
 the keywords the schema uses (type, const, enum, required, properties, minimum, if/then/
-else, not, anyOf) and fails on any other, so the schema cannot silently outgrow it.
+else, not, anyOf, $defs) and fails on any other, so the schema cannot silently outgrow it.
+GGUF float metadata in inspect --json follows $defs.gguf_float and reads back as the same
+float (the sign of -0.0 included); the text output prints the same digits.
 
 Usage: test_envelope.py STGUARD_CLI CORPUS_DIR
 """
 import json
+import math
 import os
 import shutil
 import struct
@@ -18,9 +21,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TYPES = {"object": dict, "string": str, "integer": int, "array": list, "boolean": bool}
+TYPES = {"object": dict, "string": str, "integer": int, "array": list, "boolean": bool,
+         "number": (int, float)}
 KNOWN = {"$schema", "title", "description", "type", "const", "enum", "required",
-         "properties", "minimum", "if", "then", "else", "not", "anyOf"}
+         "properties", "minimum", "if", "then", "else", "not", "anyOf", "$defs"}
 
 
 def errors(schema, value, where="$"):
@@ -31,7 +35,7 @@ def errors(schema, value, where="$"):
     found = []
     if "type" in schema:
         wanted = TYPES[schema["type"]]
-        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+        if not isinstance(value, wanted) or (wanted is not bool and isinstance(value, bool)):
             return [f"{where}: not {schema['type']}: {value!r}"]
     if "const" in schema and value != schema["const"]:
         found.append(f"{where}: {value!r} is not {schema['const']!r}")
@@ -73,6 +77,11 @@ def self_test(schema):
     assert not errors(schema, good), errors(schema, good)
     for bad in bad_ones:
         assert errors(schema, bad), f"validator accepted {bad}"
+    gguf_float = schema["$defs"]["gguf_float"]
+    for good_float in (-0.0, 1.0, 1e300, "nan", "inf", "-inf"):
+        assert not errors(gguf_float, good_float), good_float
+    for bad_float in ("NaN", "Infinity", "1.0", True, None):
+        assert errors(gguf_float, bad_float), f"validator accepted {bad_float!r}"
 
 
 def run(cli, *args):
@@ -92,7 +101,76 @@ def gguf_bytes():
     out = b"GGUF" + struct.pack("<IQQ", 3, 1, 0)
     out += struct.pack("<Q", 1) + b"t" + struct.pack("<IQIQ", 1, 2, 0, 0)
     out += b"\0" * (-len(out) % 32)
-    return out + struct.pack("<2f", 1.0, 2.0)
+    return out + struct.pack("<2f", 1.0, 2.0) + b"\0" * 24  # the last tensor padded too
+
+
+# (key, GGUF type, packed value, the float it must read back as: None for NaN)
+FLOATS = [("f.neg_zero", 6, struct.pack("<f", -0.0), -0.0),
+          ("f.one", 6, struct.pack("<f", 1.0), 1.0),
+          ("f.tenth", 6, struct.pack("<f", 0.1), struct.unpack("<f", struct.pack("<f", 0.1))[0]),
+          ("f.nan", 6, struct.pack("<I", 0x7FC00000), None),
+          ("f.inf", 6, struct.pack("<f", math.inf), math.inf),
+          ("d.neg_zero", 12, struct.pack("<d", -0.0), -0.0),
+          ("d.big", 12, struct.pack("<d", 1e300), 1e300),
+          ("d.third", 12, struct.pack("<d", 1 / 3), 1 / 3),
+          ("d.minus_inf", 12, struct.pack("<d", -math.inf), -math.inf),
+          ("d.nan", 12, struct.pack("<Q", 0xFFF8000000000001), None)]
+FLOAT_TEXT = {"f.neg_zero": "-0.0", "f.one": "1.0", "f.tenth": "0.1", "f.nan": "nan",
+              "f.inf": "inf", "d.neg_zero": "-0.0", "d.big": "1e+300",
+              "d.third": "0.3333333333333333", "d.minus_inf": "-inf", "d.nan": "nan"}
+
+
+def gguf_float_bytes():
+    """GGUF v3 without tensors: the FLOATS as keys, and one f32 array of them."""
+    def string(text):
+        return struct.pack("<Q", len(text)) + text.encode()
+    out = b"GGUF" + struct.pack("<IQQ", 3, 0, len(FLOATS) + 1)
+    for key, kind, packed, _ in FLOATS:
+        out += string(key) + struct.pack("<I", kind) + packed
+    singles = [packed for _, kind, packed, _ in FLOATS if kind == 6]
+    out += string("f.array") + struct.pack("<IIQ", 9, 6, len(singles)) + b"".join(singles)
+    return out
+
+
+def same_float(got, expected, single):
+    """Whether the JSON value `got` reads back as `expected` (rounded to an f32 when
+    `single`: an f32 is printed with the shortest digits that round back to it)."""
+    if expected is None:
+        return got == "nan"
+    if math.isinf(expected):
+        return got == ("inf" if expected > 0 else "-inf")
+    if not isinstance(got, float):
+        return False
+    back = struct.unpack("<f", struct.pack("<f", got))[0] if single else got
+    return back == expected and math.copysign(1, back) == math.copysign(1, expected)
+
+
+def float_errors(cli, schema, tmp):
+    """inspect --json and inspect of GGUF float metadata: $defs.gguf_float, the same float
+    back in Python, the same digits in the text output."""
+    path = os.path.join(tmp, "floats.gguf")
+    with open(path, "wb") as f:
+        f.write(gguf_float_bytes())
+    status, out = run(cli, "inspect", "--json", path)
+    if status != 0:
+        return [f"inspect --json floats.gguf: exit {status}: {out}"]
+    metadata = json.loads(out)["metadata"]
+    found = []
+    singles = [expected for _, kind, _, expected in FLOATS if kind == 6]
+    pairs = [(key, metadata[key]["value"], expected, kind == 6)
+             for key, kind, _, expected in FLOATS]
+    pairs += [(f"f.array[{i}]", got, expected, True)
+              for i, (got, expected) in enumerate(zip(metadata["f.array"]["value"], singles))]
+    for key, got, expected, single in pairs:
+        found += [f"{key}: {e}" for e in errors(schema["$defs"]["gguf_float"], got, key)]
+        if not same_float(got, expected, single):
+            found.append(f"{key}: {got!r} does not read back as {expected!r}")
+    status, text = run(cli, "inspect", path)
+    for key, digits in FLOAT_TEXT.items():
+        if not any(key in line and line.rstrip().endswith(" " + digits)
+                   for line in text.splitlines()):
+            found.append(f"inspect text: no line for {key} ending in {digits!r}: {text}")
+    return found
 
 
 def cases(cli, corpus, tmp):
@@ -184,6 +262,7 @@ def main():
             expected = {0: "valid", 2: "error"}.get(status)
             if expected and value.get("verdict") != expected:
                 failures.append(f"{args}: verdict {value.get('verdict')}, expected {expected}")
+        failures += float_errors(cli, schema, tmp)
     for failure in failures:
         print("FAIL", failure)
     print(f"{'FAILED' if failures else 'ok'}: envelope schema over every command's --json")

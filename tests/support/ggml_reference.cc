@@ -169,7 +169,29 @@ const GgmlReference* GgmlReference::Load(std::string* why) {
   api.ggml_log_set(Silent, nullptr);
   loaded = new GgmlReference();
   loaded->handle_ = handle;
+  loaded->path_ = path;
   return loaded;
+}
+
+std::string GgmlReference::Build() const {
+  // Optional: builds before ggml 0.1 (2025) have neither function.
+  using Text = const char* (*)();
+  const auto version = reinterpret_cast<Text>(dlsym(handle_, "ggml_version"));
+  const auto commit = reinterpret_cast<Text>(dlsym(handle_, "ggml_commit"));
+  return std::string("ggml ") + (version != nullptr ? version() : "unknown") + " (" +
+         (commit != nullptr ? commit() : "unknown") + ") from " + path_;
+}
+
+bool GgmlReference::AcceptsFullLoad(const std::string& path) const {
+  const pid_t child = fork();
+  if (child == 0) {
+    ggml_context* tensors = nullptr;
+    gguf_context* ctx = api.gguf_init_from_file(path.c_str(), {false, &tensors});
+    _exit(ctx == nullptr ? 1 : 0);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 void* GgmlReference::Symbol(const char* name) const { return dlsym(handle_, name); }

@@ -24,6 +24,15 @@ class GgmlReference {
   int64_t BlockSize(uint32_t id) const;
   uint64_t TypeSize(uint32_t id) const;
 
+  // Build names the library the tests ran: ggml_version() and ggml_commit() when it has
+  // them ("unknown" otherwise) and its path, e.g. "ggml 0.4.0 (abc123) from /path/lib.so".
+  std::string Build() const;
+
+  // AcceptsFullLoad is the verdict of ggml's full load: gguf_init_from_file with
+  // no_alloc = false, which also reads the data section (every tensor's padded size) into
+  // memory. Run in a child process; keep the files small.
+  bool AcceptsFullLoad(const std::string& path) const;
+
   // Accepts is the reference verdict on a file: gguf_init_from_file with no_alloc
   // succeeds and every tensor's bytes lie inside the file (llama.cpp's loader rule). Run
   // in a child process, so that an abort in the reference counts as a rejection.
@@ -78,6 +87,7 @@ class GgmlReference {
 
  private:
   void* handle_ = nullptr;
+  std::string path_;
 };
 
 // ValueText renders one value as the differential compares it: integers in decimal,

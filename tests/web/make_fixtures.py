@@ -156,7 +156,7 @@ def write_large_gguf(path):
     info += struct.pack("<IQ", 0, 0)  # type F32, offset 0
     head = b"GGUF" + struct.pack("<IQQ", 3, 1, 2) + kv + info
     head += bytes(-len(head) % 32)
-    write(path, head + struct.pack("<4f", 1, 2, 3, 4))
+    write(path, head + struct.pack("<4f", 1, 2, 3, 4) + bytes(16))  # the last tensor padded
 
 
 def write_large(out):

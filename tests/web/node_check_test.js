@@ -164,12 +164,46 @@ function testSparseHuge(checkSource) {
   }
 }
 
+// GGUF float metadata as the page shows it (contents.metadata, [key, text] pairs): the
+// digits of the CLI's text and --json (FloatText): -0.0 keeps its sign, 1.0 its '.0', an
+// f32 its shortest digits, NaN and the infinities their words.
+function testGgufFloatMetadata(checkSource) {
+  const text = (value) => {
+    const bytes = Buffer.from(value, 'utf8');
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(bytes.length));
+    return Buffer.concat([length, bytes]);
+  };
+  const f32 = (value) => { const b = Buffer.alloc(8); b.writeUInt32LE(6); b.writeFloatLE(value, 4); return b; };
+  const f64 = (value) => { const b = Buffer.alloc(12); b.writeUInt32LE(12); b.writeDoubleLE(value, 4); return b; };
+  const rows = [['f.neg_zero', f32(-0), '-0.0'], ['f.tenth', f32(0.1), '0.1'],
+                ['f.nan', f32(NaN), 'nan'], ['d.one', f64(1), '1.0'],
+                ['d.minus_inf', f64(-Infinity), '-inf'], ['d.third', f64(1 / 3), '0.3333333333333333']];
+  const head = Buffer.alloc(24);
+  head.write('GGUF', 0, 'latin1');
+  head.writeUInt32LE(3, 4);
+  head.writeBigUInt64LE(0n, 8);
+  head.writeBigUInt64LE(BigInt(rows.length), 16);
+  const bytes = Buffer.concat([head, ...rows.flatMap(([key, value]) => [text(key), value])]);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stguard-web-')), 'floats.gguf');
+  fs.writeFileSync(file, bytes);
+  try {
+    const {result} = checkFile(checkSource, file);
+    assert.strictEqual(result.verdict, 'valid', JSON.stringify(result));
+    const shown = Object.fromEntries(result.contents.metadata);
+    for (const [key, , expected] of rows) assert.strictEqual(shown[key], expected, key);
+    console.log('gguf float metadata: the page shows the CLI\'s digits');
+  } finally {
+    fs.rmSync(path.dirname(file), {recursive: true});
+  }
+}
+
 createStguard({stguardRead, print: () => {}, printErr: (text) => console.error(text)})
     .then((Module) => {
       const checkSource = Module.cwrap('stguard_check_source', 'string',
                                        ['number', 'string', 'number', 'number']);
       let ok = true;
-      for (const test of [testThrowingSource, testSparseHuge]) {
+      for (const test of [testThrowingSource, testSparseHuge, testGgufFloatMetadata]) {
         try {
           test(checkSource);
         } catch (error) {
