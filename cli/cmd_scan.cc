@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // stguard scan FILE|DIR [--json] [--key NAME]... [--max-output-ratio N]
-//                       [--allow-external-symlinks]: the static report on PyTorch checkpoints
-// (format, verdict, globals, tensors, storages, first refusal). A folder is walked with
-// its subfolders and every pickle-bearing file in it is scanned, recognised by content
-// whatever its name (ScanFolderForPickles). Exit 0 when every file would convert cleanly,
-// 1 when anything is refused or needs --key, 2 on usage or I/O errors.
+//                       [--allow-external-symlinks] [--require-convertible]: the static
+// report on PyTorch checkpoints (format, verdict, globals, tensors, storages, first
+// refusal). A folder is walked with its subfolders and every pickle-bearing file in it is
+// scanned, recognised by content whatever its name (ScanFolderForPickles). Exit 0 when
+// every file is safe to load (clean or needs-key), 1 when one names code or cannot be
+// proven safe, 2 on usage or I/O errors; with --require-convertible, 1 also when a file
+// would not convert as it is.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -29,12 +31,16 @@ namespace {
 
 constexpr char kScanUsage[] =
     "usage: stguard scan [--json] [--key NAME]... [--max-output-ratio N]\n"
-    "                    [--allow-external-symlinks] FILE|DIR...\n"
+    "                    [--allow-external-symlinks] [--require-convertible] FILE|DIR...\n"
     "  --key NAME            select root[NAME] as the state dict; repeat for deeper levels\n"
     "  --max-output-ratio N  refuse views asking for more than N x the file's size in\n"
     "                        output bytes (default 4; 0: no bound)\n"
     "  --allow-external-symlinks  in a folder, read files through links out of it\n"
-    "A folder is walked with its subfolders; pickle-bearing files are found by content.\n";
+    "  --require-convertible also exit 1 when a file would not convert as it is\n"
+    "                        (needs --key, a bare pickle without tensors)\n"
+    "A folder is walked with its subfolders; pickle-bearing files are found by content.\n"
+    "Exit 0 when every file is clean or needs-key (safe to load), 1 when one names code\n"
+    "or cannot be proven safe, 2 on usage or I/O errors.\n";
 
 void PrintReportText(const std::string& path, const PickleFileReport& verdict) {
   const TorchScanReport& report = verdict.scan;
@@ -73,9 +79,12 @@ void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
   AppendJsonString(FileVerdictName(verdict.verdict), &out);
   out += ",\"torch_format\":";
   AppendJsonString(TorchFormatName(report.format), &out);
+  // Whether the file converts as it is; if not, scan_error says why, also when it is
+  // safe to load (a needs-key checkpoint, a bare pickle without tensors): what
+  // --require-convertible exits 1 on.
+  out += ",\"convertible\":";
+  out += verdict.reason.ok() ? "true" : "false";
   if (!verdict.reason.ok()) {
-    // Why the file would not convert as it is, also when it is safe (valid): a needs-key
-    // checkpoint, a bare pickle without tensors. This is what makes scan exit 1.
     out += ",\"scan_error\":";
     AppendErrorJson(verdict.reason, &out);
   }
@@ -137,27 +146,39 @@ void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
   PrintLine(out + "}");
 }
 
-// PrintReport prints one file's report and folds its outcome into *status.
-void PrintReport(const std::string& path, const PickleFileReport& report, bool json,
-                 int* status) {
-  if (json) {
+// ScanOutput is how reports are printed and what fails the scan.
+struct ScanOutput {
+  bool json = false;
+  bool require_convertible = false;  // exit 1 on a safe file that would not convert
+};
+
+// PrintReport prints one file's report and folds its outcome into *status: the
+// verdict's own exit status (clean and needs-key 0), or with --require-convertible 1 for
+// any file that would not convert as it is.
+void PrintReport(const std::string& path, const PickleFileReport& report,
+                 const ScanOutput& output, int* status) {
+  if (output.json) {
     PrintReportJson(path, report);
   } else {
     PrintReportText(path, report);
   }
   if (IsIoError(report.reason)) {
     *status = kExitUsage;
-  } else if (!report.reason.ok() && *status == kExitOk) {
+  } else if ((VerdictFailsFolder(report.verdict) ||
+              (output.require_convertible && !report.reason.ok())) &&
+             *status == kExitOk) {
     *status = kExitInvalid;
   }
 }
 
 // ScanFolder walks a folder and reports every pickle-bearing file in it.
-void ScanFolder(const std::string& path, const FolderScanOptions& options, bool json,
-                int* status) {
+void ScanFolder(const std::string& path, const FolderScanOptions& options,
+                const ScanOutput& output, int* status) {
+  const bool json = output.json;
   const FolderScanReport report = ScanFolderForPickles(path, options);
   for (const FolderScanEntry& entry : report.files) {
-    PrintReport((path.ends_with('/') ? path : path + "/") + entry.name, entry.report, json, status);
+    PrintReport((path.ends_with('/') ? path : path + "/") + entry.name, entry.report, output,
+                status);
   }
   if (!report.error.ok()) {
     CheckResult result;  // the walk's own error (a bound, an unreadable folder)
@@ -191,11 +212,12 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options, bool 
 }  // namespace
 
 int RunScan(Args args) {
-  bool json = false;
+  ScanOutput output;
   TorchOptions options;
   bool allow_external_symlinks = false;
-  const Flag flags[] = {{"--json", &json},
-                        {"--allow-external-symlinks", &allow_external_symlinks}};
+  const Flag flags[] = {{"--json", &output.json},
+                        {"--allow-external-symlinks", &allow_external_symlinks},
+                        {"--require-convertible", &output.require_convertible}};
   std::string max_output_ratio;
   const ValueOption values[] = {{.name = "--key", .values = &options.key_path},
                                 {.name = "--max-output-ratio", .value = &max_output_ratio}};
@@ -224,12 +246,12 @@ int RunScan(Args args) {
   for (const std::string& path : paths) {
     struct stat info;
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      ScanFolder(path, folder_options, json, &status);
+      ScanFolder(path, folder_options, output, &status);
     } else if (const Format format = SniffFile(path).value_or(Format::kUnknown);
                format == Format::kNpy || format == Format::kNpz) {  // npy_output.cc
-      status = std::max(status, ScanNumpyFile(path, format == Format::kNpz, json));
+      status = std::max(status, ScanNumpyFile(path, format == Format::kNpz, output.json));
     } else {
-      PrintReport(path, JudgePickleFile(path, options), json, &status);
+      PrintReport(path, JudgePickleFile(path, options), output, &status);
     }
   }
   return status;

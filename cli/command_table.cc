@@ -85,6 +85,8 @@ constexpr OptionRow kOptionRows[] = {
      "refuse views asking > N x the file's size (default 4; 0: none)", kTorch},
     {"scan", "--allow-external-symlinks", "", "", false,
      "in a folder, read files through links out of it", kTorch | kFolder},
+    {"scan", "--require-convertible", "", "", false,
+     "also exit 1 when a file would not convert as it is (needs --key...)", kTorch},
     {"lint", "--json", "", "", false, "print JSON", kSafetensorsOrFolder},
     {"lint", "--config", "", "PATH", false, "read this config.json instead of the folder's",
      kSafetensorsOrFolder},
