@@ -71,8 +71,10 @@ def zip_checkpoint(pkl: bytes, method=zipfile.ZIP_STORED) -> bytes:
     """A ZIP laid out as torch.save writes it: archive/data.pkl, archive/version."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", method) as z:
-        z.writestr("archive/data.pkl", pkl)
-        z.writestr("archive/version", "3\n")
+        for name, data in (("archive/data.pkl", pkl), ("archive/version", b"3\n")):
+            # A fixed date, so that regenerating writes the same bytes.
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data,
+                       compress_type=method)
     return buf.getvalue()
 
 
