@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // stguard scan FILE|DIR [--json] [--key NAME]... [--max-output-ratio N]
-//                       [--allow-external-symlinks]: the static report on PyTorch checkpoints
-// (format, verdict, globals, tensors, storages, first refusal). A folder is walked with
-// its subfolders and every pickle-bearing file in it is scanned, recognised by content
-// whatever its name (ScanFolderForPickles). Exit 0 when every file would convert cleanly,
-// 1 when anything is refused or needs --key, 2 on usage or I/O errors.
+//                       [--allow-external-symlinks] [--require-convertible]: the static
+// report on PyTorch checkpoints (format, verdict, globals, tensors, storages, first
+// refusal). A folder is walked with its subfolders and every pickle-bearing file in it is
+// scanned, recognised by content whatever its name (ScanFolderForPickles). Exit 0 when
+// every file is safe to load (clean or needs-key), 1 when one names code or cannot be
+// proven safe, 2 on usage or I/O errors; with --require-convertible, 1 also when a file
+// would not convert as it is.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -63,9 +65,12 @@ void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
   AppendJsonString(FileVerdictName(verdict.verdict), &out);
   out += ",\"torch_format\":";
   AppendJsonString(TorchFormatName(report.format), &out);
+  // Whether the file converts as it is; if not, scan_error says why, also when it is
+  // safe to load (a needs-key checkpoint, a bare pickle without tensors): what
+  // --require-convertible exits 1 on.
+  out += ",\"convertible\":";
+  out += verdict.reason.ok() ? "true" : "false";
   if (!verdict.reason.ok()) {
-    // Why the file would not convert as it is, also when it is safe (valid): a needs-key
-    // checkpoint, a bare pickle without tensors. This is what makes scan exit 1.
     out += ",\"scan_error\":";
     AppendErrorJson(verdict.reason, &out);
   }
@@ -127,27 +132,39 @@ void PrintReportJson(const std::string& path, const PickleFileReport& verdict) {
   PrintLine(out + "}");
 }
 
-// PrintReport prints one file's report and folds its outcome into *status.
-void PrintReport(const std::string& path, const PickleFileReport& report, bool json,
-                 int* status) {
-  if (json) {
+// ScanOutput is how reports are printed and what fails the scan.
+struct ScanOutput {
+  bool json = false;
+  bool require_convertible = false;  // exit 1 on a safe file that would not convert
+};
+
+// PrintReport prints one file's report and folds its outcome into *status: the
+// verdict's own exit status (clean and needs-key 0), or with --require-convertible 1 for
+// any file that would not convert as it is.
+void PrintReport(const std::string& path, const PickleFileReport& report,
+                 const ScanOutput& output, int* status) {
+  if (output.json) {
     PrintReportJson(path, report);
   } else {
     PrintReportText(path, report);
   }
   if (IsIoError(report.reason)) {
     *status = kExitUsage;
-  } else if (!report.reason.ok() && *status == kExitOk) {
+  } else if ((VerdictFailsFolder(report.verdict) ||
+              (output.require_convertible && !report.reason.ok())) &&
+             *status == kExitOk) {
     *status = kExitInvalid;
   }
 }
 
 // ScanFolder walks a folder and reports every pickle-bearing file in it.
-void ScanFolder(const std::string& path, const FolderScanOptions& options, bool json,
-                int* status) {
+void ScanFolder(const std::string& path, const FolderScanOptions& options,
+                const ScanOutput& output, int* status) {
+  const bool json = output.json;
   const FolderScanReport report = ScanFolderForPickles(path, options);
   for (const FolderScanEntry& entry : report.files) {
-    PrintReport((path.ends_with('/') ? path : path + "/") + entry.name, entry.report, json, status);
+    PrintReport((path.ends_with('/') ? path : path + "/") + entry.name, entry.report, output,
+                status);
   }
   if (!report.error.ok()) {
     CheckResult result;  // the walk's own error (a bound, an unreadable folder)
@@ -181,7 +198,9 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options, bool 
 }  // namespace
 
 int RunScan(const CommandLine& line) {
-  const bool json = line.json;
+  ScanOutput output;
+  output.json = line.json;
+  output.require_convertible = line.require_convertible;
   TorchOptions options;
   options.key_path = line.keys;
   if (line.max_output_ratio) options.max_output_ratio = *line.max_output_ratio;
@@ -194,12 +213,12 @@ int RunScan(const CommandLine& line) {
   for (const std::string& path : paths) {
     struct stat info;
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      ScanFolder(path, folder_options, json, &status);
+      ScanFolder(path, folder_options, output, &status);
     } else if (const Format format = SniffFile(path).value_or(Format::kUnknown);
                format == Format::kNpy || format == Format::kNpz) {  // npy_output.cc
-      status = std::max(status, ScanNumpyFile(path, format == Format::kNpz, json));
+      status = std::max(status, ScanNumpyFile(path, format == Format::kNpz, output.json));
     } else {
-      PrintReport(path, JudgePickleFile(path, options), json, &status);
+      PrintReport(path, JudgePickleFile(path, options), output, &status);
     }
   }
   return status;

@@ -68,6 +68,9 @@ void SetAllowExternal(CommandLine& line, std::string_view) {
   line.allow_external_symlinks = true;
 }
 void SetStats(CommandLine& line, std::string_view) { line.stats = true; }
+void SetRequireConvertible(CommandLine& line, std::string_view) {
+  line.require_convertible = true;
+}
 void SetDropAliases(CommandLine& line, std::string_view) { line.drop_aliases = true; }
 void SetAllMetadata(CommandLine& line, std::string_view) { line.all_metadata = true; }
 void SetDtype(CommandLine& line, std::string_view value) { line.dtype = ParseDtype(value); }
@@ -125,6 +128,9 @@ constexpr OptionRow kOptionRows[] = {
      SetMaxOutputRatio},
     {"scan", "--allow-external-symlinks", "", "", kFlag, false,
      "in a folder, read files through links out of it", kFolder, SetAllowExternal},
+    {"scan", "--require-convertible", "", "", kFlag, false,
+     "also exit 1 when a file would not convert as it is (needs --key...)",
+     kTorch | kFolder | kNpy | kNpz, SetRequireConvertible},
     {"lint", "--json", "", "", kFlag, false, "print JSON", kSafetensorsOrFolder, SetJson},
     {"lint", "--config", "", "PATH", kText, false,
      "read this config.json instead of the folder's", kSafetensorsOrFolder, SetConfig},

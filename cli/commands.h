@@ -30,6 +30,7 @@ struct CommandLine {
   bool canonical = false;                  // --canonical
   bool aligned = false;                    // --aligned
   bool allow_external_symlinks = false;    // --allow-external-symlinks
+  bool require_convertible = false;        // --require-convertible (scan)
   bool stats = false;                      // --stats
   bool drop_aliases = false;               // --drop-aliases
   bool all_metadata = false;               // --all-metadata

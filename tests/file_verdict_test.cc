@@ -91,6 +91,30 @@ TEST(FileVerdictTest, NeedsKeyListsTheKeys) {
             FileVerdict::kClean);
 }
 
+TEST(FileVerdictTest, BytesAfterABarePickleStopCannotBeProvenSafe) {
+  // A bare pickle ending at its STOP is clean (accept); the same pickle followed by a
+  // second one (picklescan's malicious6.pkl: a list, then a call) or by any byte is not:
+  // pickle.load in a loop runs what follows.
+  const std::string list = std::string("\x80\x02]", 3) + ".";
+  EXPECT_EQ(JudgeText(list).verdict, FileVerdict::kClean);
+  EXPECT_EQ(JudgeText(list).reason.code, ErrorCode::kRawPickle);
+  const PickleFileReport stacked =
+      JudgeText(list + std::string("\x80\x02", 2) + "cbuiltins\nprint\n(X\x01\0\0\0mtR.");
+  EXPECT_EQ(stacked.verdict, FileVerdict::kCannotProveSafe);
+  EXPECT_EQ(stacked.reason.code, ErrorCode::kTrailingContent);
+  EXPECT_EQ(stacked.reason.offset, list.size());
+  EXPECT_EQ(JudgeText(list + "\n").verdict, FileVerdict::kCannotProveSafe);
+  // The legacy stream continues after STOP by design and stays readable; a pickle after
+  // its last storage does not.
+  EXPECT_EQ(JudgePickleFile(kTorch + "valid/training.legacy.pt").verdict, FileVerdict::kNeedsKey);
+  EXPECT_EQ(JudgePickleFile(kTorch + "bypass/TrailingContent__legacy_then_pickle.pt").verdict,
+            FileVerdict::kCannotProveSafe);
+  // The library's converter refuses what the verdict refuses (one rule for every front).
+  const std::string path = ::testing::TempDir() + "stacked.pkl";
+  ASSERT_TRUE(WriteFileBytes(path, list + list));
+  EXPECT_EQ(TorchCheckpoint::Open(path).error().code, ErrorCode::kTrailingContent);
+}
+
 TEST(FileVerdictTest, ProtocolZeroAndTarAreNeverClean) {
   // The reader reads only PROTO pickles; the walk still names the global a protocol-0
   // pickle imports, so os.system is reported as code, not as merely unreadable.

@@ -5,16 +5,22 @@
 // VERDICTS
 // - clean: the static scan read the whole pickle and it names nothing outside the
 //   allowlist; loading it runs no code of the file's choosing. (A bare pickle read to its
-//   end is clean though it holds no tensor data, and does not convert.)
+//   STOP, with nothing after it, is clean though it holds no tensor data, and does not
+//   convert. Bytes after a bare pickle's STOP make it cannot-prove-safe: a loader calling
+//   pickle.load again would run them.)
 // - needs-key: as clean, but the tensors sit under a key (a training checkpoint's
-//   "state_dict"): `--key` selects them; PickleFileReport::key_paths lists what was found.
+//   "state_dict"): `--key` selects them; PickleFileReport::key_paths lists what was found
+//   (none for a list of state dicts: safe to load, but conversion needs a state dict).
 // - names-code: the pickle names a global, opcode or call outside the allowlist: loading
 //   it runs code the file chose. The reason says which, at which byte.
 // - cannot-prove-safe: the scan could not read the file to its end (a format stguard does
 //   not read, such as a tar or a compressed ZIP record; a malformed container or pickle;
 //   a checkpoint whose tensors or storages do not hold together). Loaders may still run
 //   it, so it is treated as unsafe: the reason says what stopped the scan.
-// A folder holding a names-code or cannot-prove-safe file is invalid (VerdictFailsFolder).
+// Each word is one outcome everywhere: clean and needs-key are safe to load (exit 0, the C
+// API's and Python's verdict valid); names-code and cannot-prove-safe are not (exit 1,
+// refused), and a folder holding such a file is refused (VerdictFailsFolder). Whether the
+// file converts as it is is separate: PickleFileReport::reason is ok exactly then.
 #ifndef STGUARD_FILE_VERDICT_H_
 #define STGUARD_FILE_VERDICT_H_
 

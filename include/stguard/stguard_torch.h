@@ -39,7 +39,9 @@ extern "C" {
 /* ------------------------------------------------------------------------------------ */
 
 /* stguard_scan_verdict mirrors stguard::FileVerdict (stguard/file_verdict.h): the verdict
- * `stguard scan` prints. */
+ * `stguard scan` prints. CLEAN and NEEDS_KEY are safe to load (stguard_check_path's
+ * verdict VALID, exit status 0); NAMES_CODE and CANNOT_PROVE_SAFE are not (REFUSED, 1).
+ * Whether the file converts as it is is stguard_torch_report_reason's STGUARD_OK. */
 typedef enum stguard_scan_verdict {
   /* The whole pickle was read and names nothing outside the allowlist: loading it runs no
    * code of the file's choosing. */

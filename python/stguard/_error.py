@@ -16,7 +16,10 @@ class SafetensorError(Exception):
 
     ``str(error)`` is the command's text: ``"DuplicateKey at byte 61: duplicate key
     (tensor 'w')"``; the offset is shown only when it points into a file (a refused
-    write reads ``"InvalidArgument: ..."``).
+    write reads ``"InvalidArgument: ..."``). Where the reference package raises for the
+    same reason (a missing file, a value that is not a tensor, a sparse or non-contiguous
+    tensor, an index out of range), ``str(error)`` is the reference's text instead, and
+    ``code``, ``offset`` and ``tensor`` still say what stguard found.
 
     Example:
         >>> import stguard
@@ -67,6 +70,13 @@ class SafetensorRuntimeError(SafetensorError, RuntimeError):
 
 class SafetensorImportError(SafetensorError, ImportError):
     """A framework whose package is not installed."""
+
+
+def reference_refusal(kind: type, text: str, tensor: Optional[str] = None) -> SafetensorError:
+    """Returns an InvalidArgument error of class ``kind`` whose ``str()`` is ``text``, the
+    reference package's own message for the same refusal: code written against it compares
+    the text. ``code``, ``offset`` and ``tensor`` are set as for every stguard error."""
+    return kind(text, "InvalidArgument", 0, tensor)
 
 
 def refusal(kind: type, message: str, tensor: Optional[str] = None) -> SafetensorError:

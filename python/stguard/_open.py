@@ -98,8 +98,9 @@ def _open_source(path: str, backend: str, shown_name: str):
             raise
         fd = None
     if fd is None:
+        # The reference's text (no code prefix): code written against it compares it.
         raise SafetensorFileNotFoundError(
-            f"IoError: No such file or directory: {shown_name}", "IoError", 0, None)
+            f"No such file or directory: {shown_name}", "IoError", 0, None)
     try:
         return _PreadSource(fd)
     except BaseException:

@@ -13,7 +13,7 @@ from typing import Dict, Tuple
 
 import numpy as np
 
-from ._error import SafetensorError, invalid_argument
+from ._error import SafetensorError, invalid_argument, reference_refusal
 
 # What each safetensors dtype becomes in numpy (little-endian).
 NUMPY_DTYPES: Dict[str, str] = {
@@ -151,18 +151,30 @@ def describe_index(index) -> str:
     return "[" + ", ".join(one(item) for item in items) + "]"
 
 
-def _check_stops(items: tuple, shape: Tuple[int, ...], index, name: str) -> None:
-    """Refuses a slice whose stop lies beyond its dimension (``[:20]`` on 10 rows), as the
-    reference package does: numpy would clamp it and hide a wrong size."""
+def _check_bounds(items: tuple, shape: Tuple[int, ...], index, name: str) -> None:
+    """Refuses, with the reference package's texts, an int index outside its dimension and
+    a slice whose stop lies beyond it (``[:20]`` on 10 rows: numpy would clamp it and hide
+    a wrong size)."""
     position = 0
     for item in items:
         if item is Ellipsis:  # the items after '...' index the trailing dimensions
             position = len(shape) - (len(items) - items.index(Ellipsis) - 1)
             continue
-        if isinstance(item, slice) and item.stop is not None and item.stop > shape[position]:
-            raise invalid_argument(
-                f"slice {describe_index(index)} is out of range for shape {list(shape)}: stop "
-                f"{item.stop} is beyond dimension #{position} of size {shape[position]}", name)
+        size = shape[position]
+        if isinstance(item, slice):
+            past = item.stop - 1 if item.stop is not None and item.stop > size else None
+        else:
+            if item < -size:
+                raise reference_refusal(
+                    SafetensorError,
+                    f"Invalid index {item} for dimension {position} of size {size}", name)
+            past = item if item >= size else None
+        if past is not None:
+            raise reference_refusal(
+                SafetensorError,
+                f"Error during slicing {describe_index(index)} with shape {list(shape)}: "
+                f"index {past} out of bounds for tensor dimension #{position} of size {size}",
+                name)
         position += 1
 
 
@@ -173,12 +185,11 @@ def slice_copy(array: np.ndarray, index, name: str) -> np.ndarray:
     does; a non-empty list is refused with its message (lists are not implemented)."""
     if isinstance(index, list):
         if index:
-            raise invalid_argument(f"slice {describe_index(tuple(index))} for shape "
-                                   f"{list(array.shape)}: Non empty lists are not implemented",
-                                   name)
+            raise reference_refusal(SafetensorError, "Non empty lists are not implemented",
+                                    name)
         index = slice(0, 0)
     items = check_index(index, array.shape, name)
-    _check_stops(items, array.shape, index, name)
+    _check_bounds(items, array.shape, index, name)
     try:
         selected = array[items]
     except IndexError as error:

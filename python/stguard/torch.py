@@ -7,10 +7,10 @@ them never changes the file). BF16 loads as ``torch.bfloat16``. Types this torch
 come back as raw bits (torch 1.13: U16/U32/U64 as int16/int32/int64; F8_*, F6_*, F4 as
 uint8). Saving writes the canonical file, byte for byte what the reference writes,
 crash-safely. Like the reference ``save_file`` refuses tensors that overlap in memory
-(a RuntimeError) and ``save_model``/``load_model`` handle tied weights by saving one name
-and restoring the others; unlike it, non-contiguous tensors are saved as contiguous
-copies instead of being refused. The helpers other libraries import from
-``safetensors.torch`` (``storage_ptr``, ``storage_size``, ``_find_shared_tensors``,
+(a RuntimeError) and non-contiguous tensors (a ValueError), and ``save_model``/``load_model``
+handle tied weights by saving one name and restoring the others (``save_model`` saves
+contiguous copies unless ``force_contiguous=False``). The helpers other libraries import
+from ``safetensors.torch`` (``storage_ptr``, ``storage_size``, ``_find_shared_tensors``,
 ``_is_complete``, ``_end_ptr``, ``_remove_duplicate_names``) give the reference's results.
 """
 
@@ -21,7 +21,7 @@ import torch
 
 from . import _core
 from ._error import (SafetensorError, SafetensorRuntimeError, SafetensorValueError,
-                     invalid_argument, refusal)
+                     invalid_argument, reference_refusal, refusal)
 from ._frameworks import TorchFramework
 from ._open import safe_open
 from ._serialize import check_metadata, check_name
@@ -51,17 +51,29 @@ for _name, _attribute, _bits in (("U16", "uint16", torch.int16), ("U32", "uint32
 
 
 def _entries(tensors: Dict[str, torch.Tensor]) -> list:
+    # The checks run in the reference's order, with its messages: types and sparse
+    # layouts first, then shared memory, then contiguity.
     if not isinstance(tensors, dict):
-        raise refusal(SafetensorValueError,
-                      f"expected a dict of str to torch.Tensor, not {type(tensors).__name__}")
+        raise reference_refusal(
+            SafetensorValueError,
+            f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
+    sparse = []
     for name, tensor in tensors.items():
         check_name(name)
         if not isinstance(tensor, torch.Tensor):
-            raise refusal(SafetensorValueError,
-                          f"expected a torch.Tensor, not {type(tensor).__name__}", name)
+            raise reference_refusal(
+                SafetensorValueError,
+                f"Key `{name}` is invalid, expected torch.Tensor but received {type(tensor)}",
+                name)
         if tensor.layout != torch.strided:
-            raise refusal(SafetensorValueError, f"cannot save a sparse ({tensor.layout}) "
-                          "tensor: make it dense first with .to_dense()", name)
+            sparse.append(name)
+    if sparse:
+        raise reference_refusal(
+            SafetensorValueError,
+            f"You are trying to save a sparse tensors: `{sparse}` which this library does "
+            "not support. You can make it a dense tensor before saving with `.to_dense()` "
+            "but be aware this might make a much larger file than needed.", sparse[0])
+    for name, tensor in tensors.items():
         if tensor.dtype not in _SAVE_DTYPES:
             raise invalid_argument(f"torch dtype {tensor.dtype} has no safetensors dtype", name)
     shared = overlapping_groups(tensors)
@@ -74,14 +86,23 @@ def _entries(tensors: Dict[str, torch.Tensor]) -> list:
             f"stguard.torch.save_model (it saves one name and load_model restores the "
             f"others), or save a .clone() of all but one of each group",
             sorted(shared[0])[0])
+    for name, tensor in tensors.items():
+        if not tensor.is_contiguous():
+            # Saving a view's bytes as its own tensor hides that it was a view: the
+            # caller chooses (.contiguous(), or save_model(force_contiguous=True)).
+            raise reference_refusal(
+                SafetensorValueError,
+                f"You are trying to save a non contiguous tensor: `{name}` which is not "
+                "allowed. It either means you are trying to save tensors which are "
+                "reference of each other in which case it's recommended to save only the "
+                "full tensors, and reslice at load time, or simply call `.contiguous()` on "
+                "your tensor to pack it before saving.", name)
     entries = []
     for name, tensor in tensors.items():
         dtype_name, numpy_type = _SAVE_DTYPES[tensor.dtype]
         tensor = tensor.detach()
         if tensor.device.type != "cpu":
             tensor = tensor.cpu()
-        if not tensor.is_contiguous():
-            tensor = tensor.contiguous()
         if numpy_type is not None:
             tensor = tensor.view(numpy_type)
         entries.append((name, dtype_name, tuple(int(d) for d in tensor.shape), tensor.numpy()))
@@ -148,14 +169,15 @@ def load_file(filename: "os.PathLike[str] | str", device: Any = "cpu", *,
 
 def save_model(model: torch.nn.Module, filename: "os.PathLike[str] | str",
                metadata: Optional[Dict[str, str]] = None,
-               force_contiguous: bool = False) -> None:
+               force_contiguous: bool = True) -> None:
     """Saves ``model.state_dict()`` where tied weights (names sharing one storage) are
     saved once: the name kept is the first, in sorted order, of those covering the whole
     storage, and each dropped name is recorded in the metadata as ``{dropped: kept}``
     (unless the caller's metadata already has that key). The caller's dict is not changed.
 
-    ``force_contiguous`` is accepted for the reference's signature; stguard always saves
-    non-contiguous tensors as contiguous copies. Raises RuntimeError when no name of a
+    With ``force_contiguous`` (the default, as the reference) non-contiguous tensors are
+    saved as contiguous copies; without it they are refused (ValueError, as ``save_file``,
+    its text suggesting ``force_contiguous=True``). Raises RuntimeError when no name of a
     shared group covers its whole storage (saving it would store more than needed).
 
     Example:
@@ -171,7 +193,13 @@ def save_model(model: torch.nn.Module, filename: "os.PathLike[str] | str",
             del state_dict[dropped]
     if force_contiguous:
         state_dict = {name: tensor.contiguous() for name, tensor in state_dict.items()}
-    save_file(state_dict, filename, metadata=metadata)
+    try:
+        save_file(state_dict, filename, metadata=metadata)
+    except SafetensorValueError as error:
+        # The reference's hint, on its text; stguard's code and tensor are kept.
+        raise SafetensorValueError(
+            f"{error} Or use save_model(..., force_contiguous=True), read the docs for "
+            "potential caveats.", error.code, error.offset, error.tensor) from None
 
 
 def load_model(model: torch.nn.Module, filename: "os.PathLike[str] | str", strict: bool = True,

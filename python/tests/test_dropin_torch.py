@@ -121,9 +121,12 @@ def test_save_exception_types_torch():
         assert isinstance(raised.value, stguard.SafetensorError)
     with pytest.raises(TypeError):
         storch.save({"a": torch.zeros(1)}, metadata={"k": 2})
-    # kept on purpose: a non-contiguous tensor is saved as a contiguous copy
+    # A non-contiguous tensor is refused, as by the reference; made contiguous, it saves.
     square = torch.arange(6.0).reshape(2, 3)
-    assert torch.equal(storch.load(storch.save({"t": square.t()}))["t"], square.t())
+    with pytest.raises(ValueError) as raised:
+        storch.save({"t": square.t()})
+    assert isinstance(raised.value, stguard.SafetensorError) and raised.value.tensor == "t"
+    assert torch.equal(storch.load(storch.save({"t": square.t().contiguous()}))["t"], square.t())
 
 
 def test_helper_docstring_examples_hold():

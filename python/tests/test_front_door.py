@@ -315,7 +315,9 @@ def test_offsets_only_when_they_point_into_a_file(tmp_path):
     assert "at byte" not in str(raised.value)
     with pytest.raises(stguard.SafetensorError) as raised:
         snp.load_file(tmp_path / "absent.safetensors")
-    assert str(raised.value).startswith("IoError: ")
+    # A missing file reads as the reference's text, without an offset; the code says IoError.
+    assert str(raised.value) == f"No such file or directory: {tmp_path / 'absent.safetensors'}"
+    assert raised.value.code == "IoError"
     with pytest.raises(stguard.SafetensorError) as raised:  # a byte of the file: shown
         snp.load_file(INVALID)
     assert str(raised.value).startswith(f"DuplicateKey at byte {raised.value.offset}: ")
@@ -341,3 +343,47 @@ def test_envelopes_follow_the_schema(tmp_path):
             assert {"code", "message", "tensor"} <= set(fields)
         if "offset" in fields:
             assert isinstance(fields["offset"], int) and fields["offset"] >= 0
+
+
+# ------------------------------------------------------------ one exit status per verdict
+def torch_corpus_files():
+    for folder in ("valid", "refuse", "bypass"):
+        yield from sorted(p for p in (TORCH / folder).rglob("*.pt"))
+
+
+@pytest.mark.parametrize("path", list(torch_corpus_files()), ids=lambda p: p.name)
+def test_scan_ok_and_exit_status_follow_the_verdict_word(cli, path):
+    # clean and needs-key: ok and exit 0; names-code and cannot-prove-safe: not ok, exit 1.
+    result = stguard.scan(path)
+    safe = result.scan_verdict in ("clean", "needs-key")
+    assert result.ok == safe and result.verdict == ("valid" if safe else "refused")
+    assert run_cli(cli, "scan", str(path)).returncode == (0 if safe else 1)
+    if path.parent.name == "bypass":
+        assert not safe and result.code == path.name.split("__")[0]
+
+
+def test_stacked_pickle_is_not_ok(tmp_path, cli):
+    # Accept: one bare pickle, read to its STOP. Reject: a second one after it.
+    single = tmp_path / "list.pkl"
+    single.write_bytes(b"\x80\x02].")
+    stacked = tmp_path / "stacked.pkl"
+    stacked.write_bytes(b"\x80\x02]." + b"\x80\x02cbuiltins\nprint\n(X\x01\x00\x00\x00mtR.")
+    assert stguard.scan(single).ok and stguard.scan(single).scan_verdict == "clean"
+    assert stguard.check(single).ok
+    result = stguard.scan(stacked)
+    assert (result.ok, result.scan_verdict, result.code) == (False, "cannot-prove-safe",
+                                                             "TrailingContent")
+    assert not stguard.check(stacked).ok
+    assert run_cli(cli, "scan", str(stacked)).returncode == 1
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(stacked, tmp_path / "out.safetensors")
+    assert raised.value.code == "TrailingContent"
+
+
+def test_list_of_state_dicts_is_safe_but_does_not_convert(tmp_path, cli):
+    result = stguard.scan(TORCH / "refuse" / "NotAStateDict__not_a_dict.pt")
+    assert result.ok and result.scan_verdict == "needs-key" and result.key_paths == []
+    assert "conversion needs a state dict" in result.description
+    path = str(TORCH / "refuse" / "NotAStateDict__not_a_dict.pt")
+    assert run_cli(cli, "scan", path).returncode == 0
+    assert run_cli(cli, "scan", "--require-convertible", path).returncode == 1

@@ -111,7 +111,7 @@ def test_io_error_and_overwrite(tmp_path):
     np.testing.assert_array_equal(snp.load_file(path)["a"], np.arange(4.0) * 10)
 
 
-def test_torch_refuses_shared_memory_and_saves_non_contiguous(tmp_path):
+def test_torch_refuses_shared_memory_and_non_contiguous(tmp_path):
     torch = pytest.importorskip("torch")
     import stguard.torch as st
 
@@ -129,12 +129,17 @@ def test_torch_refuses_shared_memory_and_saves_non_contiguous(tmp_path):
     st.save_file({"top": weight[0], "bottom": weight[2]}, path)
     loaded = st.load_file(path)
     assert torch.equal(loaded["top"], weight[0]) and torch.equal(loaded["bottom"], weight[2])
-    # A non-contiguous tensor is made contiguous (the reference refuses it).
+    # A non-contiguous tensor is refused, as by the reference (the file is not written);
+    # made contiguous by the caller, it saves.
     other = torch.arange(20, dtype=torch.int32).reshape(4, 5)
-    st.save_file({"t": weight.t(), "step": other[:, ::2]}, path)
+    path.unlink()
+    for strided in ({"t": weight.t()}, {"step": other[:, ::2]}):
+        with pytest.raises(ValueError, match="non contiguous tensor"):
+            st.save_file(strided, path)
+    assert not path.exists()
+    st.save_file({"t": weight.t().contiguous(), "step": other[:, ::2].contiguous()}, path)
     loaded = st.load_file(path)
     assert torch.equal(loaded["t"], weight.t()) and torch.equal(loaded["step"], other[:, ::2])
-    assert loaded["t"].is_contiguous()
     with pytest.raises(stguard.SafetensorError):
         st.save({"s": weight.to_sparse()})
     with pytest.raises(stguard.SafetensorError):

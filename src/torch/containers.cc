@@ -238,6 +238,17 @@ Error LoadLegacy(std::span<const std::byte> bytes, LoadedPickle* out,
 
 }  // namespace
 
+Error BarePickleError(const PickleResult& pickle, std::span<const std::byte> bytes) {
+  if (pickle.end == bytes.size()) {
+    return Error{ErrorCode::kRawPickle, 0,
+                 "a bare pickle, not a torch checkpoint: it holds no tensor data"};
+  }
+  return Error{ErrorCode::kTrailingContent, pickle.end,
+               "bytes after the pickle's STOP: a loader that calls pickle.load again on the "
+               "stream would run them",
+               std::to_string(bytes.size() - pickle.end) + " bytes"};
+}
+
 TorchFormat ContainerOf(std::span<const std::byte> bytes) {
   if (StartsWith(bytes, "PK\x03\x04", 4)) return TorchFormat::kZip;
   if (LegacyMagicLen(bytes) != 0) return TorchFormat::kLegacy;
@@ -275,8 +286,7 @@ Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,
       // Read it for the report; even a harmless one holds no tensor data.
       Result<PickleResult> pickle = ReadPickle(bytes, PickleReadOptions{}, globals);
       if (!pickle.ok()) return pickle.error();
-      return Error{ErrorCode::kRawPickle, 0,
-                   "a bare pickle, not a torch checkpoint: it holds no tensor data"};
+      return BarePickleError(*pickle, bytes);
     }
     case TorchFormat::kUnknown:
       break;

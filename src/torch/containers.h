@@ -36,6 +36,13 @@ struct LoadedPickle {
 // 2-5; anything else is scanned as a pickle of protocol 0 or 1 by file_verdict.cc).
 TorchFormat ContainerOf(std::span<const std::byte> bytes);
 
+// BarePickleError is the outcome of a bare pickle read to its STOP: kRawPickle (it holds
+// no tensor data), or kTrailingContent when bytes follow its STOP. A loader that calls pickle.load again on the same stream (joblib, a reused Unpickler, a
+// loop) runs whatever follows, and no layout of one pickle continues after STOP; the
+// layouts that do (the legacy stream, data.pkl in a ZIP) are read by their own path,
+// each record to its exact end. `pickle` was read from the start of `bytes`.
+Error BarePickleError(const PickleResult& pickle, std::span<const std::byte> bytes);
+
 // LoadTorchContainer detects the format, checks the container, runs the main pickle and
 // places every storage it names. `globals` receives the globals named, even on error.
 Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,

@@ -104,10 +104,7 @@ void ScanBarePickle(std::span<const std::byte> bytes, TorchScanReport* scan) {
   for (const GlobalUse& use : uses) {
     scan->globals.push_back({use.module, use.name, use.allowed, use.offset});
   }
-  scan->error = pickle.ok() ? Error{ErrorCode::kRawPickle, 0,
-                                    "a bare pickle, not a torch checkpoint: it holds no "
-                                    "tensor data"}
-                            : pickle.error();
+  scan->error = pickle.ok() ? BarePickleError(*pickle, bytes) : pickle.error();
   if (pickle.ok() || scan->error.code == ErrorCode::kPickleGlobalRefused) return;
   // The reader stopped before any call (a protocol 0 or 1 pickle, which it does not
   // read): the walk names the first call, so that a global outside the allowlist is
@@ -183,8 +180,11 @@ std::string DescribeVerdict(const PickleFileReport& report) {
              " tensors, nothing outside the allowlist; convert it with `stguard convert`";
     case FileVerdict::kNeedsKey: {
       if (report.key_paths.empty()) {
-        return "needs --key: nothing outside the allowlist, but the root is not a mapping of "
-               "names to tensors and no key leads to one (" + report.reason.ToString() + ")";
+        // A list of state dicts, a dict of dicts deeper than the search: safe to load,
+        // but no --key makes it convert.
+        return "needs --key: nothing outside the allowlist, safe to load; conversion needs a "
+               "state dict, and neither the root nor any key found leads to a mapping of "
+               "names to tensors (" + report.reason.ToString() + ")";
       }
       std::string keys;
       for (const std::vector<std::string>& path : report.key_paths) {

@@ -241,6 +241,43 @@ static int describe(int argc, char** argv) {
   return status;
 }
 
+/* check_exit verdicts corpus/NAME as `stguard check` does and returns its exit status. */
+static int check_exit(const char* corpus, const char* name) {
+  char path[4096];
+  stguard_result* result = NULL;
+  int status;
+  join(path, sizeof(path), corpus, name);
+  CHECK(stguard_check_path(path, NULL, &result, NULL) == STGUARD_OK);
+  status = stguard_verdict_exit_status(stguard_result_verdict(result));
+  stguard_result_free(result);
+  return status;
+}
+
+/* One exit status per scan verdict: clean and needs-key are safe (0), names-code and
+ * cannot-prove-safe are not (1); bytes after a bare pickle's STOP cannot be proven safe. */
+static void test_exit_per_verdict(const char* corpus) {
+  static const struct {
+    const char* name;
+    stguard_scan_verdict verdict;
+    int exit_status;
+  } cases[] = {
+      {"torch/valid/dtypes.zip.pt", STGUARD_SCAN_CLEAN, 0},
+      {"torch/refuse/RawPickle__raw_clean_pickle.pt", STGUARD_SCAN_CLEAN, 0},
+      {"torch/valid/training.legacy.pt", STGUARD_SCAN_NEEDS_KEY, 0},
+      {"torch/refuse/NotAStateDict__not_a_dict.pt", STGUARD_SCAN_NEEDS_KEY, 0},
+      {"torch/bypass/PickleGlobalRefused__pip_main.pt", STGUARD_SCAN_NAMES_CODE, 1},
+      {"torch/bypass/TrailingContent__stacked_list_then_call.pt",
+       STGUARD_SCAN_CANNOT_PROVE_SAFE, 1},
+  };
+  size_t i;
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    stguard_torch_report* report = scan(corpus, cases[i].name, NULL);
+    CHECK(stguard_torch_report_verdict(report) == cases[i].verdict);
+    CHECK(check_exit(corpus, cases[i].name) == cases[i].exit_status);
+    stguard_torch_report_free(report);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "--describe") == 0) return describe(argc, argv);
   if (argc != 3) {
@@ -249,6 +286,7 @@ int main(int argc, char** argv) {
   }
   test_sniffer(argv[1]);
   test_scan_verdicts(argv[1]);
+  test_exit_per_verdict(argv[1]);
   test_needs_key(argv[1], argv[2]);
   test_convert(argv[1], argv[2]);
   test_read_failures(argv[1]);

@@ -44,7 +44,9 @@ SHAPES = {
     "many_scalars": (0, ""),  # accepted: the most tensors per byte
 }
 
-COMMANDS = [["scan", "{file}"], ["convert", "{file}", "{out}"]]
+# `scan --require-convertible` exits 1 exactly when convert refuses (plain scan exits 0 on
+# a safe file that needs a state dict, NotAStateDict).
+COMMANDS = [["scan", "--require-convertible", "{file}"], ["convert", "{file}", "{out}"]]
 
 
 @pytest.fixture(scope="module")

@@ -264,12 +264,13 @@ def test_refused_with_its_own_error(path, tmp_path):
     assert code + " at byte" in result.stderr, result.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == []
     scan = run("scan", "--json", path)
-    assert scan.returncode == 1
     report = json.loads(scan.stdout)
-    # The scan's own reason; the envelope's verdict is refused, or valid for a pickle that
-    # runs nothing but holds no state dict (it does not convert, so scan exits 1).
-    assert report["scan_error"]["code"] == code
-    assert report["verdict"] in ("refused", "valid")
+    # The scan's own reason; the envelope's verdict is refused (exit 1), or valid for a
+    # pickle that runs nothing but holds no state dict (exit 0: safe to load; it does not
+    # convert, which --require-convertible turns into exit 1).
+    assert report["scan_error"]["code"] == code and report["convertible"] is False
+    assert scan.returncode == {"refused": 1, "valid": 0}[report["verdict"]]
+    assert run("scan", "--require-convertible", path).returncode == 1
 
 
 def test_refusals_also_refused_by_nothing_else():
@@ -297,7 +298,9 @@ def test_convert_existing_dtype_path_still_works(tmp_path):
 
 def test_scan_folder_exit_codes(tmp_path):
     assert run("scan", CORPUS / "valid" / "sharded").returncode == 0
-    assert run("scan", CORPUS / "valid").returncode == 1  # training.* need --key
+    # training.* need --key: safe to load (exit 0), not convertible as they are.
+    assert run("scan", CORPUS / "valid").returncode == 0
+    assert run("scan", "--require-convertible", CORPUS / "valid").returncode == 1
     assert run("scan", CORPUS / "refuse").returncode == 1
     assert run("scan", tmp_path / "missing.pt").returncode == 2
 
