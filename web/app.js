@@ -303,7 +303,7 @@ function showFiles(section, files, prefix) {
   }
 }
 
-// showSummary says what was found in a few words ("gguf v3, 2 tensors, 5 keys"), or
+// showSummary says what was found in a few words ("GGUF v3, 2 tensors (F32), 5 keys"), or
 // else the counts, when the check gave them.
 function showSummary(section, result) {
   const parts = [];

@@ -8,6 +8,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cctype>
 #include <new>
 #include <string>
 #include <string_view>
@@ -53,8 +55,8 @@ void CheckSafetensors(const ByteSource& source, const CheckOptions& options,
   for (const TensorView& tensor : checkpoint->tensors()) {
     result->summary.data_bytes += tensor.byte_size();
   }
-  result->summary.detail = std::to_string(checkpoint->num_tensors()) + " tensors, " +
-                           std::to_string(checkpoint->header_len()) + " header bytes";
+  result->summary.detail = "safetensors, " + CountOf(checkpoint->num_tensors(), "tensor", "tensors") +
+                           ", " + CountOf(checkpoint->header_len(), "header byte", "header bytes");
   if (options.list_contents) ListSafetensors(*checkpoint, result);
 }
 
@@ -82,6 +84,32 @@ Error GgufSplitError(const std::string* path, const gguf::GgufFile& file, size_t
   return {};
 }
 
+// GgufTypesText names the file's tensor types, the most used first, as llama.cpp names
+// quantisations (" (Q4_K, F32)"); past three, the rest are counted.
+std::string GgufTypesText(const gguf::GgufFile& file) {
+  std::vector<std::pair<size_t, std::string_view>> uses;  // (tensors, type name)
+  for (const gguf::TensorInfo& tensor : file.tensors()) {
+    auto same = std::find_if(uses.begin(), uses.end(),
+                             [&](const auto& use) { return use.second == tensor.type->name; });
+    if (same == uses.end()) {
+      uses.emplace_back(1, tensor.type->name);
+    } else {
+      ++same->first;
+    }
+  }
+  if (uses.empty()) return "";
+  std::stable_sort(uses.begin(), uses.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  constexpr size_t kNamed = 3;
+  std::string text = " (";
+  for (size_t k = 0; k < uses.size() && k < kNamed; ++k) {
+    if (k > 0) text += ", ";
+    for (char c : uses[k].second) text += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  if (uses.size() > kNamed) text += ", " + CountOf(uses.size() - kNamed, "other", "others");
+  return text + ")";
+}
+
 void SummariseGguf(const std::string* path, const gguf::GgufFile& file,
                    const CheckOptions& options, CheckResult* result) {
   size_t parts = 1;
@@ -93,12 +121,13 @@ void SummariseGguf(const std::string* path, const gguf::GgufFile& file,
   result->summary.tensors = parts > 1 ? set_tensors : file.tensors().size();
   result->summary.header_bytes = file.data_offset();
   result->summary.data_bytes = file.file_size() - file.data_offset();
-  const std::string version = "gguf v" + std::to_string(file.version());
+  const std::string version = "GGUF v" + std::to_string(file.version());
   result->summary.detail =
-      parts > 1 ? version + " split model, " + std::to_string(parts) + " parts, " +
-                      std::to_string(set_tensors) + " tensors"
-                : version + ", " + std::to_string(file.tensors().size()) + " tensors, " +
-                      std::to_string(file.metadata().size()) + " keys";
+      parts > 1 ? version + " split model, " + CountOf(parts, "part", "parts") + ", " +
+                      CountOf(set_tensors, "tensor", "tensors")
+                : version + ", " + CountOf(file.tensors().size(), "tensor", "tensors") +
+                      GgufTypesText(file) + ", " +
+                      CountOf(file.metadata().size(), "key", "keys");
   if (options.list_contents) ListGguf(file, result);
 }
 
@@ -127,9 +156,9 @@ void CheckNpy(const ByteSource& source, const CheckOptions& options, CheckResult
   result->summary.tensors = 1;
   result->summary.header_bytes = info->header_len;
   result->summary.data_bytes = info->data_len;
-  result->summary.detail = "npy " + std::to_string(info->major_version) + "." +
+  result->summary.detail = ".npy v" + std::to_string(info->major_version) + "." +
                            std::to_string(info->minor_version) + ", " + info->descr + ", " +
-                           std::to_string(info->data_len) + " data bytes";
+                           CountOf(info->data_len, "data byte", "data bytes");
   if (options.list_contents) ListNpy(*info, result);
 }
 
@@ -137,8 +166,8 @@ void SummariseNpz(const NpzInfo& info, const CheckOptions& options, CheckResult*
   result->verdict = Verdict::kValid;
   result->summary.tensors = info.members.size();
   for (const NpzMember& member : info.members) result->summary.data_bytes += member.array.data_len;
-  result->summary.detail = "npz, " + std::to_string(info.members.size()) + " arrays, " +
-                           std::to_string(result->summary.data_bytes) + " data bytes";
+  result->summary.detail = ".npz, " + CountOf(info.members.size(), "array", "arrays") + ", " +
+                           CountOf(result->summary.data_bytes, "data byte", "data bytes");
   if (options.list_contents) ListNpz(info, result);
 }
 
@@ -267,6 +296,17 @@ CheckResult JudgeNoThrow(const ByteSource& source, const std::string* path,
 
 }  // namespace
 
+// PickleFormatTitle names a pickle-bearing format for people ("PyTorch checkpoint (ZIP)").
+std::string_view PickleFormatTitle(Format format) {
+  switch (format) {
+    case Format::kPytorchZip: return "PyTorch checkpoint (ZIP)";
+    case Format::kPytorchLegacy: return "PyTorch checkpoint (legacy stream)";
+    case Format::kTar: return "PyTorch checkpoint (tar)";
+    case Format::kPickle: return "pickle";
+    default: return FormatName(format);
+  }
+}
+
 // The static scan's verdict (nothing runs): clean and needs-key are valid (needs-key with a
 // warning naming the keys), names-code and cannot-prove-safe refused.
 CheckResult ResultForPickle(const std::string& path, PickleFileReport report) {
@@ -280,8 +320,11 @@ CheckResult ResultForPickle(const std::string& path, PickleFileReport report) {
     result.warnings.push_back(Warning{WarningKind::kPickleFile, path, {}, DescribeVerdict(report)});
   }
   result.summary.tensors = report.scan.tensors.size();
-  result.summary.detail = std::string(FileVerdictName(report.verdict)) + ", " +
-                          std::to_string(report.scan.tensors.size()) + " tensors";
+  result.summary.detail = std::string(PickleFormatTitle(report.format)) + ", " +
+                          CountOf(report.scan.tensors.size(), "tensor", "tensors") + ", " +
+                          (report.verdict == FileVerdict::kClean
+                               ? "nothing outside the allowlist"
+                               : std::string(FileVerdictName(report.verdict)));
   result.pickle = std::move(report);
   return result;
 }

@@ -120,7 +120,8 @@ void Summarise(const CheckpointDir& checkpoint, CheckResult* result) {
   result->summary.data_bytes = checkpoint.total_bytes();
   if (checkpoint.has_index()) result->summary.index = checkpoint.index_path();
   const size_t shards = checkpoint.shards().size();
-  result->summary.detail = std::to_string(checkpoint.num_tensors()) + " tensors in " +
+  result->summary.detail = std::to_string(checkpoint.num_tensors()) +
+                           (checkpoint.num_tensors() == 1 ? " tensor in " : " tensors in ") +
                            std::to_string(shards) + (shards == 1 ? " shard, " : " shards, ") +
                            std::to_string(checkpoint.total_bytes()) + " data bytes";
 }
