@@ -138,11 +138,11 @@ std::optional<int> ParseCommandLine(const CommandRow& command, Args args, Comman
   return OperandsFit(command, *line);
 }
 
-Formats FormatOf(const std::string& path) {
+Formats FormatOf(const std::string& path, std::optional<Format> sniffed) {
   struct stat info;
   if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return kFolder;
   using Sniffed = stguard::Format;  // the library's sniffer decides; the table names it
-  const Result<Sniffed> format = SniffFile(path);
+  const Result<Sniffed> format = sniffed.has_value() ? Result<Sniffed>(*sniffed) : SniffFile(path);
   if (!format.ok()) return 0;
   switch (*format) {
     case Sniffed::kSafetensors: return kSafetensors;

@@ -12,6 +12,7 @@
 
 #include "command_table.h"
 #include "commands.h"
+#include "stguard/sniff.h"
 
 namespace stguard::cli {
 
@@ -32,8 +33,9 @@ int UsageError(const CommandRow& command, std::string_view what);
 
 // FormatOf says what `path` is, as the command table's formats: a directory or an index
 // (*.index.json) is kFolder; a file is told by its bytes (stguard/sniff.h). 0 when it
-// cannot be read or is none of them (the command's reader says why).
-Formats FormatOf(const std::string& path);
+// cannot be read or is none of them (the command's reader says why). `sniffed`, when
+// given, is what a check already sniffed of the file: it is not read again.
+Formats FormatOf(const std::string& path, std::optional<Format> sniffed = std::nullopt);
 
 // InapplicableOption is the sentence for the first option given on `line` that does not
 // apply to `found` (one format): "--name applies to .npy, not to GGUF (x.gguf)"; empty

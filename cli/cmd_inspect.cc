@@ -2,6 +2,7 @@
 // stguard inspect [--json] FILE: metadata, the tensors in file order, and totals.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,27 +132,36 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
 int RunInspect(const CommandLine& line) {
   const std::string& path = line.operands[0];
   // An option that does not apply to what IN is (--stats on a GGUF file) is a usage error.
-  if (const std::string inapplicable =
-          InapplicableOption(*FindCommand("inspect"), line, FormatOf(path), path);
-      !inapplicable.empty()) {
-    return UsageError(*FindCommand("inspect"), inapplicable);
+  const auto inapplicable = [&](std::optional<Format> sniffed) {
+    return InapplicableOption(*FindCommand("inspect"), line, FormatOf(path, sniffed), path);
+  };
+  if (line.stats) {
+    if (const std::string what = inapplicable(std::nullopt); !what.empty()) {
+      return UsageError(*FindCommand("inspect"), what);
+    }
+    return RunInspectStats(line);  // cmd_stats.cc
   }
-  if (line.stats) return RunInspectStats(line);  // cmd_stats.cc
+  // The front door decides what the file is and whether it is valid; only a valid file is
+  // described, from what the check's reader built (kept: the header is read once).
+  // Otherwise its result is printed as `check` prints it (text on stderr).
+  CheckOptions options;
+  options.keep_reader = true;
+  const CheckResult result = CheckFile(path, options);
+  if (const std::string what = inapplicable(result.format); !what.empty()) {
+    return UsageError(*FindCommand("inspect"), what);
+  }
   if (line.allow_external_symlinks) {
     return UsageError(*FindCommand("inspect"), "--allow-external-symlinks applies with --stats");
   }
   const bool json = line.json;
-  // The front door decides what the file is and whether it is valid; only a valid file is
-  // described. Otherwise its result is printed as `check` prints it (text on stderr).
-  const CheckResult result = CheckFile(path);
   if (!result.valid()) {
     if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
     PrintErrorLine(ResultLine(result));
     return result.exit_status();
   }
   switch (result.format) {
-    case Format::kGguf: return InspectGgufFile(path, json);  // gguf_output.cc
-    case Format::kNpy: return InspectNpy(path, json);        // npy_output.cc
+    case Format::kGguf: return InspectGguf(path, *result.gguf, json);  // gguf_output.cc
+    case Format::kNpy: return InspectNpy(path, *result.npy, json);     // npy_output.cc
     case Format::kNpz: return InspectNpz(path, json);        // npy_output.cc
     case Format::kPytorchZip:
     case Format::kPytorchLegacy:
@@ -160,15 +170,10 @@ int RunInspect(const CommandLine& line) {
       return InspectPickle(result, json);  // pickle_output.cc
     default: break;
   }
-  const Result<Checkpoint> checkpoint = Checkpoint::Open(path);
-  if (!checkpoint.ok()) {  // changed since it was checked
-    PrintErrorLine(PrintableText(path) + ": error: " + ErrorText(path, checkpoint.error()));
-    return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
-  }
   if (json) {
-    PrintJson(path, *checkpoint);
+    PrintJson(path, *result.checkpoint);
   } else {
-    PrintText(path, *checkpoint);
+    PrintText(path, *result.checkpoint);
   }
   return kExitOk;
 }

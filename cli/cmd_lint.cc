@@ -8,6 +8,8 @@
 #include <vector>
 #include <utility>
 
+#include "arguments.h"
+#include "command_table.h"
 #include "commands.h"
 #include "output.h"
 #include "stguard/json_escape.h"
@@ -82,6 +84,14 @@ int RunLint(const CommandLine& line) {
   check.allow_external_symlinks = options.dir.allow_external_symlinks;
   CheckResult verdict = CheckPath(path, check);
   if (!verdict.valid()) return PrintResult(verdict, /*quiet=*/false, json);
+  // A valid file of a format lint does not read (GGUF, .npy, PyTorch), as the check's
+  // sniff told it, is a usage error: not a finding that check rejects it, nor a second read.
+  const CommandRow& command = *FindCommand("lint");
+  if (const Formats found = verdict.is_folder ? Formats{kFolder} : FormatOf(path, verdict.format);
+      found != 0 && (found & command.formats) == 0) {
+    return UsageError(command, "lint reads " + FormatNames(command.formats) + ", not " +
+                                   FormatNames(found) + " (" + PrintableText(path) + ")");
+  }
 
   const LintReport report = LintModel(path, options);
   if (!report.error.ok()) {

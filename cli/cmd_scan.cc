@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "stguard/file_verdict.h"
 #include "stguard/folder_scan.h"
 #include "stguard/json_escape.h"
+#include "stguard/mapped_file.h"
 #include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
 #include "stguard/verdict.h"
@@ -195,6 +198,24 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options,
   }
 }
 
+// ScanFile maps the file once: the sniff and then the static scan (or the npy/npz reader)
+// read that one mapping.
+void ScanFile(const std::string& path, const TorchOptions& options, const ScanOutput& output,
+              int* status) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+  if (!file.ok()) {  // reported as the scan reports a file it cannot read
+    PrintReport(path, JudgePickleFile(path, options), output, status);
+    return;
+  }
+  const std::span<const std::byte> bytes = (*file)->bytes();
+  if (const Format format = SniffFormat(bytes);
+      format == Format::kNpy || format == Format::kNpz) {  // npy_output.cc
+    *status = std::max(*status, ScanNumpyFile(path, bytes, format == Format::kNpz, output.json));
+  } else {
+    PrintReport(path, JudgePickleMapped(**file, options), output, status);
+  }
+}
+
 }  // namespace
 
 int RunScan(const CommandLine& line) {
@@ -214,11 +235,8 @@ int RunScan(const CommandLine& line) {
     struct stat info;
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
       ScanFolder(path, folder_options, output, &status);
-    } else if (const Format format = SniffFile(path).value_or(Format::kUnknown);
-               format == Format::kNpy || format == Format::kNpz) {  // npy_output.cc
-      status = std::max(status, ScanNumpyFile(path, format == Format::kNpz, output.json));
     } else {
-      PrintReport(path, JudgePickleFile(path, options), output, &status);
+      ScanFile(path, options, output, &status);
     }
   }
   return status;

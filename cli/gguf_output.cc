@@ -199,21 +199,13 @@ void PrintJson(const std::string& path, const GgufFile& file) {
   stream.Flush(/*force=*/true);
 }
 
-int ExitStatusOf(const Error& error) { return IsIoError(error) ? kExitUsage : kExitInvalid; }
-
 }  // namespace
 
-int InspectGgufFile(const std::string& path, bool json) {
-  const Result<GgufFile> file = GgufFile::Open(path);
-  if (!file.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
-                 file.error().ToString().c_str());
-    return ExitStatusOf(file.error());
-  }
+int InspectGguf(const std::string& path, const GgufFile& file, bool json) {
   if (json) {
-    PrintJson(path, *file);
+    PrintJson(path, file);
   } else {
-    PrintText(path, *file);
+    PrintText(path, file);
   }
   return kExitOk;
 }

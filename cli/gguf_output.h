@@ -9,15 +9,16 @@
 #include <string>
 
 #include "stguard/dtype.h"
+#include "stguard/gguf.h"
 
 #include "commands.h"
 #include "convert_result.h"
 
 namespace stguard::cli {
 
-// InspectGgufFile prints a GGUF file's version, alignment, metadata and tensors (text, or
-// JSON with every array complete). Returns the exit status: 0 valid, 1 invalid, 2 I/O error.
-int InspectGgufFile(const std::string& path, bool json);
+// InspectGguf prints a checked GGUF file's version, alignment, metadata and tensors (text,
+// or JSON with every array complete), from what its check read. Returns the exit status.
+int InspectGguf(const std::string& path, const gguf::GgufFile& file, bool json);
 
 // ConvertGgufFile converts a GGUF model IN to OUT (a folder for the first part of a split
 // model), floating and dequantized tensors to `dtype` when given, metadata arrays longer

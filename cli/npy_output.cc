@@ -70,8 +70,9 @@ int InspectNpz(const std::string& path, bool json) {
   return kExitOk;
 }
 
-int ScanNumpyFile(const std::string& path, bool npz, bool json) {
-  const Error error = npz ? ReadNpzFile(path).error() : ReadNpyFile(path).error();
+int ScanNumpyFile(const std::string& path, std::span<const std::byte> bytes, bool npz,
+                  bool json) {
+  const Error error = npz ? ParseNpz(bytes).error() : ParseNpy(bytes, bytes.size()).error();
   const std::string format = npz ? "npz" : "npy";
   const bool runs_code = error.code == ErrorCode::kNpyObjectArray;
   std::string verdict;
@@ -98,29 +99,23 @@ int ScanNumpyFile(const std::string& path, bool npz, bool json) {
   return error.ok() ? kExitOk : ErrorStatus(error);
 }
 
-int InspectNpy(const std::string& path, bool json) {
-  const Result<NpyArrayInfo> info = ReadNpyFile(path);
-  if (!info.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
-                 info.error().ToString().c_str());
-    return ErrorStatus(info.error());
-  }
-  const std::string shape = ShapeText(info->shape, json ? "," : ", ");
+int InspectNpy(const std::string& path, const NpyArrayInfo& info, bool json) {
+  const std::string shape = ShapeText(info.shape, json ? "," : ", ");
   if (json) {
     std::string out = "{";
     AppendValidEnvelope(path, Format::kNpy, &out);
-    out += ",\"version\":\"" + VersionText(*info) + "\",\"descr\":";
-    AppendJsonText(info->descr, &out);
-    out += std::string(",\"fortran_order\":") + (info->fortran_order ? "true" : "false") +
-           ",\"shape\":" + shape + ",\"data_offset\":" + std::to_string(info->data_offset) +
-           ",\"bytes\":" + std::to_string(info->data_len) + "}";
+    out += ",\"version\":\"" + VersionText(info) + "\",\"descr\":";
+    AppendJsonText(info.descr, &out);
+    out += std::string(",\"fortran_order\":") + (info.fortran_order ? "true" : "false") +
+           ",\"shape\":" + shape + ",\"data_offset\":" + std::to_string(info.data_offset) +
+           ",\"bytes\":" + std::to_string(info.data_len) + "}";
     PrintLine(out);
   } else {
-    PrintLine(PrintableText(path) + ": npy " + VersionText(*info));
-    PrintLine("  descr:         " + info->descr);
-    PrintLine(std::string("  fortran_order: ") + (info->fortran_order ? "true" : "false"));
+    PrintLine(PrintableText(path) + ": npy " + VersionText(info));
+    PrintLine("  descr:         " + info.descr);
+    PrintLine(std::string("  fortran_order: ") + (info.fortran_order ? "true" : "false"));
     PrintLine("  shape:         " + shape);
-    PrintLine("  bytes:         " + std::to_string(info->data_len));
+    PrintLine("  bytes:         " + std::to_string(info.data_len));
   }
   return kExitOk;
 }

@@ -4,23 +4,29 @@
 #ifndef STGUARD_CLI_NPY_OUTPUT_H_
 #define STGUARD_CLI_NPY_OUTPUT_H_
 
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "stguard/dtype.h"
+#include "stguard/npy.h"
 
 #include "commands.h"
 #include "convert_result.h"
 
 namespace stguard::cli {
 
-// InspectNpy prints version, descr, fortran order, shape and bytes; returns the status.
-int InspectNpy(const std::string& path, bool json);
+// InspectNpy prints a checked .npy's version, descr, fortran order, shape and bytes, from
+// what its check read; returns the status.
+int InspectNpy(const std::string& path, const NpyArrayInfo& info, bool json);
 // InspectNpz prints each array's name, version, descr, fortran order, shape and bytes.
 int InspectNpz(const std::string& path, bool json);
 // ScanNumpyFile reports a .npy (or, with `npz`, an .npz) for `scan`: an object array is a pickle that would
 // run code (exit 1); plain arrays hold none (exit 0).
-int ScanNumpyFile(const std::string& path, bool npz, bool json);
+// `bytes` is the whole file, as mapped for its sniff (read once).
+int ScanNumpyFile(const std::string& path, std::span<const std::byte> bytes, bool npz,
+                  bool json);
 // ConvertNpz converts IN.npz to OUT: one tensor per array, named by its key, floating
 // arrays to `dtype` when given.
 ConvertResult ConvertNpz(const std::string& in, const std::string& out,

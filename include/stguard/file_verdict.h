@@ -32,6 +32,7 @@
 
 #include "stguard/error.h"
 #include "stguard/export.h"
+#include "stguard/mapped_file.h"
 #include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
 
@@ -73,6 +74,10 @@ STGUARD_API PickleFileReport JudgePickleBytes(std::span<const std::byte> bytes,
                                               const TorchOptions& options = {});
 STGUARD_API PickleFileReport JudgePickleFile(const std::string& path,
                                              const TorchOptions& options = {});
+// JudgePickleMapped is JudgePickleFile over a file the caller mapped (to sniff it first
+// from the same mapping: the file is mapped once).
+STGUARD_API PickleFileReport JudgePickleMapped(const MappedFile& file,
+                                               const TorchOptions& options = {});
 
 // DescribeVerdict says in one sentence what the verdict means for this file and what to
 // do ("names code: PickleGlobalRefused at byte 57: ..."; "needs --key: the tensors sit

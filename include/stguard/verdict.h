@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +54,11 @@
 #include "stguard/torch_checkpoint.h"
 
 namespace stguard {
+
+namespace gguf {
+class GgufFile;
+}  // namespace gguf
+struct NpyArrayInfo;
 
 enum class Verdict : uint8_t { kValid, kInvalid, kRefused, kError };
 
@@ -91,6 +97,11 @@ struct CheckOptions {
   // list_contents: fill CheckResult::tensors and ::metadata for a file that was read (see
   // CONTENTS below). Off by default: a verdict alone needs none of it.
   bool list_contents = false;
+  // keep_reader: keep what the format's reader built for a valid safetensors, GGUF or npy
+  // file in CheckResult::checkpoint, ::gguf or ::npy, so a caller that goes on to describe
+  // the file (`inspect`) does not read its header a second time. Off by default: a
+  // verdict alone needs none of it (a GGUF file keeps its mapping while it is held).
+  bool keep_reader = false;
   // progress, when set, hears how far a folder check is: the byte size of each file (for
   // the safetensors shards, their data bytes at once) as the check finishes with it, so
   // that a tool can show progress on a folder of many or large files. Not called for a
@@ -159,6 +170,12 @@ struct CheckResult {
   // CONTENTS); empty otherwise, and for a folder.
   std::vector<TensorEntry> tensors;
   std::vector<std::pair<std::string, std::string>> metadata;
+  // checkpoint, gguf, npy: the format reader's validated result when
+  // CheckOptions::keep_reader asked and the file is valid (a safetensors checkpoint holds
+  // its header only, as Checkpoint::OpenHeader); null otherwise, and for a folder.
+  std::shared_ptr<const Checkpoint> checkpoint;
+  std::shared_ptr<const gguf::GgufFile> gguf;
+  std::shared_ptr<const NpyArrayInfo> npy;
   // notes: each check that was skipped and why ("tensor data CRC not checked: the data was
   // not read"), so a valid verdict says what it rests on. Always filled.
   std::vector<std::string> notes;

@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <new>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/prefixed_source.h"
@@ -47,7 +49,7 @@ void CheckSafetensors(const ByteSource& source, const CheckOptions& options,
   Options reader;
   reader.require_aligned_data = options.require_aligned_data;
   // Validation needs the prefix and header only: no data is read or mapped.
-  const Result<Checkpoint> checkpoint = Checkpoint::OpenHeader(source, reader);
+  Result<Checkpoint> checkpoint = Checkpoint::OpenHeader(source, reader);
   if (!checkpoint.ok()) return SetError(checkpoint.error(), result);
   result->verdict = Verdict::kValid;
   result->summary.tensors = checkpoint->num_tensors();
@@ -58,6 +60,9 @@ void CheckSafetensors(const ByteSource& source, const CheckOptions& options,
   result->summary.detail = "safetensors, " + CountOf(checkpoint->num_tensors(), "tensor", "tensors") +
                            ", " + CountOf(checkpoint->header_len(), "header byte", "header bytes");
   if (options.list_contents) ListSafetensors(*checkpoint, result);
+  if (options.keep_reader) {
+    result->checkpoint = std::make_shared<const Checkpoint>(std::move(*checkpoint));
+  }
 }
 
 // GgufSplitError validates the whole set when `file` is the first part of a split model
@@ -133,20 +138,19 @@ void SummariseGguf(const std::string* path, const gguf::GgufFile& file,
 
 void CheckGguf(const ByteSource& source, const std::string* path, const CheckOptions& options,
                CheckResult* result) {
-  if (path != nullptr) {
-    const Result<gguf::GgufFile> file = gguf::GgufFile::Open(*path);
-    if (!file.ok()) return SetError(file.error(), result);
-    return SummariseGguf(path, *file, options, result);
-  }
-  const Result<gguf::GgufFile> file = gguf::GgufFile::ReadSource(source);
+  Result<gguf::GgufFile> file =
+      path != nullptr ? gguf::GgufFile::Open(*path) : gguf::GgufFile::ReadSource(source);
   // Said on a failure too: a remote file with bad padding may fail a later rule instead.
-  if (!file.ok() ? source.remote() : !file->padding_checked()) {
+  if (path == nullptr && (!file.ok() ? source.remote() : !file->padding_checked())) {
     result->notes.push_back(
         "padding between tensors not checked for zeros: the file is remote, and the padding "
         "is a read per tensor (its length is checked)");
   }
   if (!file.ok()) return SetError(file.error(), result);
   SummariseGguf(path, *file, options, result);
+  if (options.keep_reader && result->valid()) {
+    result->gguf = std::make_shared<const gguf::GgufFile>(std::move(*file));
+  }
 }
 
 void CheckNpy(const ByteSource& source, const CheckOptions& options, CheckResult* result) {
@@ -160,6 +164,7 @@ void CheckNpy(const ByteSource& source, const CheckOptions& options, CheckResult
                            std::to_string(info->minor_version) + ", " + info->descr + ", " +
                            CountOf(info->data_len, "data byte", "data bytes");
   if (options.list_contents) ListNpy(*info, result);
+  if (options.keep_reader) result->npy = std::make_shared<const NpyArrayInfo>(*info);
 }
 
 void SummariseNpz(const NpzInfo& info, const CheckOptions& options, CheckResult* result) {

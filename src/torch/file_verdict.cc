@@ -268,8 +268,13 @@ PickleFileReport JudgePickleFile(const std::string& path, const TorchOptions& op
     report.scan.error = file.error();
     return report;
   }
-  // The scan reads storages with pread (a file truncated meanwhile is kIoError).
-  return Judge((*file)->bytes(), ScanTorchFile(path, options));
+  return JudgePickleMapped(**file, options);
+}
+
+PickleFileReport JudgePickleMapped(const MappedFile& file, const TorchOptions& options) {
+  // One mapping for the verdict and the scan. The scan reads storages with pread (a file
+  // truncated meanwhile is kIoError).
+  return Judge(file.bytes(), ScanTorchMapped(file, options));
 }
 
 }  // namespace stguard

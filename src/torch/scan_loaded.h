@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stguard/byte_source.h"
+#include "stguard/mapped_file.h"
 #include "stguard/torch_checkpoint.h"
 #include "torch/containers.h"
 
@@ -21,6 +22,10 @@ namespace stguard {
 TorchScanReport ScanLoaded(const Error& load_error, const LoadedPickle& loaded,
                            const std::vector<GlobalUse>& uses, uint64_t file_size,
                            const ByteSource* crc_source, const TorchOptions& options);
+
+// ScanTorchMapped is ScanTorchFile over a file the caller already mapped (JudgePickleFile
+// judges the same mapping: the file is mapped once).
+TorchScanReport ScanTorchMapped(const MappedFile& file, const TorchOptions& options);
 
 }  // namespace stguard
 

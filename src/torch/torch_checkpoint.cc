@@ -313,7 +313,11 @@ TorchScanReport ScanTorchFile(const std::string& path, const TorchOptions& optio
     report.error = file.error();
     return report;
   }
-  return ScanTorch((*file)->bytes(), file->get(), options);
+  return ScanTorchMapped(**file, options);
+}
+
+TorchScanReport ScanTorchMapped(const MappedFile& file, const TorchOptions& options) {
+  return ScanTorch(file.bytes(), &file, options);
 }
 
 namespace {

@@ -187,6 +187,40 @@ TEST(CheckSourceBudgetTest, SixteenGigabyteSparseFileIsJudgedFromItsHeader) {
   EXPECT_GT(result.tensors.back().begin, uint64_t{4} << 30);
 }
 
+// keep_reader hands a valid file's reader result to the caller (inspect describes it
+// without reading the file again); off, or for an invalid file, nothing is kept.
+TEST(CheckSourceTest, KeepReaderKeepsWhatTheReaderBuiltForAValidFileOnly) {
+  const std::string corpus = std::string(STGUARD_CORPUS_DIR) + "/";
+  CheckOptions keep;
+  keep.keep_reader = true;
+  const CheckResult safetensors = CheckFile(corpus + "valid/worked_example.safetensors", keep);
+  ASSERT_TRUE(safetensors.valid()) << Describe(safetensors);
+  ASSERT_NE(safetensors.checkpoint, nullptr);
+  EXPECT_EQ(safetensors.checkpoint->num_tensors(), safetensors.summary.tensors);
+  EXPECT_EQ(safetensors.checkpoint->header_len(), safetensors.summary.header_bytes);
+  EXPECT_EQ(CheckFile(corpus + "valid/worked_example.safetensors").checkpoint, nullptr);
+
+  testing::TempDir dir;
+  ASSERT_TRUE(
+      testing::WriteFileBytes(dir.File("m.gguf"), testing::Encode(testing::SimpleGgufModel())));
+  const CheckResult gguf = CheckFile(dir.File("m.gguf"), keep);
+  ASSERT_TRUE(gguf.valid()) << Describe(gguf);
+  ASSERT_NE(gguf.gguf, nullptr);
+  EXPECT_EQ(gguf.gguf->tensors().size(), gguf.summary.tensors);
+
+  const CheckResult npy = CheckFile(corpus + "fuzz_npy/c8_v2.npy", keep);
+  ASSERT_TRUE(npy.valid()) << Describe(npy);
+  ASSERT_NE(npy.npy, nullptr);
+  EXPECT_EQ(npy.npy->data_len, npy.summary.data_bytes);
+
+  // An invalid file keeps nothing: a safetensors header cut short.
+  ASSERT_TRUE(testing::WriteFileBytes(dir.File("bad.safetensors"),
+                                      std::string("\x40\0\0\0\0\0\0\0{", 9)));
+  const CheckResult bad = CheckFile(dir.File("bad.safetensors"), keep);
+  EXPECT_FALSE(bad.valid());
+  EXPECT_EQ(bad.checkpoint, nullptr);
+}
+
 TEST(CheckSourceBudgetTest, NpyReadsAtMostTwice) {
   for (const std::string name : {"fuzz_npy/c8_v2.npy"}) {
     const std::string path = std::string(STGUARD_CORPUS_DIR) + "/" + name;

@@ -45,5 +45,16 @@ TEST_F(LintTest, CommandExitStatusAndJson) {
   EXPECT_EQ(RunCli("lint " + dir_.path() + " " + dir_.path()).status, 2);
 }
 
+// A valid file lint does not read is a usage error naming what lint reads (not a finding
+// that check rejects it); a safetensors file is linted (above).
+TEST_F(LintTest, AValidFileOfAnotherFormatIsAUsageError) {
+  const std::string npy = std::string(STGUARD_CORPUS_DIR) + "/fuzz_npy/c8_v2.npy";
+  const CliRun run = RunCli("lint " + npy);
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_NE(run.output.find("lint reads safetensors, folder, not .npy"), std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("invalid-checkpoint"), std::string::npos) << run.output;
+}
+
 }  // namespace
 }  // namespace stguard::testing
