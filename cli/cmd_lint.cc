@@ -71,12 +71,12 @@ std::string Count(size_t n, const std::string& noun) {
 
 }  // namespace
 
-int RunLint(const CommandLine& line) {
-  const bool json = line.json;
+int RunLint(const CommandLine& command_line) {
+  const bool json = command_line.json;
   LintOptions options;
-  options.dir.allow_external_symlinks = line.allow_external_symlinks;
-  options.config_path = line.config;
-  const std::string& path = line.operands[0];
+  options.dir.allow_external_symlinks = command_line.allow_external_symlinks;
+  options.config_path = command_line.config;
+  const std::string& path = command_line.operands[0];
 
   // Lint runs check first, through the same front door as `check`: a folder check refuses
   // (a malicious pickle beside valid weights) is never "ok" here.
