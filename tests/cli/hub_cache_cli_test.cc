@@ -109,6 +109,33 @@ TEST(HubCacheCliTest, SnapshotIsReadWithoutFlags) {
   EXPECT_NE(check.output.find("4 tensors in 2 shards"), std::string::npos) << check.output;
 }
 
+TEST(HubCacheCliTest, PytorchSnapshotConvertsWithoutFlags) {
+  // convert's input folder follows the same rule: the hub's link is read, a plain
+  // folder's link to the same blob is not.
+  TempDir root;
+  const std::string repo = root.File("models--org--pt");
+  const std::string blob = HubSnapshot::BlobName("pytorch_model.bin");
+  for (const std::string& folder : {repo, repo + "/blobs", repo + "/snapshots",
+                                    repo + "/snapshots/" + kRevision, root.File("plain")}) {
+    ASSERT_EQ(mkdir(folder.c_str(), 0755), 0);
+  }
+  ASSERT_TRUE(WriteFileBytes(repo + "/blobs/" + blob,
+                             ReadFileBytes(std::string(STGUARD_CORPUS_DIR) +
+                                           "/torch/valid/dtypes.zip.pt")));
+  const std::string snapshot = repo + "/snapshots/" + kRevision;
+  ASSERT_EQ(symlink(("../../blobs/" + blob).c_str(), (snapshot + "/pytorch_model.bin").c_str()),
+            0);
+  const testing::CliRun converted =
+      RunCli("convert " + ShellQuoted(snapshot) + " " + ShellQuoted(root.File("out")));
+  EXPECT_EQ(converted.status, 0) << converted.output;
+  ASSERT_EQ(symlink((repo + "/blobs/" + blob).c_str(), root.File("plain/pytorch_model.bin").c_str()),
+            0);
+  const testing::CliRun refused =
+      RunCli("convert " + ShellQuoted(root.File("plain")) + " " + ShellQuoted(root.File("out2")));
+  EXPECT_EQ(refused.status, 1) << refused.output;
+  EXPECT_NE(refused.output.find("--allow-external-symlinks"), std::string::npos) << refused.output;
+}
+
 // Each link that is not the hub's one hop into its own blobs/ is refused in one line that
 // names it and the flag that would read it.
 void ExpectRefusedLink(const HubSnapshot& hub, const std::string& link) {
