@@ -199,7 +199,16 @@ TEST(FolderScanTest, LinksAreNotFollowedOut) {
   TempDir dir;
   Copy(kTorch + "refuse/PickleGlobalRefused__zip_os_system.pt", outside.File("evil.pt"));
   ASSERT_EQ(::symlink(outside.path().c_str(), dir.File("linked_folder").c_str()), 0);
-  EXPECT_TRUE(ScanFolderForPickles(dir.path()).files.empty());  // folder links: not walked
+  // A link to a folder out of this one is never walked, and reported unless allowed (a
+  // loader given a subfolder would follow it).
+  FolderScanReport linked = ScanFolderForPickles(dir.path());
+  ASSERT_EQ(linked.files.size(), 1u);
+  EXPECT_EQ(linked.files[0].name, "linked_folder");
+  EXPECT_EQ(linked.files[0].report.reason.code, ErrorCode::kUnsafeShardName);
+  FolderScanOptions allowed;
+  allowed.allow_external_symlinks = true;
+  EXPECT_TRUE(ScanFolderForPickles(dir.path(), allowed).files.empty());  // still not walked
+  ASSERT_EQ(::unlink(dir.File("linked_folder").c_str()), 0);
   ASSERT_EQ(::symlink(outside.File("evil.pt").c_str(), dir.File("weights.pt").c_str()), 0);
   FolderScanReport report = ScanFolderForPickles(dir.path());
   ASSERT_EQ(report.files.size(), 1u);

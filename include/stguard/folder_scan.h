@@ -8,10 +8,15 @@
 // are scanned statically, nothing run. Names are visited in byte order, so reports are
 // stable.
 // - Symbolic links are never followed into folders (no loops, no walking out). A link to
-//   a file is read only when it resolves inside the folder, or with
-//   allow_external_symlinks; a link out of the folder is reported, unread, as
-//   cannot-prove-safe with kUnsafeShardName (a loader would follow it). Dangling links,
-//   FIFOs, sockets and devices are not files a loader reads as a checkpoint: skipped.
+//   a file is read only when it resolves inside the folder, when it is a Hugging Face
+//   cache snapshot's one-hop link to a regular file in its own blobs/ (the hub's layout:
+//   models--NAME/snapshots/REV/x -> ../../blobs/HASH), or with allow_external_symlinks;
+//   any other link out of the folder, to a file or a folder, is reported, unread (format
+//   kUnknown: it was never sniffed), as cannot-prove-safe with kUnsafeShardName (a loader
+//   would follow it). Dangling links, FIFOs, sockets and devices are not files a loader
+//   reads as a checkpoint: skipped. A file that cannot be opened or sniffed is reported
+//   with its I/O error (format kUnknown): check makes that the folder's error, not a
+//   refusal.
 // - Bounds: at most max_entries names over the whole walk and max_depth levels; past
 //   either, the walk stops with kFolderTooLarge, a verdict on the folder (an unbounded
 //   walk would let a folder's author hide a file past the point where it stops).

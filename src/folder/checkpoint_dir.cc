@@ -247,7 +247,8 @@ Error CheckpointDirBuilder::CheckFoundIndex(const std::string& name) {
       return IoError("cannot resolve index", path, errno);
     default:  // out of the folder; a loop or dangling link was refused by stat above
       return Error{ErrorCode::kUnsafeShardName, 0,
-                   "the index is a symbolic link that leads out of the folder",
+                   "the index is a symbolic link that leads out of the folder "
+                   "(--allow-external-symlinks reads it)",
                    Quoted("file", name)};
   }
 }
@@ -340,7 +341,8 @@ Error CheckpointDirBuilder::OpenShards(const std::vector<ShardSource>& sources,
           break;
         case folder::Placement::kOutside:
           return about_shard(source, ErrorCode::kUnsafeShardName,
-                             "shard is a symbolic link that leads out of the folder");
+                             "shard is a symbolic link that leads out of the folder "
+                             "(--allow-external-symlinks reads it)");
         case folder::Placement::kDangling:
           return about_shard(source, ErrorCode::kMissingShard,
                              "shard is a symbolic link to nothing");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small POSIX helpers for checkpoint folders: joining and splitting paths, listing a
-// folder, resolving symbolic links. Shared by checkpoint_dir.cc and model_folder.cc.
+// folder, resolving symbolic links. The one containment rule for links (PlaceInFolder,
+// with the Hugging Face cache exception IsHubSnapshotLink), shared by every reader of a
+// folder: check, lint, scan, inspect and convert.
 #ifndef STGUARD_SRC_FOLDER_FOLDER_UTIL_H_
 #define STGUARD_SRC_FOLDER_FOLDER_UTIL_H_
 
@@ -74,13 +76,22 @@ inline bool RealPath(const std::string& path, std::string* out) {
 
 // Placement says where a name in a folder leads once symbolic links are resolved.
 enum class Placement {
-  kInside,       // a file directly in the folder (maybe through links that stay inside)
+  kInside,       // a file directly in the folder (maybe through links that stay inside),
+                 // or a hub cache snapshot's link to its blob (IsHubSnapshotLink)
   kOutside,      // resolves to a file in another folder
   kDangling,     // a link to nothing, or no such name (ENOENT, ENOTDIR)
   kLoop,         // a symbolic link loop (ELOOP)
   kNameTooLong,  // the name or the resolved path is too long for the system (ENAMETOOLONG)
   kUnreachable,  // anything else: permissions, I/O errors (errno set)
 };
+
+// IsHubSnapshotLink says whether `path` is a symbolic link as the Hugging Face hub cache
+// writes them, the layout every from_pretrained and hf_hub_download produces: the link
+// sits in .../models--NAME/snapshots/REV/ (or datasets--, spaces--; subfolders of REV
+// too) and leads in one hop to a regular file directly in that same models--NAME/blobs/.
+// Such a link is read as if it were in the folder, without allow_external_symlinks. A
+// link to a link, to a folder, or anywhere else is not one (hub_snapshot.cc).
+bool IsHubSnapshotLink(const std::string& path);
 
 // PlaceInFolder resolves `path` (a name directly in the folder whose real path is
 // `real_folder`). Loops, over-long names and dangling links are what a folder's author
@@ -97,7 +108,8 @@ inline Placement PlaceInFolder(const std::string& real_folder, const std::string
   std::string real_parent;
   std::string real_name;
   SplitPath(real_path, &real_parent, &real_name);
-  return real_parent == real_folder ? Placement::kInside : Placement::kOutside;
+  if (real_parent == real_folder) return Placement::kInside;
+  return IsHubSnapshotLink(path) ? Placement::kInside : Placement::kOutside;
 }
 
 }  // namespace stguard::folder

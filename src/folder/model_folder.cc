@@ -151,7 +151,7 @@ Error Contain(const std::string& real_folder, const std::string& path, std::stri
     case folder::Placement::kOutside:
       return Error{ErrorCode::kUnsafeShardName, 0,
                    "a file the folder check reads is a symbolic link that leads out of the "
-                   "folder",
+                   "folder (--allow-external-symlinks reads it)",
                    context};
     case folder::Placement::kLoop:
       return Error{ErrorCode::kUnsafeShardName, 0, "a file in the folder is a symbolic link loop",

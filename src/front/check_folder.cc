@@ -34,13 +34,24 @@ std::string FolderOf(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// MemberResult is the verdict on one pickle-bearing file of the folder.
+// MemberResult is the verdict on one file the walk reported: a pickle-bearing file, or a
+// file it could not read or would not follow a link to. Those last two were never sniffed:
+// they are not called pickle-bearing (a config.json behind a link out is no pickle).
 CheckResult MemberResult(FolderScanEntry entry) {
+  if (entry.report.format == Format::kUnknown) {
+    CheckResult member;
+    member.file = entry.name;
+    member.error = entry.report.reason;
+    // The folder's result names the file once (Decide): drop the walk's naming of it.
+    if (member.error.context == "file '" + entry.name + "'") member.error.context.clear();
+    // A link out is a verdict on the folder; a file that cannot be read here (permission,
+    // I/O) is about this machine: an error naming the file, outranked by any refusal.
+    member.verdict =
+        VerdictForError(member.error) == Verdict::kError ? Verdict::kError : Verdict::kRefused;
+    return member;
+  }
   CheckResult member = ResultForPickle(entry.name, std::move(entry.report));
   member.warnings.clear();  // the folder gives each pickle-bearing file its one warning
-  // A file of the folder that cannot be read here may still be read by a loader: the
-  // folder cannot be proven safe.
-  if (member.verdict == Verdict::kError) member.verdict = Verdict::kRefused;
   return member;
 }
 

@@ -57,17 +57,12 @@ Error ReadConfigFile(const std::string& path, bool required, const Options& limi
   return Error{};
 }
 
-// InsideFolder says whether `path` resolves to a file directly in `folder`'s real path.
+// InsideFolder says whether `path` resolves to a file directly in `folder_path` (or is a
+// hub cache snapshot's link to its blob): the folder layer's one containment rule.
 bool InsideFolder(const std::string& path, const std::string& folder_path) {
-  std::string real_file;
   std::string real_folder;
-  if (!folder::RealPath(path, &real_file) || !folder::RealPath(folder_path, &real_folder)) {
-    return false;
-  }
-  std::string parent;
-  std::string name;
-  folder::SplitPath(real_file, &parent, &name);
-  return parent == real_folder;
+  return folder::RealPath(folder_path, &real_folder) &&
+         folder::PlaceInFolder(real_folder, path) == folder::Placement::kInside;
 }
 
 // InvalidCheckpointFinding is the one finding of a run whose checkpoint `check` rejects:
@@ -117,8 +112,8 @@ LintReport LintModel(const std::string& path, const LintOptions& options) {
       !options.dir.allow_external_symlinks && !InsideFolder(config_path, folder_path)) {
     // As for shards: a downloaded folder must not make lint read any file on the machine.
     findings.Error("config-unsafe", {}, "a file in the model folder", "a link out of it",
-                   "config.json is a symbolic link out of the folder (allow it with "
-                   "allow_external_symlinks)",
+                   "config.json is a symbolic link out of the folder "
+                   "(--allow-external-symlinks reads it)",
                    "config.json");
     config_usable = false;
   }

@@ -58,24 +58,29 @@ class FolderWalk {
     return {};
   }
 
-  // VisitLink reads a link to a file that stays in the folder; a link out is reported.
+  // VisitLink reads a link to a file that stays in the folder, or a hub cache snapshot's
+  // link to its blob (folder::IsHubSnapshotLink); any other link out, to a file or a
+  // folder, is reported unread (a loader would follow it). Links are never walked into.
   void VisitLink(const std::string& rel, const std::string& path) {
     struct stat target;
-    if (::stat(path.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return;
+    if (::stat(path.c_str(), &target) != 0) return;  // dangling: nothing a loader reads
     std::string real;
     if (!folder::RealPath(path, &real)) return;
     const bool inside = real.size() > real_root_.size() &&
                         real.compare(0, real_root_.size(), real_root_) == 0 &&
                         (real_root_ == "/" || real[real_root_.size()] == '/');
-    if (inside || options_.allow_external_symlinks) {
-      VisitFile(rel, path);
+    if (inside || options_.allow_external_symlinks || folder::IsHubSnapshotLink(path)) {
+      if (S_ISREG(target.st_mode)) VisitFile(rel, path);
       return;
     }
     FolderScanEntry entry{rel, {}};
     entry.report.verdict = FileVerdict::kCannotProveSafe;
     entry.report.reason = Error{ErrorCode::kUnsafeShardName, 0,
-                                "a symbolic link out of the folder, not read "
-                                "(--allow-external-symlinks reads it)",
+                                S_ISDIR(target.st_mode)
+                                    ? "a symbolic link to a folder out of the folder, not read "
+                                      "(--allow-external-symlinks reads it)"
+                                    : "a symbolic link out of the folder, not read "
+                                      "(--allow-external-symlinks reads it)",
                                 "file '" + rel + "'"};
     entry.report.scan.error = entry.report.reason;
     report_->files.push_back(std::move(entry));
