@@ -8,6 +8,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -27,7 +28,7 @@ const std::map<uint32_t, Dtype> kPlainTypes = {
     {0, Dtype::kF32},  {1, Dtype::kF16},  {24, Dtype::kI8},  {25, Dtype::kI16},
     {26, Dtype::kI32}, {27, Dtype::kI64}, {28, Dtype::kF64}, {30, Dtype::kBF16}};
 
-// PlainTensor draws a tensor of a plain type, 1 to 4 dims of 0 to 5, filled with bytes
+// PlainTensor draws a tensor of a plain type, 1 to 4 dims of 0 to 5 (1 to 5 past ne[0]), filled with bytes
 // from an arbitrary string (so every bit pattern, NaN included, comes up).
 rc::Gen<GgufTensor> PlainTensor() {
   return rc::gen::mapcat(rc::gen::inRange<size_t>(1, 5), [](size_t dims) {
@@ -40,6 +41,11 @@ rc::Gen<GgufTensor> PlainTensor() {
           GgufTensor tensor;
           tensor.type = std::get<0>(t);
           tensor.ne = std::get<1>(t);
+          // Only ne[0] may be zero: stguard refuses a zero further out (older ggml builds
+          // divide by it), so a zero-element tensor is drawn as ne[0] = 0.
+          for (size_t d = 1; d < tensor.ne.size(); ++d) {
+            tensor.ne[d] = std::max<uint64_t>(tensor.ne[d], 1);
+          }
           std::string data(GgufTensorBytes(tensor), '\0');
           const std::string& seed = std::get<2>(t);
           for (size_t i = 0; i < data.size(); ++i) {

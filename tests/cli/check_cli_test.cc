@@ -81,7 +81,7 @@ TEST(AlignmentCliTest, CheckAlignedAcceptsAlignedAndRejectsMisalignedFiles) {
                              FileWithHeader(kMisalignedHeader, std::string(6, '\0'))));
   CliRun run = RunCli("check --aligned " + aligned);
   EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find(": valid: 2 tensors"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(": valid: safetensors, 2 tensors"), std::string::npos) << run.output;
   run = RunCli("check --aligned " + misaligned);
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_NE(run.output.find("invalid: MisalignedData at byte"), std::string::npos) << run.output;

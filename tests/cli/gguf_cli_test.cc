@@ -45,7 +45,7 @@ class GgufCli : public ::testing::Test {
 TEST_F(GgufCli, CheckRecognisesGgufByMagic) {
   const CliRun run = RunCli("check " + ShellQuoted(path_));
   EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find("valid: GGUF v3, 2 tensors (F32), 16 keys"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("valid: GGUF v3, 2 tensors (F32, Q8_0), 16 keys"), std::string::npos) << run.output;
   const CliRun json = RunCli("check --json " + ShellQuoted(path_), Streams::kStdoutOnly);
   EXPECT_NE(json.output.find("\"format\":\"gguf\",\"verdict\":\"valid\",\"ok\":true,\"tensors\":2"), std::string::npos)
       << json.output;

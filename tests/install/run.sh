@@ -99,7 +99,7 @@ for kind in static shared; do
 
   step "$kind: the installed CLI"
   [[ "$("$prefix/bin/stguard" --version)" == "stguard $version" ]] || fail "stguard --version"
-  "$prefix/bin/stguard" check "$sample" | grep -q ": ok ($expected_tensors tensors" ||
+  "$prefix/bin/stguard" check "$sample" | grep -q ": valid: safetensors, $expected_tensors tensor" ||
     fail "the installed stguard check"
   # The man page and completion installed are the ones the installed CLI writes from its
   # command table, and the man page reads as one.

@@ -316,8 +316,9 @@ def test_walk_does_not_follow_links_out(tmp_path):
     outside.mkdir()
     shutil.copy(CORPUS / "refuse" / "PickleGlobalRefused__zip_os_system.pt", outside / "evil.pt")
     (folder / "linked_dir").symlink_to(outside, target_is_directory=True)
-    result = run("scan", folder)  # a link to a folder is not walked
-    assert result.returncode == 0 and "no pickle-bearing files" in result.stdout, result.stdout
+    result = run("scan", folder)  # a link to a folder is not walked: it is refused, named
+    assert result.returncode == 1 and "linked_dir" in result.stdout, result.stdout
+    assert "--allow-external-symlinks" in result.stdout and "evil.pt" not in result.stdout
     (folder / "weights.pt").symlink_to(outside / "evil.pt")
     result = run("scan", folder)
     assert result.returncode == 1 and "UnsafeShardName" in result.stdout
