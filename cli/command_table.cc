@@ -48,7 +48,9 @@ constexpr CommandRow kCommandRows[] = {
     {"scan", "FILE|DIR...",
      "static report on PyTorch checkpoints: globals, tensors, storages, first refusal",
      "FILE  a PyTorch checkpoint, read without running its pickle; a .npy or .npz file\n"
-     "DIR   a folder: every checkpoint file in it",
+     "DIR   a folder: every checkpoint file in it\n"
+     "Verdicts: clean and needs-key are safe to load (exit 0; needs-key: converting needs\n"
+     "--key); names-code and cannot-prove-safe exit 1. --json adds \"convertible\".",
      kTorch | kFolder | kNpy | kNpz, 1, kAnyNumber, false, RunScan},
     {"lint", "DIR|FILE", "compare a model folder with its config.json and the format's contracts",
      "DIR   a model folder with config.json\n"

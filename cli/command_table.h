@@ -104,10 +104,12 @@ struct ExitStatusRow {
   std::string_view details;  // for the man page
 };
 inline constexpr ExitStatusRow kExitStatuses[] = {
-    {kExitOk, "valid", "every input is valid (and every output was written)"},
+    {kExitOk, "valid", "every input is valid (and every output was written); for scan, "
+     "every file is clean or needs-key: safe to load"},
     {kExitInvalid, "invalid or refused",
      "an input is invalid, or refused (loading it would run code, or it cannot be proven "
-     "safe)"},
+     "safe); for scan, a file names code or cannot be proven safe (with "
+     "--require-convertible, also one that would not convert as it is)"},
     {kExitUsage, "usage, I/O or environment error",
      "a usage error (an unknown option, an option that does not apply to the input's "
      "format), an I/O error, or the environment (out of memory, a file size limit)"},
