@@ -119,9 +119,9 @@ struct CheckOptions {
 //   (0 and 0 otherwise: an npz member that is deflated, a torch tensor, a bare pickle).
 // - metadata: safetensors' __metadata__ entries; GGUF's keys with their values (an array
 //   summarised as "[string × 32000]", a float as FloatText in stguard/json_escape.h
-//   writes it: "-0.0", "1.0", "0.1", "nan", the digits of `inspect`); npy's descr, fortran_order and shape; torch's
-//   globals ("global" → "module.name"). Values longer than kMaxContentsValueLen bytes are
-//   cut there (at a UTF-8 boundary) and end in "…".
+//   writes it: "-0.0", "1.0", "0.1", "nan", the digits of `inspect`); npy's descr,
+//   fortran_order and shape; torch's globals ("global" → "module.name"). Values longer
+//   than kMaxContentsValueLen bytes are cut there (at a UTF-8 boundary) and end in "…".
 // BOUND: one entry per tensor or key the reader already holds, so the lists are linear in
 // the header the readers bounded (a safetensors header ≤ 100 MB, an npy header ≤ 10,000
 // bytes, a GGUF's tensor-info section ≤ its file), and so is their JSON.

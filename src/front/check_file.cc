@@ -57,8 +57,9 @@ void CheckSafetensors(const ByteSource& source, const CheckOptions& options,
   for (const TensorView& tensor : checkpoint->tensors()) {
     result->summary.data_bytes += tensor.byte_size();
   }
-  result->summary.detail = "safetensors, " + CountOf(checkpoint->num_tensors(), "tensor", "tensors") +
-                           ", " + CountOf(checkpoint->header_len(), "header byte", "header bytes");
+  result->summary.detail =
+      "safetensors, " + CountOf(checkpoint->num_tensors(), "tensor", "tensors") + ", " +
+      CountOf(checkpoint->header_len(), "header byte", "header bytes");
   if (options.list_contents) ListSafetensors(*checkpoint, result);
   if (options.keep_reader) {
     result->checkpoint = std::make_shared<const Checkpoint>(std::move(*checkpoint));
@@ -109,7 +110,9 @@ std::string GgufTypesText(const gguf::GgufFile& file) {
   std::string text = " (";
   for (size_t k = 0; k < uses.size() && k < kNamed; ++k) {
     if (k > 0) text += ", ";
-    for (char c : uses[k].second) text += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (char c : uses[k].second) {
+      text += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
   }
   if (uses.size() > kNamed) text += ", " + CountOf(uses.size() - kNamed, "other", "others");
   return text + ")";

@@ -37,8 +37,9 @@ struct LoadedPickle {
 TorchFormat ContainerOf(std::span<const std::byte> bytes);
 
 // BarePickleError is the outcome of a bare pickle read to its STOP: kRawPickle (it holds
-// no tensor data), or kTrailingContent when bytes follow its STOP. A loader that calls pickle.load again on the same stream (joblib, a reused Unpickler, a
-// loop) runs whatever follows, and no layout of one pickle continues after STOP; the
+// no tensor data), or kTrailingContent when bytes follow its STOP. A loader that calls
+// pickle.load again on the same stream (joblib, a reused Unpickler, a loop) runs
+// whatever follows, and no layout of one pickle continues after STOP; the
 // layouts that do (the legacy stream, data.pkl in a ZIP) are read by their own path,
 // each record to its exact end. `pickle` was read from the start of `bytes`.
 Error BarePickleError(const PickleResult& pickle, std::span<const std::byte> bytes);

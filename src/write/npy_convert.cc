@@ -216,7 +216,8 @@ Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& in
 // NoDtypeError is the refusal of a type safetensors cannot hold, naming the array.
 Error NoDtypeError(const NpyArrayInfo& info, uint64_t offset, const std::string& name) {
   return Error{ErrorCode::kInvalidDtype, offset,
-               "safetensors has no dtype for this .npy type (c16, f16, c32, S, U, V, M and m have none)",
+               "safetensors has no dtype for this .npy type (c16, f16, c32, S, U, V, M and m "
+               "have none)",
                info.descr, name};
 }
 
