@@ -177,7 +177,8 @@ std::string DescribeVerdict(const PickleFileReport& report) {
                ") naming nothing outside the allowlist; it holds no tensor data";
       }
       return "clean: " + format + " checkpoint of " + std::to_string(report.scan.tensors.size()) +
-             " tensors, nothing outside the allowlist; convert it with `stguard convert`";
+             (report.scan.tensors.size() == 1 ? " tensor" : " tensors") +
+             ", nothing outside the allowlist; convert it with `stguard convert`";
     case FileVerdict::kNeedsKey: {
       if (report.key_paths.empty()) {
         // A list of state dicts, a dict of dicts deeper than the search: safe to load,
