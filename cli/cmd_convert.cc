@@ -223,12 +223,18 @@ ConvertResult ConvertTo(const CommandLine& line, Formats format, const std::stri
   return ConvertFailed(in, in, error);
 }
 
-// ReplaceText replaces every `from` in *text with `to`.
+// ReplaceText replaces every `from` in *text with `to`. It builds a new string: g++ 12's
+// -Wrestrict misreads an in-place std::string::replace here (GCC bug 105329).
 void ReplaceText(std::string_view from, std::string_view to, std::string* text) {
-  for (size_t at = text->find(from); at != std::string::npos; at = text->find(from, at)) {
-    text->replace(at, from.size(), to);
-    at += to.size();
+  if (from.empty()) return;
+  std::string out;
+  size_t start = 0;
+  for (size_t at = text->find(from); at != std::string::npos; at = text->find(from, start)) {
+    out.append(*text, start, at - start).append(to);
+    start = at + from.size();
   }
+  out.append(*text, start, std::string::npos);
+  *text = std::move(out);
 }
 
 // CopyToStdout streams the file at `path` to standard output.
