@@ -12,6 +12,7 @@
 #ifndef STGUARD_CLI_COMMAND_TABLE_H_
 #define STGUARD_CLI_COMMAND_TABLE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,7 +35,7 @@ enum FormatBit : uint8_t {
 using Formats = uint8_t;
 
 // kAnyNumber is a CommandRow's max_operands when it takes any number of them.
-inline constexpr uint8_t kAnyNumber = UINT8_MAX;
+inline constexpr size_t kAnyNumber = SIZE_MAX;
 
 // CommandRow is one subcommand ("stguard NAME ...").
 struct CommandRow {
@@ -43,8 +44,8 @@ struct CommandRow {
   std::string_view summary;   // one line: what it does
   std::string_view details;   // the operands explained, for --help and the man page
   Formats formats;            // what it reads
-  uint8_t min_operands;       // how many operands it needs
-  uint8_t max_operands;       // at most (kAnyNumber: no bound)
+  size_t min_operands;        // how many operands it needs
+  size_t max_operands;        // at most (kAnyNumber: no bound)
   bool last_is_out;           // the last operand is OUT, where "-" is standard output;
                               // "-" anywhere else is refused (no input is read from stdin)
   int (*run)(const CommandLine& line);

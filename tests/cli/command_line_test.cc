@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "byte_source/npz_builder.h"
@@ -345,6 +346,21 @@ TEST(CommandLineTest, DashAsAnInputIsRefused) {
   }
   // After "--", "-" is still a file name, and still not standard input.
   EXPECT_EQ(RunCli("check -- -").status, 2);
+}
+
+// Commands taking "FILE..." take any number of them: a hub checks a whole upload in one
+// run, far more than 255 files.
+TEST(CommandLineTest, ManyOperandsAreAllRead) {
+  const std::string safetensors = ShellQuoted(Corpus("valid/worked_example.safetensors"));
+  const std::string torch = ShellQuoted(Corpus("torch/valid/tied.zip.pt"));
+  for (const auto& [command, file] : {std::pair{"check -q", safetensors}, {"scan", torch}}) {
+    std::string arguments = command;
+    for (int i = 0; i < 300; ++i) arguments += " " + file;
+    EXPECT_EQ(RunCli(arguments + " >/dev/null").status, 0) << command;
+  }
+  std::string too_many = "inspect";
+  for (int i = 0; i < 2; ++i) too_many += " " + safetensors;
+  EXPECT_EQ(RunCli(too_many).status, 2);
 }
 
 TEST(CommandLineTest, HelpSaysWhatDashMeansAndEveryExitStatus) {
