@@ -42,7 +42,10 @@ class CMakeBuild(build_ext):
     where setuptools packs them."""
 
     def build_extension(self, ext: CMakeExtension) -> None:
-        build_dir = Path(self.build_temp).resolve() / "cmake"
+        # STGUARD_CMAKE_BUILD_DIR reuses a Release build folder already configured with
+        # these options (CI's benchmarks build), instead of compiling the library again.
+        reused = os.environ.get("STGUARD_CMAKE_BUILD_DIR")
+        build_dir = Path(reused).resolve() if reused else Path(self.build_temp).resolve() / "cmake"
         configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir),
                      "-DCMAKE_BUILD_TYPE=Release", "-DSTGUARD_BUILD_TESTS=OFF",
                      "-DSTGUARD_BUILD_FUZZ_REPLAY=OFF", "-DSTGUARD_BUILD_CLI=ON",

@@ -3,18 +3,18 @@
 # fuzz/ci.sh: the fuzzing stage of CI (.ci/run calls it after the unit and sanitizer
 # stages, which already replay every corpus through the replay_* tests).
 #
-# 1. Builds the libFuzzer targets (every fuzz/fuzz_*.cc with LLVMFuzzerTestOneInput; see
-#    fuzz/targets.sh; clang, ASan + UBSan) and fuzzes each for $STGUARD_FUZZ_SECONDS
-#    seconds (default 30) with fuzz/run.sh; any crash, leak, timeout, OOM or sanitizer
-#    report fails CI. New inputs stay in fuzz/findings/. Targets with a structure-aware
-#    mutator must show that libFuzzer used it (its "found LLVMFuzzerCustomMutator" line),
-#    and targets that count their oracle (CountExecution) that some executions reached it.
-# 2. The OSS-Fuzz local check: runs oss-fuzz/build.sh from the project root with the
-#    OSS-Fuzz variables set to clang/libFuzzer values and temporary SRC, WORK and OUT, then
-#    checks that every target binary, seed zip, dict and options file is in $OUT and that
-#    each target runs its whole seed corpus cleanly (-runs=0).
+# 1. The OSS-Fuzz local check: runs oss-fuzz/build.sh from the project root with the
+#    OSS-Fuzz variables set to clang/libFuzzer values (ASan + UBSan) and temporary SRC,
+#    WORK and OUT, then checks that every target binary, seed zip, dict and options file
+#    is in $OUT and that each target runs its whole seed corpus cleanly (-runs=0).
+# 2. Fuzzes each of those binaries (every fuzz/fuzz_*.cc with LLVMFuzzerTestOneInput; see
+#    fuzz/targets.sh) for $STGUARD_FUZZ_SECONDS seconds (default 30) with fuzz/run.sh;
+#    any crash, leak, timeout, OOM or sanitizer report fails CI. New inputs stay in
+#    fuzz/findings/. Targets with a structure-aware mutator must show that libFuzzer used
+#    it (its "found LLVMFuzzerCustomMutator" line), and targets that count their oracle
+#    (CountExecution) that some executions reached it.
 # Needs clang, libclang-rt-14-dev (libFuzzer), zip and unzip: tools/deps.sh --all.
-# Takes about 4 minutes on 2 cores (234 s measured, fresh build included).
+# One build serves both steps (the CMake fuzz build, build-fuzz/, is for local work).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -22,37 +22,18 @@ source fuzz/targets.sh
 mapfile -t targets < <(stguard_fuzz_targets "$root")
 unset STGUARD_FUZZ_MUTATOR  # CI runs the structure-aware mutators
 seconds=${STGUARD_FUZZ_SECONDS:-30}
-jobs=${STGUARD_FUZZ_JOBS:-2}
-export STGUARD_FUZZ_BUILD=${STGUARD_FUZZ_BUILD:-$root/build-fuzz}
 start=$SECONDS
 
-echo "=== fuzz: building the libFuzzer targets in $STGUARD_FUZZ_BUILD"
-if [[ ! -f $STGUARD_FUZZ_BUILD/CMakeCache.txt ]]; then
-  CC=clang CXX=clang++ cmake -S . -B "$STGUARD_FUZZ_BUILD" -DSTGUARD_FUZZ=ON \
-    -DSTGUARD_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-fi
-cmake --build "$STGUARD_FUZZ_BUILD" -j"$jobs" --target "${targets[@]}" >/dev/null
-
-failed=()
-for target in "${targets[@]}"; do
-  STGUARD_FUZZ_FINDINGS=$root/fuzz/findings/$target fuzz/run.sh "$target" "$seconds" ||
-    failed+=("$target")
-  log=$root/fuzz/findings/$target/last_run.log
-  if stguard_fuzz_has_custom_mutator "$target" "$root"; then
-    grep -q 'INFO: found LLVMFuzzerCustomMutator' "$log" || failed+=("$target:no-custom-mutator")
-  fi
-  if grep -q 'CountExecution' "fuzz/$target.cc"; then  # targets that count their oracle
-    grep -Eq '^stat::oracle_reached: [1-9]' "$log" || failed+=("$target:oracle-never-reached")
-  fi
-done
-
 echo "=== fuzz: OSS-Fuzz build check (oss-fuzz/build.sh with clang/libFuzzer)"
+failed=()
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/src" "$scratch/work" "$scratch/out"
 (
   export CC=clang CXX=clang++
-  export CFLAGS="-O1 -gline-tables-only -fsanitize=address,undefined -fsanitize=fuzzer-no-link"
+  # OSS-Fuzz's ASan + UBSan flags; UBSan stops at its first report, as in run.sh.
+  CFLAGS="-O1 -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=all"
+  export CFLAGS="$CFLAGS -fsanitize=fuzzer-no-link"
   export CXXFLAGS="$CFLAGS"
   export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
   export SRC=$scratch/src WORK=$scratch/work OUT=$scratch/out
@@ -76,6 +57,20 @@ for target in "${targets[@]}"; do
     failed+=("oss-fuzz:$target-seeds")
   else
     echo "$target: $(find "$seeds" -type f | wc -l) seeds ran cleanly"
+  fi
+done
+
+# The targets fuzzed are the ones OSS-Fuzz builds: one build serves both.
+echo "=== fuzz: ${seconds}s per target"
+for target in "${targets[@]}"; do
+  STGUARD_FUZZ_BINARIES=$out STGUARD_FUZZ_FINDINGS=$root/fuzz/findings/$target \
+    fuzz/run.sh "$target" "$seconds" || failed+=("$target")
+  log=$root/fuzz/findings/$target/last_run.log
+  if stguard_fuzz_has_custom_mutator "$target" "$root"; then
+    grep -q 'INFO: found LLVMFuzzerCustomMutator' "$log" || failed+=("$target:no-custom-mutator")
+  fi
+  if grep -q 'CountExecution' "fuzz/$target.cc"; then  # targets that count their oracle
+    grep -Eq '^stat::oracle_reached: [1-9]' "$log" || failed+=("$target:oracle-never-reached")
   fi
 done
 

@@ -17,7 +17,8 @@
 # leak, timeout, OOM or sanitizer report (which aborts: -fno-sanitize-recover=all), or
 # when a finding file appeared.
 #
-# Environment: STGUARD_FUZZ_BUILD (build folder), STGUARD_FUZZ_JOBS (build parallelism,
+# Environment: STGUARD_FUZZ_BUILD (build folder), STGUARD_FUZZ_BINARIES (a folder of
+# built target binaries to use instead of building), STGUARD_FUZZ_JOBS (build parallelism,
 # default 2), STGUARD_FUZZ_FINDINGS (instead of fuzz/findings/TARGET), STGUARD_FUZZ_IGNORE
 # (known issues the checks look past; see fuzz_support.h), STGUARD_FUZZ_MUTATOR=bytes
 # (byte-level mutation only, for comparisons; see safetensors_mutator.h).
@@ -37,14 +38,18 @@ target=$1
 seconds=$2
 shift 2
 
-build=${STGUARD_FUZZ_BUILD:-$root/build-fuzz}
-[[ $build == /* ]] || build=$root/$build
-if [[ ! -f $build/CMakeCache.txt ]]; then
-  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DSTGUARD_FUZZ=ON \
-    -DSTGUARD_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+if [[ -n ${STGUARD_FUZZ_BINARIES:-} ]]; then  # built already (fuzz/ci.sh: OSS-Fuzz's $OUT)
+  binary=$STGUARD_FUZZ_BINARIES/$target
+else
+  build=${STGUARD_FUZZ_BUILD:-$root/build-fuzz}
+  [[ $build == /* ]] || build=$root/$build
+  if [[ ! -f $build/CMakeCache.txt ]]; then
+    CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DSTGUARD_FUZZ=ON \
+      -DSTGUARD_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  fi
+  cmake --build "$build" -j"${STGUARD_FUZZ_JOBS:-2}" --target "$target" >/dev/null
+  binary=$build/fuzz/$target
 fi
-cmake --build "$build" -j"${STGUARD_FUZZ_JOBS:-2}" --target "$target" >/dev/null
-binary=$build/fuzz/$target
 
 findings=${STGUARD_FUZZ_FINDINGS:-$root/fuzz/findings/$target}
 mkdir -p "$findings/corpus"
