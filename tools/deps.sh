@@ -55,3 +55,13 @@ if [[ "${1:-}" == "--all" ]]; then
         "puppeteer-core@$puppeteer_version"
   fi
 fi
+# The conformance runner's other readers (tools/conformance.py): the GGUF parsers of the
+# Hugging Face Hub and hyllama, and the Hub client's safetensors parser, pinned, installed
+# into a cache folder (STGUARD_NODE_MODULES's parent, default ~/.cache/stguard-conformance).
+if [[ "${1:-}" == "--all" ]]; then
+  conformance_dir=${STGUARD_CONFORMANCE_NPM_DIR:-$HOME/.cache/stguard-conformance}
+  if [[ ! -f "$conformance_dir/node_modules/@huggingface/hub/package.json" ]]; then
+    npm install --silent --no-audit --no-fund --prefix "$conformance_dir" \
+        @huggingface/gguf@0.4.6 hyllama@0.2.2 @huggingface/hub@2.17.5
+  fi
+fi
