@@ -50,6 +50,11 @@ NODE_PACKAGES = {"@huggingface/gguf": "0.4.6", "hyllama": "0.2.2", "@huggingface
 # ============================================================ workers (run in the child)
 def worker_main(kind, arg):
     """Reads one path per line on stdin, answers one line: OUTCOME<TAB>detail."""
+    # Answers go to a copy of the original standard output; the reader's own output (and
+    # whatever a payload prints) goes to standard error, so it cannot forge an answer.
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     handler = WORKERS[kind](arg)
     for line in sys.stdin:
         path = line.rstrip("\n")
@@ -57,8 +62,8 @@ def worker_main(kind, arg):
             outcome, detail = handler(path)
         except Exception as e:  # the reader refused the file: that is its verdict
             outcome, detail = "reject", "%s: %s" % (type(e).__name__, str(e)[:120])
-        sys.stdout.write("%s\t%s\n" % (outcome, detail.replace("\n", " ").replace("\t", " ")))
-        sys.stdout.flush()
+        answers.write("%s\t%s\n" % (outcome, detail.replace("\n", " ").replace("\t", " ")))
+        answers.flush()
 
 
 def numpy_worker(_):
@@ -107,10 +112,6 @@ def stguard_python_worker(_):
     return run
 
 
-class GgufInitParams(object):
-    pass
-
-
 def ggml_worker(no_alloc):
     import ctypes
     lib = ctypes.CDLL(ggml_library())
@@ -136,6 +137,7 @@ def ggml_worker(no_alloc):
         if ctx.value:
             lib.ggml_free(ctx)
         return "accept", ""
+    run.log = log  # ctypes frees a callback whose Python object is gone
     return run
 
 
