@@ -414,11 +414,14 @@ async function makeReader() {
       const range = /bytes=(\d+)-(\d*)/.exec(req.headers.range || '');
       let start = 0, end = data.length - 1;
       if (range) { start = +range[1]; if (range[2] !== '') end = Math.min(+range[2], end); }
+      // The Hub names every file version by an ETag and its commit.
+      const common = {'ETag': '"conformance"', 'X-Repo-Commit': '0'.repeat(40),
+                      'Accept-Ranges': 'bytes'};
       if (req.method === 'HEAD') {
-        res.writeHead(200, {'Content-Length': data.length}); res.end(); return;
+        res.writeHead(200, {...common, 'Content-Length': data.length}); res.end(); return;
       }
       if (start > end && data.length > 0) { res.writeHead(416); res.end(); return; }
-      res.writeHead(range ? 206 : 200, {'Content-Length': Math.max(0, end - start + 1),
+      res.writeHead(range ? 206 : 200, {...common, 'Content-Length': Math.max(0, end - start + 1),
                                         'Content-Range': `bytes ${start}-${end}/${data.length}`});
       res.end(data.subarray(start, end + 1));
     });

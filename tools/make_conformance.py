@@ -638,6 +638,15 @@ def make_npy():
             NUMPY_REF + " accepts it")
     np_case("i", "trailing_data", npy(hdr("<f4", [2]), b"\x00" * 9), "npy.data.length",
             "SECURITY.md, NumPy .npy files", "NpyDataLength", NUMPY_REF + " ignores the extra bytes")
+    for name, header, data, code, what in (
+            ("item_size_2_31", hdr("|S2147483648", [0]), b"", "NpyDescr",
+             "wraps the item size to a negative number"),
+            ("datetime_multiple_0", hdr("<M8[0s]", [1]), b"\x00" * 8, "NpyDescr",
+             "accepts a unit multiple of 0"),
+            ("negative_dim", hdr("<f4", [-1]), b"", "NpyHeaderKeys",
+             "accepts a negative dimension when no data follow")):
+        np_case("i", name, npy(header, data), "npy.descr" if code == "NpyDescr" else
+                "npy.header.keys", "SECURITY.md, NumPy .npy files", code, NUMPY_REF + " " + what)
     for descr in ("|S0", "<U0"):
         np_case("i", "descr_" + descr[1:], npy(hdr(descr, [2]), b""), "npy.descr",
                 "SECURITY.md, NumPy .npy files", "NpyDescr", NUMPY_REF + " reads it as S1/U1")
@@ -649,8 +658,6 @@ def make_npy():
             NUMPY_REF + " accepts latin-1 text")
     refusals = [
         ("shape_33d", hdr("<f4", [1] * 33), b"\x00" * 4, "npy.header.keys", "NpyHeaderKeys"),
-        ("item_size_2_31", hdr("|S2147483648", [0]), b"", "npy.descr", "NpyDescr"),
-        ("datetime_multiple_0", hdr("<M8[0s]", [1]), b"\x00" * 8, "npy.descr", "NpyDescr"),
         ("object_dtype", hdr("|O", [1]), b"\x00" * 8, "npy.descr.object", "NpyObjectDtype"),
         ("missing_shape", "{'descr': '<f4', 'fortran_order': False, }", b"", "npy.header.keys",
          "NpyHeaderKeys"),
@@ -658,7 +665,6 @@ def make_npy():
          "npy.header.keys", "NpyHeaderKeys"),
         ("extra_key", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1, }",
          b"\x00" * 8, "npy.header.keys", "NpyHeaderKeys"),
-        ("negative_dim", hdr("<f4", [-1]), b"", "npy.header.keys", "NpyHeaderKeys"),
         ("short_data", hdr("<f4", [2]), b"\x00" * 7, "npy.data.length", "NpyDataLength"),
         ("no_data", hdr("<f4", [2]), b"", "npy.data.length", "NpyDataLength"),
         ("huge_shape", hdr("<f4", [2**62, 4]), b"", "npy.data.length", "ValidationOverflow"),
@@ -737,6 +743,10 @@ def make_npz():
     for name, (kind, data, rule, code, reference) in NPY_CASES.items():
         if kind == "y":
             nz("y", "member_" + name, zip_archive([member("x.npy", data)]), "npz.valid")
+        elif kind == "n" and not data.startswith(b"\x93NUMPY"):
+            nz("i", "member_" + name, zip_archive([member("x.npy", data)]), "npz.member.not-npy",
+               "SECURITY.md, NumPy .npz archives", code,
+               NPZ_REF + " returns a member without the .npy magic as its raw bytes")
         elif kind == "n":
             nz("n", "member_" + name, zip_archive([member("x.npy", data)]), rule,
                "a member is an .npy file: " + NPY_SPEC, code)
