@@ -42,7 +42,7 @@ FILES = {f: {} for f in FORMATS}
 
 
 def kebab(name):
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name).lower()
 
 
 def add(fmt, kind, name, data, rule, source, code=None, reference=None, runtime=None,
@@ -364,7 +364,7 @@ def make_gguf():
                           (4, "GgufUnsupportedVersion"), (0x03000000, "GgufByteSwapped"),
                           (0xFFFFFFFF, "GgufUnsupportedVersion")):
         gg("n", "version_%x" % version, gguf([arch], small, version=version),
-           "gguf.header." + kebab(code), code=code)
+           "gguf.header." + kebab(code[4:]), code=code)
     for magic in (b"GGUE", b"gguf", b"FUGG", b"GGML", b"\x00\x00\x00\x00"):
         gg("n", "magic_" + re.sub(r"[^a-zA-Z]", "_", magic.decode()), gguf([arch], magic=magic),
            "gguf.header.bad-magic", code="GgufBadMagic")
@@ -538,7 +538,8 @@ def make_gguf_corpus():
             data = f.read()
         kind = "i" if code in lenient or "zero_in_ne" in what or "beside_zero" in what or \
             "after_zero" in what else "n"
-        gg(kind, "corpus_%s__%s" % (kebab(code).replace("-", "_"), what), data, "gguf." + kebab(code),
+        gg(kind, "corpus_%s__%s" % (kebab(code).replace("-", "_"), what), data,
+           "gguf." + kebab(code[4:] if code.startswith("Gguf") else code),
            "corpus/gguf (ggml reader CVE classes and differentials)", code,
            GGML_REF + " accepts it (see SECURITY.md, GGUF files)" if kind == "i" else None)
 
