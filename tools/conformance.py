@@ -595,7 +595,10 @@ def legacy(main, protocol=LEGACY_PROTOCOL, sys_info=LEGACY_SYS_INFO):
 def build_runtime(spec):
     builder = spec["builder"]
     if builder == "call":
-        pkl = state_dict(payload_for(spec["callable"]))
+        # Protocol 2 maps Python 2's module names (__builtin__) to Python 3's; protocol 4
+        # reads dotted names (bdb.Bdb.run).
+        proto = P2 if spec["callable"].startswith("__builtin__") else P4
+        pkl = state_dict(payload_for(spec["callable"]), proto)
         return {"zip": zip_checkpoint, "legacy": legacy, "raw": lambda p: p}[spec["container"]](pkl)
     benign_zip = zip_checkpoint(P2 + b"}.")
     marker_pkl = state_dict(MAKE_MARKER, P2)
@@ -690,10 +693,13 @@ def run(args):
                 results[impl.name] = None
                 print("skipped %s: %s" % (impl.name, impl.missing), file=sys.stderr)
                 continue
+            started = time.monotonic()
             try:
                 got = impl.check([c["path"] for c in mine])
             finally:
                 impl.close()
+            print("ran %s: %d cases in %.1f s" % (impl.name, len(mine), time.monotonic() - started),
+                  file=sys.stderr)
             results[impl.name] = {c["file"] + "@" + c["format"]: got[c["path"]] for c in mine}
         return cases, impls, results
     finally:
