@@ -301,10 +301,37 @@ def worker_argv(python, kind, arg=""):
     return [python, os.path.abspath(__file__), "--worker", kind, arg or "-"]
 
 
-def implementations(workdir):
+def implementations(workdir, only=None):
+    """Every reader's column; with `only` (name prefixes), only the readers it names are
+    probed (importing torch takes seconds)."""
+    def wanted(key):
+        return not only or any(key.startswith(o) or o.startswith(key) for o in only)
     found = []
     cli = os.environ.get("STGUARD_CLI") or os.path.join(ROOT, "build", "stguard")
     found.append(StguardCli(cli))
+    if wanted("stguard-python"):
+        found += stguard_python(workdir)
+    if wanted("stguard-wasm"):
+        found.append(node_implementation(
+            "stguard-wasm", FORMATS, "stguard",
+            os.environ.get("STGUARD_WEB_DIR") or os.path.join(ROOT, "build-web"), workdir,
+            strict=True))
+    if wanted("numpy"):
+        found += numpy_readers(workdir)
+    if wanted("torch"):
+        found += torch_readers(workdir)
+    if wanted("ggml"):
+        found += ggml_readers(workdir)
+    modules = node_modules()
+    for package, key, formats in (("@huggingface/gguf", "hf-gguf", ("gguf",)),
+                                  ("hyllama", "hyllama", ("gguf",)),
+                                  ("@huggingface/hub", "hf-hub", ("safetensors",))):
+        if wanted(key):
+            found.append(node_implementation(package, formats, package, modules, workdir))
+    return found
+
+
+def stguard_python(workdir):
     pypath = os.environ.get("STGUARD_PYTHONPATH") or os.path.join(ROOT, "build", "python")
     env = dict(os.environ)
     env["PYTHONPATH"] = pypath + os.pathsep + env.get("PYTHONPATH", "")
@@ -315,16 +342,20 @@ def implementations(workdir):
                               worker_argv(python, "stguard-python"), env, workdir,
                               missing=None if have else "import stguard fails (PYTHONPATH %s)" % pypath)
     impl.strict = True
-    found.append(impl)
-    found.append(node_implementation(
-        "stguard-wasm", FORMATS, "stguard",
-        os.environ.get("STGUARD_WEB_DIR") or os.path.join(ROOT, "build-web"), workdir, strict=True))
+    return [impl]
+
+
+def numpy_readers(workdir):
     numpy_python = os.environ.get("NUMPY_PYTHON", "/usr/bin/python3")
     have = python_module_version(numpy_python, "numpy")
-    found.append(PoolImplementation(
+    return [PoolImplementation(
         "numpy-%s" % (have or "?"), ("npy", "npz"),
         worker_argv(numpy_python, "numpy"), None, workdir,
-        missing=None if have else "%s cannot import numpy" % numpy_python))
+        missing=None if have else "%s cannot import numpy" % numpy_python)]
+
+
+def torch_readers(workdir):
+    found = []
     torch_python = os.environ.get("TORCH_PYTHON", "/usr/bin/python3")
     have = python_module_version(torch_python, "torch")
     version = have or "?"
@@ -333,16 +364,17 @@ def implementations(workdir):
             "torch-%s-weights_only=%s" % (version, wo.capitalize()), ("pytorch",),
             worker_argv(torch_python, "torch", wo), None, workdir, memory=8 << 30,
             missing=None if have else "%s cannot import torch" % torch_python))
+    return found
+
+
+def ggml_readers(workdir):
+    found = []
     lib = ggml_library()
     for no_alloc in ("true", "false"):
         found.append(PoolImplementation(
             "ggml-npm-%s-no_alloc=%s" % (GGML_VERSION_PIN, no_alloc), ("gguf",),
             worker_argv(sys.executable, "ggml", no_alloc), None, workdir,
             missing=None if os.path.isfile(lib) else "no %s (tools/fetch_ggml.sh)" % lib))
-    modules = node_modules()
-    for package, formats in (("@huggingface/gguf", ("gguf",)), ("hyllama", ("gguf",)),
-                             ("@huggingface/hub", ("safetensors",))):
-        found.append(node_implementation(package, formats, package, modules, workdir))
     return found
 
 
@@ -683,7 +715,7 @@ def run(args):
     workdir = tempfile.mkdtemp(prefix="stguard-conformance-")
     try:
         cases = load_cases(os.path.abspath(args.suite), workdir)
-        impls = implementations(workdir)
+        impls = implementations(workdir, args.only)
         if args.only:
             impls = [i for i in impls if any(i.name.startswith(o) for o in args.only)]
         results = {}
