@@ -370,9 +370,19 @@ def torch_readers(workdir):
 def ggml_readers(workdir):
     found = []
     lib = ggml_library()
+    version = "?"
+    if os.path.isfile(lib):
+        probe = ("import ctypes, sys; v = ctypes.CDLL(sys.argv[1]).ggml_version; "
+                 "v.restype = ctypes.c_char_p; print(v().decode())")
+        try:
+            version = subprocess.run([sys.executable, "-c", probe, lib], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, timeout=60
+                                     ).stdout.decode().strip() or "?"
+        except (OSError, subprocess.TimeoutExpired):
+            pass
     for no_alloc in ("true", "false"):
         found.append(PoolImplementation(
-            "ggml-npm-%s-no_alloc=%s" % (GGML_VERSION_PIN, no_alloc), ("gguf",),
+            "ggml-%s-npm-%s-no_alloc=%s" % (version, GGML_VERSION_PIN, no_alloc), ("gguf",),
             worker_argv(sys.executable, "ggml", no_alloc), None, workdir,
             missing=None if os.path.isfile(lib) else "no %s (tools/fetch_ggml.sh)" % lib))
     return found
