@@ -18,6 +18,7 @@ which are copied. PyTorch files whose payload would run code are NOT written: ca
 describes them ("runtime") and tools/conformance.py builds them, with a harmless marker, in a
 temporary folder when it runs.
 """
+import bz2
 import json
 import os
 import re
@@ -624,6 +625,10 @@ def make_npy():
          "npy.header.syntax", "NpyHeaderSyntax"),
         ("fortran_order_int", "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }",
          "npy.header.syntax", "NpyHeaderSyntax"),
+        ("newline_inside", "{'descr': '<f4',\n'fortran_order': False, 'shape': (2,), }",
+         "npy.header.syntax", "NpyHeaderSyntax"),
+        ("string_escape", "{'descr': '\\x3cf4', 'fortran_order': False, 'shape': (2,), }",
+         "npy.header.syntax", "NpyHeaderSyntax"),
     ]
     for name, header, rule, code in lenient:
         np_case("i", name, npy(header, b"\x00" * 8), rule, "SECURITY.md, NumPy .npy files", code,
@@ -659,6 +664,9 @@ def make_npy():
             NUMPY_REF + " accepts latin-1 text")
     refusals = [
         ("shape_33d", hdr("<f4", [1] * 33), b"\x00" * 4, "npy.header.keys", "NpyHeaderKeys"),
+        ("bytes_prefix", "{'descr': b'<f4', 'fortran_order': False, 'shape': (2,), }",
+         b"\x00" * 8, "npy.header.syntax", "NpyHeaderSyntax"),
+        ("descr_f12", hdr("<f12", [2]), b"\x00" * 24, "npy.descr", "NpyDescr"),
         ("object_dtype", hdr("|O", [1]), b"\x00" * 8, "npy.descr.object", "NpyObjectDtype"),
         ("missing_shape", "{'descr': '<f4', 'fortran_order': False, }", b"", "npy.header.keys",
          "NpyHeaderKeys"),
@@ -775,6 +783,8 @@ def make_npz():
          "npz.name.cp437", "NpzMemberName"),
         ("deflate_trailing_bytes", zip_archive([member("a.npy", a, 8, DEFLATED_A + b"xyz")]),
          "npz.deflate.trailing", "DeflateData"),
+        ("bzip2_member", zip_archive([member("a.npy", a, 12, bz2.compress(a, 9))]),
+         "npz.zip.method", "ZipUnsupported"),
         ("bad_crc_unread_member", zip_archive([member("a.npy", a), member("b.npy", b, crc=1)]),
          "npz.zip.crc", "ZipChecksum"),
     ]
