@@ -20,9 +20,10 @@ harmless payload: it creates the file MARKER in the loader's working folder.
 
 Environment: STGUARD_CLI (default build/stguard), STGUARD_PYTHONPATH (default build/python),
 STGUARD_WEB_DIR (default build-web), STGUARD_GGML_LIB (default the fetch_ggml.sh cache),
-STGUARD_NODE_MODULES (default ~/.cache/stguard-conformance/node_modules), STGUARD_PYTHON, NUMPY_PYTHON
-and TORCH_PYTHON (default /usr/bin/python3); STGUARD_NO_ADDRESS_LIMIT=1 runs stguard's readers
-without the address-space limit (sanitizer builds).
+STGUARD_NODE_MODULES (default ~/.cache/stguard-conformance/node_modules, filled by
+tools/deps.sh --all), STGUARD_PYTHON, NUMPY_PYTHON and TORCH_PYTHON (default /usr/bin/python3);
+STGUARD_NO_ADDRESS_LIMIT=1 runs stguard's readers without the address-space limit (sanitizer
+builds).
 """
 import argparse
 import io
@@ -45,7 +46,6 @@ MARKER = "conformance-ran-code"
 CASE_SECONDS = 20
 MEMORY_BYTES = 4 << 30
 GGML_VERSION_PIN = "3.21.1"
-NODE_PACKAGES = {"@huggingface/gguf": "0.4.6", "hyllama": "0.2.2", "@huggingface/hub": "2.17.5"}
 
 
 # ============================================================ workers (run in the child)
@@ -348,7 +348,8 @@ def stguard_python(workdir):
     impl = PoolImplementation("stguard-python", FORMATS,
                               worker_argv(python, "stguard-python"), env, workdir,
                               memory=stguard_memory(),
-                              missing=None if have else "import stguard fails (PYTHONPATH %s)" % pypath)
+                              missing=None if have else
+                              "import stguard fails (PYTHONPATH %s)" % pypath)
     impl.strict = True
     return [impl]
 

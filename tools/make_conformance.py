@@ -155,7 +155,8 @@ def make_safetensors():
                st_one((entry % (dtype.lower(), size)).encode(), pattern(size)), "InvalidDtype",
                "safetensors Dtype enum: names are upper case")
     for name in ("F128", "Q4_0", "STR", "", "F32 ", "I4"):
-        st("n", "dtype_unknown_" + (name.strip() or "empty") + ("_space" if name.endswith(" ") else ""),
+        label = (name.strip() or "empty") + ("_space" if name.endswith(" ") else "")
+        st("n", "dtype_unknown_" + label,
            st_one(b'{"dtype":"' + name.encode() + b'","shape":[1],"data_offsets":[0,1]}'),
            "InvalidDtype", "safetensors Dtype enum")
     make_safetensors_json()
@@ -234,8 +235,7 @@ def make_safetensors_json():
             ("null_top", b"null", "HeaderNotObject"),
             ("empty_header", b"", "UnexpectedEnd"),
             ("spaces_only", b"        ", "UnexpectedEnd")):
-        code_used = code
-        st("n", "json_" + label, make_corpus.raw_file(header), code_used, "RFC 8259 grammar")
+        st("n", "json_" + label, make_corpus.raw_file(header), code, "RFC 8259 grammar")
     for label, header in (("tab", b'{\t"__metadata__"\t:\t{\t}\t}'),
                           ("newline", b'{\n"__metadata__"\n:\n{\n}\n}'),
                           ("crlf", b'{\r\n"__metadata__":{}\r\n}'),
@@ -247,7 +247,8 @@ def make_safetensors_json():
 def make_safetensors_numbers():
     spec = "safetensors: shape and data_offsets are arrays of unsigned integers"
     shape_form = '{"dtype":"U8","shape":[%s],"data_offsets":[0,1]}'
-    for label, text, code in (("leading_zero", "01", "InvalidNumber"), ("minus_zero", "-0", "InvalidShape"),
+    for label, text, code in (("leading_zero", "01", "InvalidNumber"),
+                              ("minus_zero", "-0", "InvalidShape"),
                               ("float", "1.0", "InvalidShape"), ("exponent", "1e0", "InvalidShape"),
                               ("plus", "+1", "UnexpectedToken"), ("hex", "0x1", "InvalidNumber"),
                               ("negative", "-1", "InvalidShape"), ("string", '"1"', "InvalidShape"),
@@ -414,7 +415,8 @@ def make_gguf_lenient(arch, small):
        "gguf.key.duplicate", code="GgufDuplicateKey")
     for where, kvs, tensors in (
             ("string_value", [arch, ("a.s", STRING, b"a\x00b")], small),
-            ("string_array_element", [arch, ("a.s", ARRAY, (STRING, [b"a\x00x", b"a\x00y"]))], small),
+            ("string_array_element",
+             [arch, ("a.s", ARRAY, (STRING, [b"a\x00x", b"a\x00y"]))], small),
             ("tensor_name", [arch], [("w\x00x", [32, 2], 0, None)])):
         gg("i", "string_nul_" + where, gguf(kvs, tensors), "gguf.string.nul",
            "SECURITY.md, GGUF files", "GgufNulInString",
@@ -430,7 +432,8 @@ def make_gguf_lenient(arch, small):
     gg("i", "tensor_name_64_bytes", gguf([arch], [("w" * 64, [32], 0, None)]),
        "gguf.tensor.name-length", GGUF_SPEC + ": tensor names are at most 64 bytes",
        "GgufInvalidTensorName", "refuses names of GGML_MAX_NAME (64) bytes or more")
-    gg("y", "tensor_name_63_bytes", gguf([arch], [("w" * 63, [32], 0, None)]), "gguf.tensor.name-length")
+    gg("y", "tensor_name_63_bytes", gguf([arch], [("w" * 63, [32], 0, None)]),
+       "gguf.tensor.name-length")
     for alignment in (8, 16, 64, 256, 4096):
         gg("y", "alignment_%d" % alignment,
            gguf([arch, ("general.alignment", U32, alignment)], small, alignment=alignment),
@@ -494,7 +497,7 @@ def make_gguf_tensors(arch):
                               ("negative", [-1, 1], "GgufInvalidDims"),
                               ("int64_min", [-(2**63)], "GgufInvalidDims"),
                               ("product_overflow", [2**32, 2**32], "ValidationOverflow"),
-                              ("product_overflow_4d", [2**16, 2**16, 2**16, 2**16], "ValidationOverflow")):
+                              ("product_overflow_4d", [2**16] * 4, "ValidationOverflow")):
         gg("n", "dims_" + label, gguf([arch], [("w", dims, 0, b"\x00" * 32)]), "gguf.tensor.dims",
            code=code)
     two = gguf([arch], [("w", [3], 0, None), ("v", [32], 0, None)])
@@ -633,9 +636,9 @@ def make_npy():
     for name, header, rule, code in lenient:
         np_case("i", name, npy(header, b"\x00" * 8), rule, "SECURITY.md, NumPy .npy files", code,
                 NUMPY_REF + " accepts it")
-    np_case("i", "preamble_not_16", npy(hdr("<f4", [2]), b"\x00" * 8, pad_to=4) if
-            (10 + len(hdr("<f4", [2])) + 1) % 16 else npy(hdr("<f4", [2]) + " ", b"\x00" * 8, pad_to=4),
-            "npy.preamble", "SECURITY.md, NumPy .npy files", "NpyPreamble", NUMPY_REF + " accepts it")
+    short = hdr("<f4", [2]) + ("" if (10 + len(hdr("<f4", [2])) + 1) % 16 else " ")
+    np_case("i", "preamble_not_16", npy(short, b"\x00" * 8, pad_to=4), "npy.preamble",
+            "SECURITY.md, NumPy .npy files", "NpyPreamble", NUMPY_REF + " accepts it")
     np_case("i", "no_final_newline", npy("", b"\x00" * 8, raw_header=(
         hdr("<f4", [2]).encode() + b" " * 64)[:118]), "npy.header.syntax",
         "SECURITY.md, NumPy .npy files", "NpyHeaderSyntax", NUMPY_REF + " accepts it")
@@ -643,7 +646,8 @@ def make_npy():
             "npy.header.syntax", "SECURITY.md, NumPy .npy files", "NpyHeaderSyntax",
             NUMPY_REF + " accepts it")
     np_case("i", "trailing_data", npy(hdr("<f4", [2]), b"\x00" * 9), "npy.data.length",
-            "SECURITY.md, NumPy .npy files", "NpyDataLength", NUMPY_REF + " ignores the extra bytes")
+            "SECURITY.md, NumPy .npy files", "NpyDataLength",
+            NUMPY_REF + " ignores the extra bytes")
     for name, header, data, code, what in (
             ("item_size_2_31", hdr("|S2147483648", [0]), b"", "NpyDescr",
              "wraps the item size to a negative number"),
