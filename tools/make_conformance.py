@@ -3,6 +3,7 @@
 """Writes conformance/: small checkpoint files, each with an expected verdict and a rule.
 
   make_conformance.py [OUTDIR]      (default: conformance/ beside this checkout's tools/)
+  make_conformance.py --check       exit 1 unless conformance/ is exactly what this writes
 
 conformance/<format>/y_<name>.<ext>   every reader must accept it
 conformance/<format>/n_<name>.<ext>   every reader must refuse it
@@ -29,7 +30,8 @@ import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
-OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "conformance")
+CHECK = sys.argv[1:] == ["--check"]
+OUT = sys.argv[1] if len(sys.argv) > 1 and not CHECK else os.path.join(ROOT, "conformance")
 sys.path.insert(0, HERE)
 
 import make_corpus  # noqa: E402  (safetensors corpus: header writer and the invalid cases)
@@ -741,11 +743,6 @@ def member(name, data, method=0, packed=None, crc=None):
     return (name.encode() if isinstance(name, str) else name, data, method, packed, crc)
 
 
-def deflate(data):
-    c = zlib.compressobj(9, zlib.DEFLATED, -15)
-    return c.compress(data) + c.flush()
-
-
 def nz(kind, name, data, rule, source=ZIP_SPEC, code=None, reference=None):
     add("npz", kind, name, data, rule, source, code, reference)
 
@@ -907,6 +904,29 @@ def make_pytorch():
 
 
 # ==================================================================== output
+def check_folder():
+    """Compares every format folder with what this script writes; returns the differences."""
+    differences = []
+    for fmt in FORMATS:
+        folder = os.path.join(OUT, fmt)
+        wanted = dict(FILES[fmt])
+        wanted["cases.json"] = cases_json(fmt).encode()
+        present = set(os.listdir(folder)) if os.path.isdir(folder) else set()
+        for name in sorted(present | set(wanted)):
+            path = os.path.join(folder, name)
+            if name not in wanted or name not in present:
+                differences.append(os.path.join(fmt, name))
+                continue
+            with open(path, "rb") as f:
+                if f.read() != wanted[name]:
+                    differences.append(os.path.join(fmt, name))
+    return differences
+
+
+def cases_json(fmt):
+    return json.dumps({"format": fmt, "cases": CASES[fmt]}, indent=1, ensure_ascii=False) + "\n"
+
+
 def main():
     global DEFLATED_A
     DEFLATED_A = bytes.fromhex(DEFLATED_A_HEX)
@@ -915,6 +935,13 @@ def main():
     make_npy()
     make_npz()
     make_pytorch()
+    if CHECK:
+        differences = check_folder()
+        for name in differences:
+            print("differs from tools/make_conformance.py's output:", name)
+        if differences:
+            print("run tools/make_conformance.py and commit conformance/")
+        return 1 if differences else 0
     for fmt in FORMATS:
         folder = os.path.join(OUT, fmt)
         if os.path.isdir(folder):
@@ -923,14 +950,14 @@ def main():
         for file, data in FILES[fmt].items():
             with open(os.path.join(folder, file), "wb") as f:
                 f.write(data)
-        with open(os.path.join(folder, "cases.json"), "w") as f:
-            json.dump({"format": fmt, "cases": CASES[fmt]}, f, indent=1, ensure_ascii=False)
-            f.write("\n")
+        with open(os.path.join(folder, "cases.json"), "wb") as f:
+            f.write(cases_json(fmt).encode())
     total = sum(len(c) for c in CASES.values())
     print(total, "cases:", ", ".join("%s %d" % (f, len(CASES[f])) for f in FORMATS))
+    return 0
 
 
 DEFLATED_A_HEX = "9bec17ea1b10c9c850c650ad9e925a9c5ca46ea5a06e9366a2aea3a09e965f54529498179f5f94920a12774bcc294e058a17672416a402f91a463a9a3a0ab50a14002e0686067b0606060700"
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
