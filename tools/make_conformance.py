@@ -676,6 +676,10 @@ def make_npy():
                 .encode() + b" " * 64)[:117] + b"\n"),
             "npy.header.syntax", "SECURITY.md, NumPy .npy files", "NpyHeaderSyntax",
             NUMPY_REF + " accepts latin-1 text")
+    make_npy_refusals()
+
+
+def make_npy_refusals():
     refusals = [
         ("shape_33d", hdr("<f4", [1] * 33), b"\x00" * 4, "npy.header.keys", "NpyHeaderKeys"),
         ("bytes_prefix", "{'descr': b'<f4', 'fortran_order': False, 'shape': (2,), }",
