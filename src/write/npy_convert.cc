@@ -290,8 +290,10 @@ Error AddArray(Writer& writer, const std::string& name, const NpyArrayInfo& info
 }  // namespace
 
 Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
-                       std::optional<Dtype> dtype, size_t* num_tensors) {
+                       std::optional<Dtype> dtype, size_t* num_tensors,
+                       const std::function<void(uint64_t bytes)>& progress) {
   if (Error e = TargetError(dtype); !e.ok()) return e;
+  if (Error e = CheckOutputIsNotInput(npz_path, out_path); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npz_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -320,14 +322,17 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
                            });
     if (!added.ok()) return added;
   }
+  writer.set_progress(progress);
   Error written = writer.WriteToFile(out_path);
   if (written.ok() && num_tensors != nullptr) *num_tensors = writer.num_tensors();
   return written;
 }
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
-                            const std::string& tensor_name, std::optional<Dtype> dtype) {
+                            const std::string& tensor_name, std::optional<Dtype> dtype,
+                            const std::function<void(uint64_t bytes)>& progress) {
   if (Error e = TargetError(dtype); !e.ok()) return e;
+  if (Error e = CheckOutputIsNotInput(npy_path, out_path); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npy_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -340,6 +345,7 @@ Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_
   Error added = AddArray(writer, tensor_name, info, dtype,
                          [&](ByteSink& sink) { return StreamArray(data, info, sink); });
   if (!added.ok()) return added;
+  writer.set_progress(progress);
   return writer.WriteToFile(out_path);
 }
 
