@@ -82,11 +82,10 @@ TEST(ConvertSameFileTest, EveryFormatButSafetensorsRefusesOutThatIsIn) {
     const std::string in = dir.File(input.file);
     ASSERT_TRUE(WriteFileBytes(in, input.content));
     for (const std::string& out : OutNames(dir, in)) {
-      for (const std::string& order : {"first", "last"}) {
+      for (const bool options_first : {true, false}) {
         const std::string operands = ShellQuoted(in) + " " + ShellQuoted(out);
-        const CliRun run = RunCli("convert " + (order == std::string("first")
-                                                    ? input.options + " " + operands
-                                                    : operands + " " + input.options));
+        const CliRun run = RunCli("convert " + (options_first ? input.options + " " + operands
+                                                              : operands + " " + input.options));
         EXPECT_EQ(run.status, 2) << input.file << " -> " << out << ": " << run.output;
         EXPECT_NE(run.output.find("OUT is IN"), std::string::npos) << run.output;
         EXPECT_EQ(ReadFileBytes(in), input.content) << input.file << " -> " << out;
