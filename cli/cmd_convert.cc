@@ -198,8 +198,9 @@ ConvertResult ConvertSafetensors(const std::string& in, const std::string& out, 
 // as a safetensors model folder.
 bool IsTorchFolder(const std::string& in) {
   struct stat info;
-  return ::stat((in + "/pytorch_model.bin.index.json").c_str(), &info) == 0 ||
-         ::stat((in + "/pytorch_model.bin").c_str(), &info) == 0;
+  // lstat: a link there, even dangling, is the PyTorch converter's to judge.
+  return ::lstat((in + "/pytorch_model.bin.index.json").c_str(), &info) == 0 ||
+         ::lstat((in + "/pytorch_model.bin").c_str(), &info) == 0;
 }
 
 // ConvertSafetensorsFolderTo converts the safetensors model folder IN to `target` into the

@@ -141,14 +141,15 @@ py::dict ConvertNpy(const std::string& in, const std::string& out, const std::st
                     const std::optional<std::string>& dtype) {
   const std::optional<Dtype> target = ConversionTarget(dtype);
   Error error;
+  size_t converted = 0;
   {
     py::gil_scoped_release release;
-    error = NpyArrayToSafetensors(in, out, name, target);
+    error = NpyArrayToSafetensors(in, out, name, target, {}, &converted);
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
   result["tensors"] = 1;
-  result["converted"] = 1;
+  result["converted"] = converted;
   result["dropped"] = py::list();
   return result;
 }
@@ -159,14 +160,15 @@ py::dict ConvertNpz(const std::string& in, const std::string& out,
   const std::optional<Dtype> target = ConversionTarget(dtype);
   Error error;
   size_t tensors = 0;
+  size_t converted = 0;
   {
     py::gil_scoped_release release;
-    error = NpzToSafetensors(in, out, target, &tensors);
+    error = NpzToSafetensors(in, out, target, &tensors, {}, &converted);
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
   result["tensors"] = tensors;
-  result["converted"] = tensors;
+  result["converted"] = converted;
   result["dropped"] = py::list();
   return result;
 }

@@ -64,3 +64,14 @@ def test_converted_counts_dtype_changes_for_torch(tmp_path):
     assert plain.converted == 0 and plain.tensors > 0
     half = stguard.convert(TORCH / "dtypes.zip.pt", tmp_path / "b.safetensors", "F16")
     assert 0 < half.converted < half.tensors
+
+
+def test_converted_counts_dtype_changes_for_npy_and_npz(tmp_path):
+    numpy.save(tmp_path / "w.npy", numpy.arange(4, dtype=numpy.float32))
+    numpy.savez(tmp_path / "w.npz", a=numpy.arange(4, dtype=numpy.float32),
+                b=numpy.arange(4, dtype=numpy.int32))
+    assert stguard.convert(tmp_path / "w.npy", tmp_path / "a.safetensors").converted == 0
+    assert stguard.convert(tmp_path / "w.npy", tmp_path / "b.safetensors", "F16").converted == 1
+    assert stguard.convert(tmp_path / "w.npz", tmp_path / "c.safetensors").converted == 0
+    half = stguard.convert(tmp_path / "w.npz", tmp_path / "d.safetensors", "F16")
+    assert (half.tensors, half.converted) == (2, 1)
