@@ -205,6 +205,15 @@ bool IsTorchFolder(const std::string& in) {
 
 // ConvertSafetensorsFolderTo converts the safetensors model folder IN to `target` into the
 // folder OUT, shard by shard under the same names, the index rewritten.
+// NothingToConvert adds to a folder's kNoSafetensorsInFolder that it holds no PyTorch
+// weights either: the folder is neither kind convert takes.
+Error NothingToConvert(Error error) {
+  if (error.code == ErrorCode::kNoSafetensorsInFolder) {
+    error.context += " (nor pytorch_model.bin or pytorch_model.bin.index.json)";
+  }
+  return error;
+}
+
 ConvertResult ConvertSafetensorsFolderTo(const CommandLine& line, const std::string& out) {
   const std::string& in = line.operands[0];
   if (line.drop_aliases || !line.keys.empty() || line.max_output_ratio) {
@@ -216,7 +225,7 @@ ConvertResult ConvertSafetensorsFolderTo(const CommandLine& line, const std::str
   if (!line.dtype) {
     // An invalid folder is invalid whatever was asked; a valid one needs --dtype.
     const Result<CheckpointDir> dir = CheckpointDir::Open(in, options);
-    if (!dir.ok()) return ConvertFailed(in, in, dir.error());
+    if (!dir.ok()) return ConvertFailed(in, in, NothingToConvert(dir.error()));
     return ConvertUnusable(in, "a safetensors folder IN needs --dtype BF16|F16|F32");
   }
   PrintLeftoverNotes("convert", out);
@@ -229,7 +238,7 @@ ConvertResult ConvertSafetensorsFolderTo(const CommandLine& line, const std::str
   if (!error.ok()) {
     // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
     const bool about_out = IsIoError(error) && error.context.starts_with(out);
-    return ConvertFailed(in, about_out ? out : in, error);
+    return ConvertFailed(in, about_out ? out : in, NothingToConvert(error));
   }
   return Converted(in, out, report.num_tensors,
                    PrintableText(out) + ": " + std::to_string(report.num_converted) + " of " +

@@ -258,5 +258,19 @@ TEST(ConvertSafetensorsFolderTest, SingleFileFolderConvertsAndMisuseIsRefused) {
             ErrorCode::kInvalidArgument);
 }
 
+TEST(ConvertSafetensorsFolderTest, AFolderOfNeitherKindSaysSo) {
+  TempDir in;
+  ASSERT_TRUE(WriteFileBytes(in.File("config.json"), "{}"));
+  TempDir out_parent;
+  for (const std::string& dtype : {std::string(), std::string(" --dtype F16")}) {
+    const CliRun run = RunCli("convert " + ShellQuoted(in.path()) + " " +
+                              ShellQuoted(out_parent.File("out")) + dtype);
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_NE(run.output.find("NoSafetensorsInFolder"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("nor pytorch_model.bin"), std::string::npos) << run.output;
+  }
+  EXPECT_TRUE(out_parent.Entries().empty());
+}
+
 }  // namespace
 }  // namespace stguard::testing
