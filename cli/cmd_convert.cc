@@ -5,12 +5,14 @@
 // Other tensors (integers, BOOL, the 8-bit and smaller float formats, C64) and the
 // metadata are copied unchanged. The data is converted as it is streamed into a
 // temporary file beside OUT, which replaces OUT only once complete and synced; peak
-// memory does not depend on the data size, and OUT may be IN.
+// memory does not depend on the data size, and OUT may be IN. For every other input OUT
+// must not be IN (CheckOutputIsNotInput): a usage error before anything is written.
 //
 // stguard convert IN OUT [--key NAME]... [--drop-aliases] [--max-output-ratio N]: IN a
 // PyTorch checkpoint (format detected from its bytes), OUT safetensors; IN a folder with
 // pytorch_model.bin.index.json: OUT a folder of shards and model.safetensors.index.json
-// (torch_checkpoint.h).
+// (torch_checkpoint.h). IN any other folder, a safetensors model folder, with --dtype: OUT
+// a folder of the same shards converted and the index rewritten (stguard/conversion.h).
 //
 // IN's format is told by its bytes once, after the whole command line is read; an option
 // that does not apply to it is a usage error naming the formats it applies to. OUT "-" is
@@ -41,6 +43,8 @@
 #include "npy_output.h"
 #include "output.h"
 #include "progress.h"
+#include "stguard/checkpoint_dir.h"
+#include "stguard/conversion.h"
 #include "stguard/convert.h"
 #include "stguard/file_verdict.h"
 #include "stguard/mapped_file.h"
@@ -189,15 +193,72 @@ ConvertResult ConvertSafetensors(const std::string& in, const std::string& out, 
   return result;
 }
 
+// IsTorchFolder says whether the folder IN holds PyTorch weights, which ConvertTorchFolder
+// converts (pytorch_model.bin.index.json or pytorch_model.bin); any other folder is read
+// as a safetensors model folder.
+bool IsTorchFolder(const std::string& in) {
+  struct stat info;
+  // lstat: a link there, even dangling, is the PyTorch converter's to judge.
+  return ::lstat((in + "/pytorch_model.bin.index.json").c_str(), &info) == 0 ||
+         ::lstat((in + "/pytorch_model.bin").c_str(), &info) == 0;
+}
+
+// ConvertSafetensorsFolderTo converts the safetensors model folder IN to `target` into the
+// folder OUT, shard by shard under the same names, the index rewritten.
+// NothingToConvert adds to a folder's kNoSafetensorsInFolder that it holds no PyTorch
+// weights either: the folder is neither kind convert takes.
+Error NothingToConvert(Error error) {
+  if (error.code == ErrorCode::kNoSafetensorsInFolder) {
+    error.context += " (nor pytorch_model.bin or pytorch_model.bin.index.json)";
+  }
+  return error;
+}
+
+ConvertResult ConvertSafetensorsFolderTo(const CommandLine& line, const std::string& out) {
+  const std::string& in = line.operands[0];
+  if (line.drop_aliases || !line.keys.empty() || line.max_output_ratio) {
+    return ConvertUnusable(in, "--key, --drop-aliases and --max-output-ratio apply to PyTorch, "
+                               "not to a safetensors folder");
+  }
+  DirOptions options;
+  options.allow_external_symlinks = line.allow_external_symlinks;
+  if (!line.dtype) {
+    // An invalid folder is invalid whatever was asked; a valid one needs --dtype.
+    const Result<CheckpointDir> dir = CheckpointDir::Open(in, options);
+    if (!dir.ok()) return ConvertFailed(in, in, NothingToConvert(dir.error()));
+    return ConvertUnusable(in, "a safetensors folder IN needs --dtype BF16|F16|F32");
+  }
+  PrintLeftoverNotes("convert", out);
+  ProgressBar progress(/*total=*/0, ShowProgress(line.json, /*quiet=*/false));
+  SafetensorsFolderReport report;
+  const Error error = ConvertSafetensorsFolder(
+      in, out, *line.dtype, options, [&progress](uint64_t bytes) { progress.Add(bytes); },
+      &report);
+  progress.Clear();
+  if (!error.ok()) {
+    // An error about OUTDIR (or a folder on its way) names it first; others name DIR.
+    const bool about_out = IsIoError(error) && error.context.starts_with(out);
+    return ConvertFailed(in, about_out ? out : in, NothingToConvert(error));
+  }
+  return Converted(in, out, report.num_tensors,
+                   PrintableText(out) + ": " + std::to_string(report.num_converted) + " of " +
+                       Plural(report.num_tensors, "tensor") + " converted to " +
+                       std::string(DtypeName(*line.dtype)) + " in " +
+                       Plural(report.written.size(), "file") + " (" +
+                       std::to_string(report.total_size) + " data bytes)");
+}
+
 // ConvertTo converts IN, whose format is `format` (FormatOf), to the path OUT.
 ConvertResult ConvertTo(const CommandLine& line, Formats format, const std::string& out) {
   const std::string& in = line.operands[0];
   switch (format) {
-    case kNpy: return ConvertNpy(in, out, line.name, line.dtype);  // npy_output.cc
-    case kNpz: return ConvertNpz(in, out, line.dtype);             // npy_output.cc
+    case kNpy: return ConvertNpy(in, out, line.name, line.dtype, line.json);  // npy_output.cc
+    case kNpz: return ConvertNpz(in, out, line.dtype, line.json);
     case kGguf: return ConvertGgufFile(in, out, line.dtype, line.all_metadata);
-    case kTorch:
-    case kFolder: {
+    case kFolder:
+      if (!IsTorchFolder(in)) return ConvertSafetensorsFolderTo(line, out);
+      [[fallthrough]];
+    case kTorch: {
       TorchOptions options;
       options.key_path = line.keys;
       if (line.max_output_ratio) options.max_output_ratio = *line.max_output_ratio;
@@ -288,6 +349,12 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
           InapplicableOption(*FindCommand("convert"), line, format, in);
       !inapplicable.empty()) {
     return ConvertUnusable(in, inapplicable);
+  }
+  // Only safetensors to safetensors may write onto IN (crash-safely, as `canon IN IN`).
+  if (out != "-" && format != kSafetensors) {
+    if (const Error same = CheckOutputIsNotInput(in, out); !same.ok()) {
+      return ConvertUnusable(in, std::string(same.message) + ": " + PrintableText(same.context));
+    }
   }
   if (out != "-") return ConvertTo(line, format, out);
   if (line.json) {

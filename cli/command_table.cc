@@ -38,12 +38,15 @@ constexpr CommandRow kCommandRows[] = {
      kSafetensors, 2, 2, true, RunCanon},
     {"convert", "IN OUT|-",
      "convert floats (--dtype), or PyTorch (file, folder), .npy, .npz or GGUF to safetensors",
-     "IN    a .safetensors file (with --dtype); a PyTorch .bin/.pt/.pth/.ckpt, read without\n"
-     "      running its pickle; a folder of them (pytorch_model.bin[.index.json]); a .npy or\n"
-     "      .npz file; a GGUF file (the first part of a split model converts to a folder);\n"
-     "      told by its bytes, before any option is applied\n"
+     "IN    a .safetensors file or model folder (with --dtype; the index rewritten); a\n"
+     "      PyTorch .bin/.pt/.pth/.ckpt, read without running its pickle; a folder of them\n"
+     "      (pytorch_model.bin[.index.json]); a .npy or .npz file; a GGUF file (the first\n"
+     "      part of a split model converts to a folder); told by its bytes, before any\n"
+     "      option is applied\n"
      "OUT   the file written (atomically), or - for standard output; a folder for a folder\n"
-     "      or a split GGUF model (new or empty, created with its parents; never -)",
+     "      or a split GGUF model (new or empty, created with its parents; never -).\n"
+     "      OUT must not be IN (the same path, a hard link or a symbolic link: exit 2,\n"
+     "      nothing written), except a safetensors file converted in place with --dtype",
      kConverted | kFolder, 2, 2, true, RunConvert},
     {"scan", "FILE|DIR...",
      "static report on PyTorch checkpoints: globals, tensors, storages, first refusal",

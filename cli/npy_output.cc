@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "convert_result.h"
 #include "output.h"
+#include "progress.h"
 #include "stguard/dtype.h"
 #include "verdict_output.h"
 #include "stguard/mapped_file.h"
@@ -121,9 +122,14 @@ int InspectNpy(const std::string& path, const NpyArrayInfo& info, bool json) {
 }
 
 ConvertResult ConvertNpz(const std::string& in, const std::string& out,
-                         std::optional<Dtype> dtype) {
+                         std::optional<Dtype> dtype, bool json) {
   size_t num_tensors = 0;
-  if (const Error error = NpzToSafetensors(in, out, dtype, &num_tensors); !error.ok()) {
+  // The output's size is known only once its header is planned: bytes and rate show.
+  ProgressBar progress(/*total=*/0, ShowProgress(json, /*quiet=*/false));
+  const Error error = NpzToSafetensors(in, out, dtype, &num_tensors,
+                                       [&progress](uint64_t bytes) { progress.Add(bytes); });
+  progress.Clear();
+  if (!error.ok()) {
     return ConvertFailed(in, IsIoError(error) && error.context.starts_with(out) ? out : in,
                          error);
   }
@@ -133,12 +139,16 @@ ConvertResult ConvertNpz(const std::string& in, const std::string& out,
 }
 
 ConvertResult ConvertNpy(const std::string& in, const std::string& out, std::string name,
-                         std::optional<Dtype> dtype) {
+                         std::optional<Dtype> dtype, bool json) {
   if (name.empty()) {
     name = std::filesystem::path(in).filename().string();
     if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
   }
-  if (const Error error = NpyArrayToSafetensors(in, out, name, dtype); !error.ok()) {
+  ProgressBar progress(/*total=*/0, ShowProgress(json, /*quiet=*/false));
+  const Error error = NpyArrayToSafetensors(
+      in, out, name, dtype, [&progress](uint64_t bytes) { progress.Add(bytes); });
+  progress.Clear();
+  if (!error.ok()) {
     return ConvertFailed(in, IsIoError(error) && error.context.starts_with(out) ? out : in,
                          error);
   }

@@ -28,13 +28,13 @@ int InspectNpz(const std::string& path, bool json);
 int ScanNumpyFile(const std::string& path, std::span<const std::byte> bytes, bool npz,
                   bool json);
 // ConvertNpz converts IN.npz to OUT: one tensor per array, named by its key, floating
-// arrays to `dtype` when given.
+// arrays to `dtype` when given. Progress shows on a terminal unless `json`.
 ConvertResult ConvertNpz(const std::string& in, const std::string& out,
-                         std::optional<Dtype> dtype);
+                         std::optional<Dtype> dtype, bool json);
 // ConvertNpy converts IN.npy to OUT: one tensor named `name` (empty: IN's file name
-// without .npy), a floating array to `dtype` when given.
+// without .npy), a floating array to `dtype` when given; progress as ConvertNpz's.
 ConvertResult ConvertNpy(const std::string& in, const std::string& out, std::string name,
-                         std::optional<Dtype> dtype);
+                         std::optional<Dtype> dtype, bool json);
 
 }  // namespace stguard::cli
 

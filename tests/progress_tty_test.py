@@ -7,7 +7,7 @@ module), never when stderr is piped, never with --json, never with -q. The bar a
 only once work has run for a second; to make the work "long" without a large file, the
 tests' pausing CLI (src/base/test_pause.h) holds the process at a pause point for 1.5 s
 first. Commands covered: inspect --stats, check DIR, convert --dtype of a safetensors
-file, and convert of a torch file (skipped, saying so, without torch), each convert also
+file and of a safetensors folder, convert of an .npy file, and convert of a torch file (skipped, saying so, without torch), each convert also
 with --json.
 """
 
@@ -105,6 +105,7 @@ def main():
 
         check_folder_cases(cli, directory, sample, expect)
         convert_dtype_cases(cli, directory, sample, expect)
+        convert_npy_and_folder_cases(cli, directory, sample, expect)
 
         # A torch file of 16 MiB: its output passes through the writer's buffer in several
         # writes, so the pause point "written" comes before the last of them.
@@ -163,6 +164,34 @@ def convert_dtype_cases(cli, directory, sample, expect):
                       True, directory)
     expect(status == 0 and err == "", "convert --json --dtype draws nothing on a terminal", err)
     os.unlink(out)
+
+
+def write_npy(path):
+    """An .npy of 8 MiB of float32 zeros."""
+    n = 2 << 20
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % n
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.truncate(10 + len(header) + 4 * n)
+
+
+def convert_npy_and_folder_cases(cli, directory, sample, expect):
+    """convert of an .npy file and of a safetensors folder: a bar on a terminal only."""
+    npy = os.path.join(directory, "big.npy")
+    write_npy(npy)
+    out = os.path.join(directory, "npy.safetensors")
+    status, err = run(cli, ["convert", npy, out], "written", True, directory)
+    expect(status == 0 and is_bar(err), "convert of an .npy draws a bar on a terminal", err)
+    os.unlink(out)
+    status, err = run(cli, ["convert", "--json", npy, out], "written", True, directory)
+    expect(status == 0 and err == "", "convert --json of an .npy draws nothing", err)
+    folder = os.path.join(directory, "st_model")
+    os.mkdir(folder)
+    os.link(sample, os.path.join(folder, "model.safetensors"))
+    status, err = run(cli, ["convert", folder, os.path.join(directory, "f16"), "--dtype", "F16"],
+                      "written", True, directory)
+    expect(status == 0 and is_bar(err), "convert of a safetensors folder draws a bar", err)
 
 
 def finish(failures):

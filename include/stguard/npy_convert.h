@@ -4,6 +4,9 @@
 #ifndef STGUARD_NPY_CONVERT_H_
 #define STGUARD_NPY_CONVERT_H_
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -19,10 +22,14 @@ namespace stguard {
 // cannot hold (c16, S, U, M, m) is kInvalidDtype naming the array, and nothing is written.
 // With `dtype` (F32, F16 or BF16), an F64, F32, F16 or BF16 array is converted to it as it
 // streams, as `convert --dtype` does for safetensors; other arrays are copied unchanged.
-[[nodiscard]] STGUARD_API Error NpyArrayToSafetensors(const std::string& npy_path,
-                                                      const std::string& out_path,
-                                                      const std::string& tensor_name,
-                                                      std::optional<Dtype> dtype = std::nullopt);
+// `out_path` must not be `npy_path` (CheckOutputIsNotInput, stguard/writer.h). `progress`,
+// when set, is called with the bytes of each write, as Writer::set_progress's is. When the
+// file is written and `num_converted` is given, *num_converted is how many tensors changed
+// dtype (0 or 1 here: an array's own dtype, '<f4' as F32, is not a change).
+[[nodiscard]] STGUARD_API Error NpyArrayToSafetensors(
+    const std::string& npy_path, const std::string& out_path, const std::string& tensor_name,
+    std::optional<Dtype> dtype = std::nullopt,
+    const std::function<void(uint64_t bytes)>& progress = {}, size_t* num_converted = nullptr);
 
 // NpzToSafetensors writes every array of the .npz at `npz_path` as one safetensors file at
 // `out_path`, one tensor per member named by its key, converted as NpyArrayToSafetensors
@@ -34,10 +41,11 @@ namespace stguard {
 // reordering band of at most 64 MiB), plus, for a deflated Fortran-order member, its
 // data (at most 1,032 times its compressed size, the DEFLATE bound). When the file is
 // written and `num_tensors` is given, *num_tensors is how many tensors it holds.
-[[nodiscard]] STGUARD_API Error NpzToSafetensors(const std::string& npz_path,
-                                                 const std::string& out_path,
-                                                 std::optional<Dtype> dtype = std::nullopt,
-                                                 size_t* num_tensors = nullptr);
+// `out_path`, `progress` and `num_converted` are as for NpyArrayToSafetensors.
+[[nodiscard]] STGUARD_API Error NpzToSafetensors(
+    const std::string& npz_path, const std::string& out_path,
+    std::optional<Dtype> dtype = std::nullopt, size_t* num_tensors = nullptr,
+    const std::function<void(uint64_t bytes)>& progress = {}, size_t* num_converted = nullptr);
 
 }  // namespace stguard
 

@@ -157,8 +157,10 @@ STGUARD_API const char* stguard_torch_report_key_path(const stguard_torch_report
 /* stguard_torch_convert_file converts the PyTorch checkpoint at `in_path` to a canonical
  * safetensors file at `out_path` (metadata {"format": "pt"}), as `stguard convert IN OUT`
  * does: the checkpoint is checked whole first, then written through the crash-safe writer
- * (stguard_writer_write_file's guarantees). Anything refused writes nothing. Returns the
- * code of the refusal (STGUARD_PICKLE_GLOBAL_REFUSED, STGUARD_NOT_A_STATE_DICT...), an I/O
+ * (stguard_writer_write_file's guarantees). Anything refused writes nothing. `out_path`
+ * naming the input itself (the same path, a hard link or a symbolic link to it) is
+ * STGUARD_INVALID_ARGUMENT before anything is read or written. Returns the code of the
+ * refusal (STGUARD_PICKLE_GLOBAL_REFUSED, STGUARD_NOT_A_STATE_DICT...), an I/O
  * code, or STGUARD_OK. `options` may be NULL. */
 STGUARD_API stguard_code stguard_torch_convert_file(const char* in_path, const char* out_path,
                                                     const stguard_torch_options* options,

@@ -269,6 +269,19 @@ struct STGUARD_API CanonicalDiff {
 // "not canonical: first difference at byte 0 (whitespace at byte 57)".
 STGUARD_API std::string DescribeCanonicalDiff(const CanonicalDiff& diff);
 
+// CheckOutputIsNotInput is the one rule every conversion of a file or folder `in` to
+// `out` applies before it writes anything: `out` must not name `in` itself. They are
+// compared by st_dev and st_ino after following symbolic links, as opening them does, so
+// the same path, a hard link and a symbolic link (or a folder reached two ways) are all
+// the input, and an `out` that does not exist yet never is. Returns kInvalidArgument
+// naming both paths when they are the same file: the converters other than safetensors
+// to safetensors read the input while writing and would replace it with their output.
+// (WriteConvertedFile may write onto its input: it reads a checkpoint opened before the
+// crash-safe rename, as `canon IN IN` does.) An `in` that cannot be reached is no
+// refusal here: the conversion reports it as it opens the input.
+[[nodiscard]] STGUARD_API Error CheckOutputIsNotInput(const std::string& in,
+                                                      const std::string& out);
+
 // Converted files: each tensor whose dtype IsConvertibleFloat (stguard/dtype.h) converted
 // to F32, F16 or BF16 with stguard/convert.h's element conversion (see its ENCODING).
 

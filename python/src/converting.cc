@@ -11,6 +11,7 @@
 
 #include "raise_error.h"
 #include "stguard/dtype.h"
+#include "stguard/file_verdict.h"
 #include "stguard/npy_convert.h"
 #include "stguard/reader.h"
 #include "stguard/torch_checkpoint.h"
@@ -80,7 +81,9 @@ py::dict ConvertTorchFile(const std::string& in, const std::string& out,
   std::vector<TorchDroppedAlias> dropped;
   {
     py::gil_scoped_release release;
-    Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in, options);
+    error = CheckOutputIsNotInput(in, out);  // before anything is read or written
+    Result<TorchCheckpoint> checkpoint =
+        error.ok() ? TorchCheckpoint::Open(in, options) : Result<TorchCheckpoint>(error);
     if (!checkpoint.ok()) {
       error = checkpoint.error();
     } else {
@@ -88,12 +91,17 @@ py::dict ConvertTorchFile(const std::string& in, const std::string& out,
       error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
       if (error.ok()) error = writer.WriteToFile(out);
       num_tensors = writer.num_tensors();
-      num_converted = num_tensors;  // every tensor changes format
-      if (convert_options.dtype) {  // then: how many changed dtype
-        num_converted = 0;
-        for (const TorchTensor& tensor : checkpoint->tensors()) {
-          num_converted += IsConvertibleFloat(tensor.dtype) && tensor.dtype != *convert_options.dtype;
-        }
+      // converted counts the tensors whose dtype changed, as for every other format.
+      for (const TorchTensor& tensor : checkpoint->tensors()) {
+        num_converted += convert_options.dtype && IsConvertibleFloat(tensor.dtype) &&
+                         tensor.dtype != *convert_options.dtype;
+      }
+    }
+    if (error.code == ErrorCode::kNotAStateDict && key_path.empty()) {
+      // As `stguard convert` says it: the keys that lead to the tensors.
+      const PickleFileReport report = JudgePickleFile(in, options);
+      if (report.verdict == FileVerdict::kNeedsKey && !report.key_paths.empty()) {
+        error.context = DescribeVerdict(report);
       }
     }
   }
@@ -133,14 +141,15 @@ py::dict ConvertNpy(const std::string& in, const std::string& out, const std::st
                     const std::optional<std::string>& dtype) {
   const std::optional<Dtype> target = ConversionTarget(dtype);
   Error error;
+  size_t converted = 0;
   {
     py::gil_scoped_release release;
-    error = NpyArrayToSafetensors(in, out, name, target);
+    error = NpyArrayToSafetensors(in, out, name, target, {}, &converted);
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
   result["tensors"] = 1;
-  result["converted"] = 1;
+  result["converted"] = converted;
   result["dropped"] = py::list();
   return result;
 }
@@ -151,14 +160,15 @@ py::dict ConvertNpz(const std::string& in, const std::string& out,
   const std::optional<Dtype> target = ConversionTarget(dtype);
   Error error;
   size_t tensors = 0;
+  size_t converted = 0;
   {
     py::gil_scoped_release release;
-    error = NpzToSafetensors(in, out, target, &tensors);
+    error = NpzToSafetensors(in, out, target, &tensors, {}, &converted);
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
   result["tensors"] = tensors;
-  result["converted"] = tensors;
+  result["converted"] = converted;
   result["dropped"] = py::list();
   return result;
 }

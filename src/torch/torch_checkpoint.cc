@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "stguard/mapped_file.h"
+#include "stguard/writer.h"
 #include "torch/containers.h"
 #include "torch/scan_loaded.h"
 #include "torch/strided_gather.h"
@@ -372,6 +373,7 @@ Error AddTorchTensors(const TorchCheckpoint& checkpoint, const TorchConvertOptio
 Error ConvertTorchFile(const std::string& in_path, const std::string& out_path,
                        const TorchOptions& options, const TorchConvertOptions& convert_options,
                        std::vector<TorchDroppedAlias>* dropped) {
+  if (Error e = CheckOutputIsNotInput(in_path, out_path); !e.ok()) return e;
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in_path, options);
   if (!checkpoint.ok()) return checkpoint.error();
   Writer writer;

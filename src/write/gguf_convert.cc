@@ -338,6 +338,7 @@ bool IsGgufSplitFirstPart(const GgufFile& file) {
 
 Error ConvertGguf(const std::string& in_path, const std::string& out_path,
                   const GgufConvertOptions& options, GgufConvertReport* report) {
+  if (Error e = CheckOutputIsNotInput(in_path, out_path); !e.ok()) return e;
   Result<GgufFile> file = GgufFile::Open(in_path);
   if (!file.ok()) return file.error();
   if (IsGgufSplitFirstPart(*file)) return ConvertSplitPath(in_path, out_path, options, report);

@@ -268,11 +268,14 @@ Error TargetError(std::optional<Dtype> dtype) {
 }
 
 // AddArray adds one array as a tensor: converted to `dtype` when it is a floating type
-// that differs, else as it is. `stream` writes the array's little-endian row-major bytes.
+// that differs (counted in *num_converted), else as it is. `stream` writes the array's
+// little-endian row-major bytes.
 Error AddArray(Writer& writer, const std::string& name, const NpyArrayInfo& info,
-               std::optional<Dtype> dtype, std::function<Error(ByteSink&)> stream) {
+               std::optional<Dtype> dtype, std::function<Error(ByteSink&)> stream,
+               size_t* num_converted) {
   const Dtype from = *info.type.dtype;
   const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
+  *num_converted += convert;
   const Dtype to = convert ? *dtype : from;
   const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
                                    : info.data_len;
@@ -290,8 +293,11 @@ Error AddArray(Writer& writer, const std::string& name, const NpyArrayInfo& info
 }  // namespace
 
 Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
-                       std::optional<Dtype> dtype, size_t* num_tensors) {
+                       std::optional<Dtype> dtype, size_t* num_tensors,
+                       const std::function<void(uint64_t bytes)>& progress,
+                       size_t* num_converted) {
   if (Error e = TargetError(dtype); !e.ok()) return e;
+  if (Error e = CheckOutputIsNotInput(npz_path, out_path); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npz_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -306,6 +312,7 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
     }
   }
   Writer writer;
+  size_t converted = 0;
   for (const NpzMember& member : npz.members) {
     Error added = AddArray(writer, member.key, member.array, dtype,
                            [&bytes, &member](ByteSink& sink) {
@@ -317,17 +324,23 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
                                  bytes.subspan(member.data_offset + array.data_offset,
                                                array.data_len),
                                  array, sink);
-                           });
+                           },
+                           &converted);
     if (!added.ok()) return added;
   }
+  writer.set_progress(progress);
   Error written = writer.WriteToFile(out_path);
   if (written.ok() && num_tensors != nullptr) *num_tensors = writer.num_tensors();
+  if (written.ok() && num_converted != nullptr) *num_converted = converted;
   return written;
 }
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
-                            const std::string& tensor_name, std::optional<Dtype> dtype) {
+                            const std::string& tensor_name, std::optional<Dtype> dtype,
+                            const std::function<void(uint64_t bytes)>& progress,
+                            size_t* num_converted) {
   if (Error e = TargetError(dtype); !e.ok()) return e;
+  if (Error e = CheckOutputIsNotInput(npy_path, out_path); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npy_path);
   if (!file.ok()) return file.error();
   const std::span<const std::byte> bytes = (*file)->bytes();
@@ -337,10 +350,15 @@ Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_
   if (!info.type.dtype) return NoDtypeError(info, info.data_offset, tensor_name);
   const std::span<const std::byte> data = bytes.subspan(info.data_offset, info.data_len);
   Writer writer;
-  Error added = AddArray(writer, tensor_name, info, dtype,
-                         [&](ByteSink& sink) { return StreamArray(data, info, sink); });
+  size_t converted = 0;
+  Error added = AddArray(
+      writer, tensor_name, info, dtype,
+      [&](ByteSink& sink) { return StreamArray(data, info, sink); }, &converted);
   if (!added.ok()) return added;
-  return writer.WriteToFile(out_path);
+  writer.set_progress(progress);
+  Error written = writer.WriteToFile(out_path);
+  if (written.ok() && num_converted != nullptr) *num_converted = converted;
+  return written;
 }
 
 }  // namespace stguard

@@ -123,6 +123,11 @@ Error OutputFolder::StageText(const std::string& name, const std::string& text) 
   });
 }
 
+Error OutputFolder::StageStream(const std::string& name,
+                                const std::function<Error(ByteSink&)>& write) {
+  return StageWith(name, [&write](AtomicFile& file) { return write(file); });
+}
+
 Error OutputFolder::Publish() {
   // The folder was empty (or new), so every name published is this run's to remove.
   std::vector<std::string> published;

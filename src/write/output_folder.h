@@ -6,6 +6,7 @@
 #define STGUARD_SRC_WRITE_OUTPUT_FOLDER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,6 +41,8 @@ class OutputFolder {
   // `name` in the folder (a plain file name).
   Error Stage(const std::string& name, const Writer& writer);
   Error StageText(const std::string& name, const std::string& text);
+  // StageStream stages the bytes `write` streams into the file it is given.
+  Error StageStream(const std::string& name, const std::function<Error(ByteSink&)>& write);
 
   // Publish renames every staged file into place, in staging order (so the index, staged
   // last, appears last). If a rename fails, the names published before it are removed.

@@ -12,10 +12,27 @@
 #include "stguard/convert.h"
 #include "stguard/dtype.h"
 #include "stguard/stguard.h"
+#include "stguard/stguard_torch.h"
+#include "support/temp_dir.h"
 #include "support/test_files.h"
 
 namespace stguard::testing {
 namespace {
+
+TEST(CapiTorchConvert, RefusesAnOutputThatIsTheInput) {
+  TempDir dir;
+  const std::string in = dir.File("m.pt");
+  const std::string bytes =
+      ReadFileBytes(std::string(STGUARD_CORPUS_DIR) + "/torch/valid/module_state_dict.zip.pt");
+  ASSERT_TRUE(WriteFileBytes(in, bytes));
+  stguard_error err{};
+  EXPECT_EQ(stguard_torch_convert_file(in.c_str(), in.c_str(), nullptr, &err),
+            STGUARD_INVALID_ARGUMENT);
+  EXPECT_EQ(ReadFileBytes(in), bytes);
+  const std::string out = dir.File("m.safetensors");
+  EXPECT_EQ(stguard_torch_convert_file(in.c_str(), out.c_str(), nullptr, &err), STGUARD_OK);
+  EXPECT_EQ(ReadFileBytes(in), bytes);
+}
 
 TEST(CapiDtype, NamesAndBitsMatchTheCppTable) {
   for (Dtype dtype : kAllDtypes) {

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: Apache-2.0
+"""stguard.convert never writes over its input (the same path, a hard link, a symbolic
+link), except a safetensors file converted in place; a training checkpoint's error names
+the key, as `stguard convert` does."""
+import os
+import shutil
+
+import numpy
+import pytest
+
+import stguard
+from conftest import CORPUS
+
+TORCH = CORPUS / "torch" / "valid"
+
+
+def _inputs(tmp_path):
+    numpy.save(tmp_path / "w.npy", numpy.arange(4, dtype=numpy.float32))
+    numpy.savez(tmp_path / "w.npz", a=numpy.arange(4, dtype=numpy.float32))
+    shutil.copy(TORCH / "training.zip.pt", tmp_path / "t.pt")
+    shutil.copy(TORCH / "module_state_dict.legacy.pt", tmp_path / "m.bin")
+    return [("w.npy", {}), ("w.npz", {}), ("t.pt", {"key": "state_dict"}), ("m.bin", {})]
+
+
+@pytest.mark.parametrize("way", ["path", "hard link", "symbolic link"])
+def test_out_that_is_in_is_refused_and_the_input_kept(tmp_path, way):
+    for name, options in _inputs(tmp_path):
+        source = tmp_path / name
+        before = source.read_bytes()
+        out = source
+        if way == "hard link":
+            out = tmp_path / ("hard-" + name)
+            os.link(source, out)
+        elif way == "symbolic link":
+            out = tmp_path / ("soft-" + name)
+            os.symlink(source, out)
+        with pytest.raises(stguard.SafetensorError) as raised:
+            stguard.convert(source, out, **options)
+        assert raised.value.code == "InvalidArgument", name
+        assert "OUT is IN" in str(raised.value), name
+        assert source.read_bytes() == before, name
+        # The accept case: a new path converts and leaves the input as it was.
+        assert stguard.convert(source, tmp_path / (name + ".safetensors"), **options).tensors > 0
+        assert source.read_bytes() == before, name
+
+
+def test_safetensors_converts_in_place(tmp_path):
+    stguard.convert(TORCH / "dtypes.zip.pt", tmp_path / "f.safetensors")
+    path = tmp_path / "f.safetensors"
+    assert stguard.convert(path, path, "F16").converted > 0
+
+
+def test_training_checkpoint_error_names_the_key(tmp_path):
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(TORCH / "training.zip.pt", tmp_path / "out.safetensors")
+    assert raised.value.code == "NotAStateDict"
+    assert "needs --key" in str(raised.value) and "--key state_dict" in str(raised.value)
+    assert not (tmp_path / "out.safetensors").exists()
+
+
+def test_converted_counts_dtype_changes_for_torch(tmp_path):
+    # dtypes.zip.pt holds floating and integer tensors: without dtype none changes dtype.
+    plain = stguard.convert(TORCH / "dtypes.zip.pt", tmp_path / "a.safetensors")
+    assert plain.converted == 0 and plain.tensors > 0
+    half = stguard.convert(TORCH / "dtypes.zip.pt", tmp_path / "b.safetensors", "F16")
+    assert 0 < half.converted < half.tensors
+
+
+def test_converted_counts_dtype_changes_for_npy_and_npz(tmp_path):
+    numpy.save(tmp_path / "w.npy", numpy.arange(4, dtype=numpy.float32))
+    numpy.savez(tmp_path / "w.npz", a=numpy.arange(4, dtype=numpy.float32),
+                b=numpy.arange(4, dtype=numpy.int32))
+    assert stguard.convert(tmp_path / "w.npy", tmp_path / "a.safetensors").converted == 0
+    assert stguard.convert(tmp_path / "w.npy", tmp_path / "b.safetensors", "F16").converted == 1
+    assert stguard.convert(tmp_path / "w.npz", tmp_path / "c.safetensors").converted == 0
+    half = stguard.convert(tmp_path / "w.npz", tmp_path / "d.safetensors", "F16")
+    assert (half.tensors, half.converted) == (2, 1)

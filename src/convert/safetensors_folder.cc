@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// ConvertSafetensorsFolder: a safetensors model folder rewritten to another dtype, shard by
+// shard under the same names, with its index rewritten for the new sizes.
+#include "stguard/conversion.h"
+
+#include <map>
+#include <utility>
+
+#include "data/conversion_target.h"
+#include "stguard/writer.h"
+#include "write/output_folder.h"
+
+namespace stguard {
+namespace {
+
+// ProgressSink passes bytes on and reports how many went by.
+class ProgressSink final : public ByteSink {
+ public:
+  ProgressSink(ByteSink& out, const std::function<void(uint64_t)>& progress)
+      : out_(out), progress_(progress) {}
+  Error Write(std::span<const std::byte> bytes) override {
+    if (Error error = out_.Write(bytes); !error.ok()) return error;
+    if (progress_) progress_(bytes.size());
+    return {};
+  }
+
+ private:
+  ByteSink& out_;
+  const std::function<void(uint64_t)>& progress_;
+};
+
+// ConvertedSize is the byte size `tensor` has once converted to `target`: WriteConverted
+// changes exactly the tensors IsConvertibleFloat says, element for element.
+uint64_t ConvertedSize(const TensorView& tensor, Dtype target) {
+  if (!IsConvertibleFloat(tensor.dtype) || tensor.dtype == target) return tensor.byte_size();
+  return tensor.byte_size() / ElementSize(tensor.dtype) * ElementSize(target);
+}
+
+// IndexName is the file name of the index `dir` read (the text after the last '/').
+std::string IndexName(const CheckpointDir& dir) {
+  const std::string& path = dir.index_path();
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+Error ConvertSafetensorsFolder(const std::string& in, const std::string& out_dir, Dtype target,
+                               const DirOptions& options,
+                               const std::function<void(uint64_t bytes)>& progress,
+                               SafetensorsFolderReport* report) {
+  if (Error error = CheckConversionTarget(target); !error.ok()) return error;
+  if (Error error = CheckOutputIsNotInput(in, out_dir); !error.ok()) return error;
+  Result<CheckpointDir> dir = CheckpointDir::Open(in, options);
+  if (!dir.ok()) return dir.error();
+  OutputFolder folder;
+  if (Error error = folder.Create(out_dir); !error.ok()) return error;
+  SafetensorsFolderReport done;
+  std::map<std::string, std::string> weight_map;
+  for (const ShardFile& shard : dir->shards()) {
+    size_t converted = 0;
+    const Error error = folder.StageStream(shard.name, [&](ByteSink& file) {
+      ProgressSink sink(file, progress);
+      return WriteConverted(shard.checkpoint, target, sink, &converted);
+    });
+    if (!error.ok()) return error;
+    done.written.push_back(shard.name);
+    done.num_converted += converted;
+    for (const TensorView& tensor : shard.checkpoint.tensors()) {
+      done.total_size += ConvertedSize(tensor, target);
+      if (dir->has_index()) weight_map.emplace(std::string(tensor.name), shard.name);
+    }
+    done.num_tensors += shard.checkpoint.num_tensors();
+  }
+  if (dir->has_index()) {
+    const std::string name = IndexName(*dir);
+    if (Error error = folder.StageText(name, SafetensorsIndexJson(weight_map, done.total_size));
+        !error.ok()) {
+      return error;
+    }
+    done.written.push_back(name);
+  }
+  if (Error error = folder.Publish(); !error.ok()) return error;
+  if (report != nullptr) *report = std::move(done);
+  return {};
+}
+
+}  // namespace stguard

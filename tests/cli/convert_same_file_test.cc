@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+// OUT that is IN: `stguard convert` refuses to write over its input (the same path, a hard
+// link, a symbolic link) for every format, as a usage error before anything is written,
+// and the library's converters refuse it too; safetensors to safetensors is the one
+// conversion that may write in place. And a safetensors model folder converts to another
+// dtype, sharded or not, with its index rewritten.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "byte_source/npz_builder.h"
+#include "stguard/checkpoint_dir.h"
+#include "stguard/conversion.h"
+#include "stguard/gguf_convert.h"
+#include "stguard/npy_convert.h"
+#include "stguard/reader.h"
+#include "stguard/torch_checkpoint.h"
+#include "stguard/writer.h"
+#include "support/convert_samples.h"
+#include "support/gguf_encoder.h"
+#include "support/run_cli.h"
+#include "support/sharded_folder.h"
+#include "support/temp_dir.h"
+#include "support/test_files.h"
+
+namespace stguard::testing {
+namespace {
+
+std::string Corpus(const std::string& name) { return std::string(STGUARD_CORPUS_DIR) + "/" + name; }
+
+// NpyBytes is a .npy of four little-endian float32 values, shape (2, 2).
+std::string NpyBytes() {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  const size_t total = (10 + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - 10 - dict.size() - 1, ' ');
+  dict += '\n';
+  std::string out = "\x93NUMPY\x01";
+  out.push_back('\0');
+  out.push_back(static_cast<char>(dict.size() & 0xFF));
+  out.push_back(static_cast<char>(dict.size() >> 8));
+  return out + dict + Bytes({0, 0, 0x80, 0x3F, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40, 0, 0, 0x80, 0x40});
+}
+
+// Input is one file of a format and the options its conversion needs.
+struct Input {
+  std::string file;     // the name in the test folder
+  std::string content;  // its bytes
+  std::string options;
+};
+
+std::vector<Input> EveryInput() {
+  return {
+      {"training.pt", ReadFileBytes(Corpus("torch/valid/training.zip.pt")), "--key state_dict"},
+      {"model.bin", ReadFileBytes(Corpus("torch/valid/module_state_dict.legacy.pt")), ""},
+      {"w.npy", NpyBytes(), ""},
+      {"w.npz", BuildNpz({{.key = "a", .elements = 4}}).Bytes(), ""},
+      {"m.gguf", Encode(SimpleGgufModel()), ""},
+      {"f.safetensors", MixedCheckpoint(), "--dtype BF16"},
+  };
+}
+
+// OutNames makes the three ways of naming IN in `dir`: the path itself, a hard link and a
+// symbolic link to it.
+std::vector<std::string> OutNames(const TempDir& dir, const std::string& in) {
+  const std::string hard = dir.File("hard-" + std::filesystem::path(in).filename().string());
+  const std::string soft = dir.File("soft-" + std::filesystem::path(in).filename().string());
+  EXPECT_EQ(::link(in.c_str(), hard.c_str()), 0);
+  EXPECT_EQ(::symlink(in.c_str(), soft.c_str()), 0);
+  return {in, hard, soft};
+}
+
+TEST(ConvertSameFileTest, EveryFormatButSafetensorsRefusesOutThatIsIn) {
+  for (const Input& input : EveryInput()) {
+    if (input.file == "f.safetensors") continue;
+    TempDir dir;
+    const std::string in = dir.File(input.file);
+    ASSERT_TRUE(WriteFileBytes(in, input.content));
+    for (const std::string& out : OutNames(dir, in)) {
+      for (const bool options_first : {true, false}) {
+        const std::string operands = ShellQuoted(in) + " " + ShellQuoted(out);
+        const CliRun run = RunCli("convert " + (options_first ? input.options + " " + operands
+                                                              : operands + " " + input.options));
+        EXPECT_EQ(run.status, 2) << input.file << " -> " << out << ": " << run.output;
+        EXPECT_NE(run.output.find("OUT is IN"), std::string::npos) << run.output;
+        EXPECT_EQ(ReadFileBytes(in), input.content) << input.file << " -> " << out;
+      }
+    }
+    EXPECT_EQ(dir.Entries().size(), 3u);  // IN and its two links: nothing written beside
+    // The accept case: a new path converts.
+    const CliRun run = RunCli("convert " + ShellQuoted(in) + " " +
+                              ShellQuoted(dir.File("new.safetensors")) + " " + input.options);
+    EXPECT_EQ(run.status, 0) << input.file << ": " << run.output;
+    EXPECT_EQ(ReadFileBytes(in), input.content) << input.file;
+  }
+}
+
+TEST(ConvertSameFileTest, SafetensorsConvertsInPlaceByPathHardLinkAndSymlink) {
+  for (int way = 0; way < 3; ++way) {
+    TempDir dir;
+    const std::string in = dir.File("f.safetensors");
+    ASSERT_TRUE(WriteFileBytes(in, MixedCheckpoint()));
+    const std::string out = OutNames(dir, in)[way];
+    const CliRun run =
+        RunCli("convert --dtype BF16 " + ShellQuoted(in) + " " + ShellQuoted(out));
+    ASSERT_EQ(run.status, 0) << run.output;
+    const Result<Checkpoint> written = Checkpoint::Open(out);
+    ASSERT_TRUE(written.ok()) << written.error().ToString();
+    EXPECT_EQ(written->Find("f32")->dtype, Dtype::kBF16);
+  }
+}
+
+TEST(ConvertSameFileTest, LibraryConvertersRefuseOutThatIsIn) {
+  TempDir dir;
+  const std::string npy = dir.File("w.npy");
+  const std::string npz = dir.File("w.npz");
+  const std::string gguf = dir.File("m.gguf");
+  const std::string pt = dir.File("t.pt");
+  const std::string npz_bytes = BuildNpz({{.key = "a", .elements = 4}}).Bytes();
+  const std::string gguf_bytes = Encode(SimpleGgufModel());
+  const std::string pt_bytes = ReadFileBytes(Corpus("torch/valid/module_state_dict.zip.pt"));
+  ASSERT_TRUE(WriteFileBytes(npy, NpyBytes()));
+  ASSERT_TRUE(WriteFileBytes(npz, npz_bytes));
+  ASSERT_TRUE(WriteFileBytes(gguf, gguf_bytes));
+  ASSERT_TRUE(WriteFileBytes(pt, pt_bytes));
+  const std::string link = dir.File("link");
+  ASSERT_EQ(::symlink(pt.c_str(), link.c_str()), 0);
+
+  EXPECT_EQ(NpyArrayToSafetensors(npy, npy, "w", std::nullopt).code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(NpzToSafetensors(npz, npz, std::nullopt, nullptr).code, ErrorCode::kInvalidArgument);
+  GgufConvertReport report;
+  EXPECT_EQ(ConvertGguf(gguf, gguf, {}, &report).code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ConvertTorchFile(pt, link, {}, {}, nullptr).code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ReadFileBytes(npy), NpyBytes());
+  EXPECT_EQ(ReadFileBytes(npz), npz_bytes);
+  EXPECT_EQ(ReadFileBytes(gguf), gguf_bytes);
+  EXPECT_EQ(ReadFileBytes(pt), pt_bytes);
+  // The rule itself: a missing OUT or another file is not IN; a folder reached two ways is.
+  EXPECT_TRUE(CheckOutputIsNotInput(pt, dir.File("missing")).ok());
+  EXPECT_TRUE(CheckOutputIsNotInput(pt, npy).ok());
+  EXPECT_TRUE(CheckOutputIsNotInput(dir.File("missing"), pt).ok());
+  EXPECT_EQ(CheckOutputIsNotInput(dir.path(), dir.path() + "/.").code,
+            ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(ConvertTorchFile(pt, dir.File("t.safetensors"), {}, {}, nullptr).ok());
+}
+
+TEST(ConvertEveryInputTest, OptionsFirstOrLastAndFileOrStdoutGiveTheSameBytes) {
+  for (const Input& input : EveryInput()) {
+    TempDir dir;
+    const std::string in = dir.File(input.file);
+    ASSERT_TRUE(WriteFileBytes(in, input.content));
+    std::vector<std::string> outputs;
+    for (const bool options_first : {true, false}) {
+      for (const bool to_stdout : {false, true}) {
+        const std::string out = to_stdout ? "-" : ShellQuoted(dir.File("out.safetensors"));
+        const std::string operands = ShellQuoted(in) + " " + out;
+        const std::string arguments =
+            "convert " + (options_first ? input.options + " " + operands
+                                        : operands + " " + input.options);
+        const CliRun run = RunCli(arguments, Streams::kStdoutOnly);
+        ASSERT_EQ(run.status, 0) << arguments;
+        outputs.push_back(to_stdout ? run.output : ReadFileBytes(dir.File("out.safetensors")));
+        std::remove(dir.File("out.safetensors").c_str());
+      }
+    }
+    ASSERT_TRUE(Checkpoint::FromBytes(std::string_view(outputs[0])).ok()) << input.file;
+    for (const std::string& output : outputs) EXPECT_EQ(output, outputs[0]) << input.file;
+  }
+}
+
+// TensorsOf maps each tensor of the folder or file at `path` to its dtype.
+std::map<std::string, Dtype> TensorsOf(const std::string& path) {
+  std::map<std::string, Dtype> out;
+  Result<CheckpointDir> dir = CheckpointDir::Open(path);
+  EXPECT_TRUE(dir.ok()) << dir.error().ToString();
+  if (!dir.ok()) return out;
+  for (const ShardFile& shard : dir->shards()) {
+    for (const TensorView& tensor : shard.checkpoint.tensors()) {
+      out[std::string(tensor.name)] = tensor.dtype;
+    }
+  }
+  return out;
+}
+
+TEST(ConvertSafetensorsFolderTest, ShardedFolderConvertsWithItsIndexRewritten) {
+  TempDir in;
+  const ShardedFolder written = WriteShardedFolder(in, 3);
+  TempDir out_parent;
+  const std::string out = out_parent.File("bf16");
+  const CliRun run =
+      RunCli("convert " + ShellQuoted(in.path()) + " " + ShellQuoted(out) + " --dtype BF16");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("in 4 files"), std::string::npos) << run.output;
+  const std::map<std::string, Dtype> before = TensorsOf(in.path());
+  const std::map<std::string, Dtype> after = TensorsOf(out);
+  ASSERT_EQ(after.size(), written.entries.size());
+  for (const auto& [name, dtype] : before) {
+    const bool floating = IsConvertibleFloat(dtype);
+    EXPECT_EQ(after.at(name), floating ? Dtype::kBF16 : dtype) << name;
+  }
+  Result<CheckpointDir> dir = CheckpointDir::Open(out);
+  ASSERT_TRUE(dir.ok()) << dir.error().ToString();
+  EXPECT_TRUE(dir->has_index());
+  EXPECT_EQ(dir->index_total_size(), dir->total_bytes());  // no total-size warning
+  EXPECT_TRUE(dir->warnings().empty());
+  EXPECT_EQ(Checkpoint::Open(out + "/" + ShardName(2, 3)).ok(), true);
+}
+
+TEST(ConvertSafetensorsFolderTest, SingleFileFolderConvertsAndMisuseIsRefused) {
+  TempDir in;
+  ASSERT_TRUE(WriteFileBytes(in.File("model.safetensors"), MixedCheckpoint()));
+  ASSERT_TRUE(WriteFileBytes(in.File("config.json"), "{}"));
+  TempDir out_parent;
+  const std::string out = out_parent.File("f16");
+  // No --dtype, --key for PyTorch, OUT that is IN: usage errors, nothing written.
+  EXPECT_EQ(RunCli("convert " + ShellQuoted(in.path()) + " " + ShellQuoted(out)).status, 2);
+  EXPECT_EQ(RunCli("convert " + ShellQuoted(in.path()) + " " + ShellQuoted(out) +
+                   " --dtype F16 --key state_dict")
+                .status,
+            2);
+  const CliRun same = RunCli("convert " + ShellQuoted(in.path()) + " " +
+                             ShellQuoted(in.path()) + " --dtype F16");
+  EXPECT_EQ(same.status, 2) << same.output;
+  EXPECT_NE(same.output.find("OUT is IN"), std::string::npos) << same.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(ReadFileBytes(in.File("model.safetensors")), MixedCheckpoint());
+
+  const CliRun run =
+      RunCli("convert " + ShellQuoted(in.path()) + " " + ShellQuoted(out) + " --dtype F16");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_EQ(out_parent.Entries(), std::vector<std::string>{"f16"});
+  const Result<Checkpoint> converted = Checkpoint::Open(out + "/model.safetensors");
+  ASSERT_TRUE(converted.ok()) << converted.error().ToString();
+  EXPECT_EQ(converted->Find("f32")->dtype, Dtype::kF16);
+  EXPECT_EQ(converted->Find("i32")->dtype, Dtype::kI32);
+  EXPECT_FALSE(std::filesystem::exists(out + "/config.json"));
+
+  // The library call: the same bytes as converting the file alone.
+  SafetensorsFolderReport report;
+  ASSERT_TRUE(ConvertSafetensorsFolder(in.path(), out_parent.File("lib"), Dtype::kF16, {}, {},
+                                       &report)
+                  .ok());
+  EXPECT_EQ(report.written, std::vector<std::string>{"model.safetensors"});
+  const std::string alone = out_parent.File("alone.safetensors");
+  ASSERT_EQ(RunCli("convert " + ShellQuoted(in.File("model.safetensors")) + " " +
+                   ShellQuoted(alone) + " --dtype F16")
+                .status,
+            0);
+  EXPECT_EQ(ReadFileBytes(out_parent.File("lib/model.safetensors")), ReadFileBytes(alone));
+  EXPECT_EQ(ConvertSafetensorsFolder(in.path(), out_parent.File("x"), Dtype::kI8, {}, {},
+                                     &report)
+                .code,
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(ConvertSafetensorsFolderTest, AFolderOfNeitherKindSaysSo) {
+  TempDir in;
+  ASSERT_TRUE(WriteFileBytes(in.File("config.json"), "{}"));
+  TempDir out_parent;
+  for (const std::string& dtype : {std::string(), std::string(" --dtype F16")}) {
+    const CliRun run = RunCli("convert " + ShellQuoted(in.path()) + " " +
+                              ShellQuoted(out_parent.File("out")) + dtype);
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_NE(run.output.find("NoSafetensorsInFolder"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("nor pytorch_model.bin"), std::string::npos) << run.output;
+  }
+  EXPECT_TRUE(out_parent.Entries().empty());
+}
+
+}  // namespace
+}  // namespace stguard::testing
