@@ -76,6 +76,16 @@ TEST(InspectFolderCliTest, PytorchShardedFolderAndItsIndex) {
   }
 }
 
+// check of a PyTorch index checks its folder: its shards are never read as safetensors
+// (which gave a header length read from a ZIP, and another file's verdict as the index's).
+TEST(InspectFolderCliTest, CheckOfAPytorchIndexChecksItsFolder) {
+  const CliRun run =
+      RunCli("check --json " + ShellQuoted(kTorchSharded + "/pytorch_model.bin.index.json"));
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(Has(run, "\"verdict\":\"valid\"")) << run.output;
+  EXPECT_FALSE(Has(run, "HeaderTooLarge")) << run.output;
+}
+
 TEST(InspectFolderCliTest, GgufSplitFolder) {
   TempDir dir;
   ASSERT_TRUE(WriteFileBytes(dir.File("m-00001-of-00002.gguf"),
