@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // stguard/folder_scan.h: find the weight files under a folder by content: every
-// pickle-bearing file, judged (stguard/file_verdict.h), and (ScanFolder) every GGUF, npy
-// and npz file, listed for its own validator. `scan DIR` uses ScanFolderForPickles,
-// `check DIR` ScanFolder.
+// pickle-bearing file, judged (stguard/file_verdict.h), and (ScanFolderByContent) every
+// GGUF, npy and npz file, listed for its own validator. `scan DIR` uses
+// ScanFolderForPickles, `check DIR` ScanFolderByContent.
 //
 // THE WALK (the folder layer's bounded walk). The folder and its subfolders, to
 // FolderScanOptions::max_depth levels (Meta ships original/consolidated.00.pth; trainers
@@ -72,12 +72,12 @@ struct FolderScanReport {
   Error error;
 };
 
-// ScanFolder walks `folder` as described above: pickle-bearing files (and links out,
-// unreadable files) in `files`, GGUF, npy and npz files in `others`.
-STGUARD_API FolderScanReport ScanFolder(const std::string& folder,
-                                        const FolderScanOptions& options = {});
+// ScanFolderByContent walks `folder` as described above: pickle-bearing files (and links
+// out, unreadable files) in `files`, GGUF, npy and npz files in `others`.
+STGUARD_API FolderScanReport ScanFolderByContent(const std::string& folder,
+                                                 const FolderScanOptions& options = {});
 
-// ScanFolderForPickles is ScanFolder for pickle-bearing files only (`others` stays empty).
+// ScanFolderForPickles is ScanFolderByContent for pickle-bearing files only (`others` stays empty).
 STGUARD_API FolderScanReport ScanFolderForPickles(const std::string& folder,
                                                   const FolderScanOptions& options = {});
 

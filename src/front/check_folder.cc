@@ -183,7 +183,7 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   FolderScanOptions scan_options;
   scan_options.allow_external_symlinks = options.allow_external_symlinks;
   scan_options.torch = options.torch;
-  FolderScanReport scan = ScanFolder(folder, scan_options);
+  FolderScanReport scan = ScanFolderByContent(folder, scan_options);
   if (folder_error.ok()) folder_error = scan.error;
   const bool no_files = scan.files.empty() && scan.others.empty();
   if (folder_error.ok() && !checkpoint.ok() && no_files) folder_error = checkpoint.error();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ScanFolder and ScanFolderForPickles (stguard/folder_scan.h): each file the folder
+// ScanFolderByContent and ScanFolderForPickles (stguard/folder_scan.h): each file the folder
 // layer's bounded walk (folder/bounded_walk.h) hands over is sniffed by content; the
 // pickle-bearing ones are judged here, the other formats listed for their own validators.
 #include "stguard/folder_scan.h"
@@ -62,7 +62,8 @@ FolderScanReport Scan(const std::string& folder, const FolderScanOptions& option
 
 }  // namespace
 
-FolderScanReport ScanFolder(const std::string& folder, const FolderScanOptions& options) {
+FolderScanReport ScanFolderByContent(const std::string& folder,
+                                     const FolderScanOptions& options) {
   return Scan(folder, options, /*list_others=*/true);
 }
 
