@@ -225,9 +225,9 @@ int RunInspect(const CommandLine& line) {
     }
     return RunInspectStats(line);  // cmd_stats.cc
   }
-  // The front door decides what the file is and whether it is valid; only a valid file is
-  // described, from what the check's reader built (kept: the header is read once).
-  // Otherwise its result is printed as `check` prints it (text on stderr).
+  // The library (InspectPath) decides what is inspected and whether it is valid; only a
+  // valid file or folder is described, a file from what the check's reader built (kept:
+  // the header is read once). Otherwise its result is printed as `check` prints it.
   CheckOptions options;
   options.allow_external_symlinks = line.allow_external_symlinks;
   const InspectResult inspected = InspectPath(path, options);
@@ -235,10 +235,6 @@ int RunInspect(const CommandLine& line) {
   if (!inspected.is_folder) {
     if (const std::string what = inapplicable(result.format); !what.empty()) {
       return UsageError(*FindCommand("inspect"), what);
-    }
-    if (line.allow_external_symlinks) {
-      return UsageError(*FindCommand("inspect"),
-                        "--allow-external-symlinks applies to a folder or with --stats");
     }
   }
   const bool json = line.json;

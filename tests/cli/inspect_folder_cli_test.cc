@@ -3,6 +3,7 @@
 // (inspected as its folder, and says so), sharded safetensors, PyTorch and GGUF split
 // folders; a file whose bytes are not what its name suggests says what it is.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <initializer_list>
 #include <string>
@@ -100,6 +101,25 @@ TEST(InspectFolderCliTest, GgufSplitFolder) {
   const CliRun json = RunCli("inspect --json " + ShellQuoted(dir.path()));
   EXPECT_EQ(json.status, 0) << json.output;
   EXPECT_TRUE(Has(json, "\"format\":\"gguf\",\"tensors\":[{\"name\":\"a\"")) << json.output;
+}
+
+TEST(InspectFolderCliTest, LinksOutOfTheFolderNeedTheFlag) {
+  TempDir outside;
+  testing::WriteShard(outside, "model.safetensors", {testing::ShardTensor("w")});
+  TempDir dir;
+  ASSERT_EQ(symlink(outside.File("model.safetensors").c_str(),
+                    dir.File("model.safetensors").c_str()),
+            0);
+  CliRun run = RunCli("inspect " + ShellQuoted(dir.path()));
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_TRUE(Has(run, "--allow-external-symlinks")) << run.output;
+  run = RunCli("inspect --allow-external-symlinks " + ShellQuoted(dir.path()));
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(Has(run, "totals: 1 tensor in 1 file")) << run.output;
+  // On a file the flag means nothing: a usage error.
+  run = RunCli("inspect --allow-external-symlinks " +
+               ShellQuoted(outside.File("model.safetensors")));
+  EXPECT_EQ(run.status, 2) << run.output;
 }
 
 TEST(InspectFolderCliTest, AnInvalidFolderIsReportedAsCheckReportsIt) {
