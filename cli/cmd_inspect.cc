@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard inspect [--json] FILE: metadata, the tensors in file order, and totals.
+// stguard inspect [--json] FILE|DIR: metadata, the tensors in file order, and totals; for
+// a folder (or an index file, inspected as its folder) every weight file's tensors. What
+// is inspected is decided by the library (InspectPath); this file prints it.
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "npy_output.h"
 #include "output.h"
 #include "pickle_output.h"
+#include "stguard/inspect.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
 #include "stguard/verdict.h"
@@ -127,6 +130,87 @@ void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
   stream.Flush(/*force=*/true);
 }
 
+// FolderRowCells is one tensor of a folder's file, as a table row.
+std::vector<TableCell> FolderRowCells(const TensorEntry& tensor) {
+  std::vector<TableCell> cells(4);
+  cells[0].text = PrintableText(tensor.name);
+  cells[1].text = PrintableText(tensor.dtype);
+  cells[2].text = ShapeText(tensor.shape);  // already held as a vector
+  cells[3].text = std::to_string(tensor.bytes);
+  return cells;
+}
+
+void PrintFolderText(const InspectResult& inspected) {
+  PrintLine("folder: " + PrintableText(inspected.inspected));
+  if (!inspected.note.empty()) PrintLine("note: " + PrintableText(inspected.note));
+  const std::vector<std::string> headings = {"name", "dtype", "shape", "bytes"};
+  for (const CheckResult& file : inspected.files) {
+    PrintLine("file: " + PrintableText(file.file) + " (" + std::string(FormatName(file.format)) +
+              ", " + Plural(file.tensors.size(), "tensor") + ")");
+    if (file.tensors.empty()) continue;
+    std::vector<size_t> widths = ColumnWidths(headings, {});
+    for (const TensorEntry& tensor : file.tensors) {
+      const std::vector<TableCell> cells = FolderRowCells(tensor);
+      for (size_t i = 0; i < cells.size(); ++i) widths[i] = std::max(widths[i], cells[i].width());
+    }
+    std::vector<TableCell> heading_cells(headings.size());
+    for (size_t i = 0; i < headings.size(); ++i) heading_cells[i].text = headings[i];
+    PrintTableRow(heading_cells, widths);
+    for (const TensorEntry& tensor : file.tensors) PrintTableRow(FolderRowCells(tensor), widths);
+  }
+  PrintLine("totals: " + Plural(inspected.num_tensors, "tensor") + " in " +
+            Plural(inspected.files.size(), "file") + ", " +
+            std::to_string(inspected.data_bytes) + " data bytes");
+  for (const Warning& warning : inspected.check.warnings) {
+    PrintErrorLine(WarningLine(inspected.check.file, warning));
+  }
+}
+
+void PrintFolderJson(const InspectResult& inspected) {
+  JsonStreamOut stream;
+  std::string& out = stream.text();
+  out = "{";
+  AppendResultJson(inspected.check, &out);
+  out += ",\"inspected\":";
+  AppendJsonString(inspected.inspected, &out);
+  if (!inspected.note.empty()) {
+    out += ",\"note\":";
+    AppendJsonString(inspected.note, &out);
+  }
+  out += ",";
+  AppendWarningsJson(inspected.check.warnings, &out);
+  out += ",\"files\":[";
+  for (size_t k = 0; k < inspected.files.size(); ++k) {
+    const CheckResult& file = inspected.files[k];
+    out += k == 0 ? "{\"name\":" : ",{\"name\":";
+    AppendJsonString(file.file, &out);
+    out += ",\"format\":";
+    AppendJsonString(FormatName(file.format), &out);
+    out += ",\"tensors\":[";
+    for (size_t i = 0; i < file.tensors.size(); ++i) {
+      const TensorEntry& tensor = file.tensors[i];
+      out += i == 0 ? "{\"name\":" : ",{\"name\":";
+      AppendJsonString(tensor.name, &out);
+      out += ",\"dtype\":";
+      AppendJsonString(tensor.dtype, &out);
+      out += ",\"shape\":";
+      out += "[";
+      for (size_t d = 0; d < tensor.shape.size(); ++d) {
+        if (d > 0) out += ",";
+        out += std::to_string(tensor.shape[d]);
+      }
+      out += "]";
+      out += ",\"bytes\":" + std::to_string(tensor.bytes) + "}";
+      stream.Flush();
+    }
+    out += "]}";
+  }
+  out += "],\"totals\":{\"files\":" + std::to_string(inspected.files.size()) +
+         ",\"tensors\":" + std::to_string(inspected.num_tensors) +
+         ",\"bytes\":" + std::to_string(inspected.data_bytes) + "}}\n";
+  stream.Flush(/*force=*/true);
+}
+
 }  // namespace
 
 int RunInspect(const CommandLine& line) {
@@ -141,24 +225,37 @@ int RunInspect(const CommandLine& line) {
     }
     return RunInspectStats(line);  // cmd_stats.cc
   }
-  // The front door decides what the file is and whether it is valid; only a valid file is
-  // described, from what the check's reader built (kept: the header is read once).
-  // Otherwise its result is printed as `check` prints it (text on stderr).
+  // The library (InspectPath) decides what is inspected and whether it is valid; only a
+  // valid file or folder is described, a file from what the check's reader built (kept:
+  // the header is read once). Otherwise its result is printed as `check` prints it.
   CheckOptions options;
-  options.keep_reader = true;
-  const CheckResult result = CheckFile(path, options);
-  if (const std::string what = inapplicable(result.format); !what.empty()) {
-    return UsageError(*FindCommand("inspect"), what);
-  }
-  if (line.allow_external_symlinks) {
-    return UsageError(*FindCommand("inspect"), "--allow-external-symlinks applies with --stats");
+  options.allow_external_symlinks = line.allow_external_symlinks;
+  const InspectResult inspected = InspectPath(path, options);
+  const CheckResult& result = inspected.check;
+  if (!inspected.is_folder) {
+    if (const std::string what = inapplicable(result.format); !what.empty()) {
+      return UsageError(*FindCommand("inspect"), what);
+    }
   }
   const bool json = line.json;
   if (!result.valid()) {
     if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
+    if (!inspected.note.empty() && inspected.is_folder) {
+      PrintErrorLine(PrintableText(path) + ": " + PrintableText(inspected.note));
+    }
     PrintErrorLine(ResultLine(result));
     return result.exit_status();
   }
+  if (inspected.is_folder) {
+    if (json) {
+      PrintFolderJson(inspected);
+    } else {
+      PrintFolderText(inspected);
+    }
+    return kExitOk;
+  }
+  // A file of another format than its name says: said once, then described as what it is.
+  if (!inspected.note.empty()) PrintErrorLine(PrintableText(path) + ": note: " + inspected.note);
   switch (result.format) {
     case Format::kGguf: return InspectGguf(path, *result.gguf, json);  // gguf_output.cc
     case Format::kNpy: return InspectNpy(path, *result.npy, json);     // npy_output.cc

@@ -103,7 +103,7 @@ constexpr OptionRow kOptionRows[] = {
     {"inspect", "--stats", "", "", kFlag, false, "scan the data: min, max, mean, NaN/+inf/-inf",
      kSafetensorsOrFolder, SetStats},
     {"inspect", "--allow-external-symlinks", "", "", kFlag, false,
-     "with --stats, follow symbolic links out of the folder", kFolder, SetAllowExternal},
+     "follow symbolic links out of the folder", kFolder, SetAllowExternal},
     {"convert", "--dtype", "", "BF16|F16|F32", kChoice, false,
      "the dtype floating tensors (F64, F32, F16, BF16) become", kConverted | kFolder,
      SetDtype},

@@ -214,7 +214,8 @@ TEST(CheckpointDirTest, UnsafeShardNamesAreRefusedBeforeAnythingIsOpened) {
   const std::vector<std::string> bad = {
       "../model.safetensors", "..",  ".", "", "/etc/passwd", "sub/model.safetensors",
       "..\\model.safetensors", "a\\b.safetensors", std::string("x\0y.safetensors", 15),
-      "model\n.safetensors", "C:\\model.safetensors", "a..b.safetensors"};
+      "model\n.safetensors", "C:\\model.safetensors", "a..b.safetensors",
+      "model\x7f.safetensors", std::string(256, 'm')};
   for (const std::string& name : bad) {
     TempDir dir;
     const ShardedFolder folder = WriteShardedFolder(dir, 2);

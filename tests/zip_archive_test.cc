@@ -533,9 +533,14 @@ TEST(ZipArchiveNpzTest, AcceptsPlainNamesWithoutFolderOrDataPkl) {
 }
 
 TEST(ZipArchiveNpzTest, RefusesNamesAnExtractorCouldPlaceElsewhere) {
-  for (const char* name : {"a/b.npy", "../b.npy", "/b.npy", "a\\b.npy", "a..b.npy", ""}) {
+  const std::vector<std::string> names = {"a/b.npy",   "../b.npy", "/b.npy",
+                                          "a\\b.npy",  "a..b.npy", "",
+                                          "a\x7f.npy", "a\nb.npy", std::string(252, 'a') + ".npy"};
+  for (const std::string& name : names) {
     EXPECT_EQ(NpzCodeOf({{name, "x"}}), ErrorCode::kNpzMemberName) << name;
   }
+  // The longest plain name (255 bytes) is a member like any other.
+  EXPECT_EQ(NpzCodeOf({{std::string(251, 'a') + ".npy", "x"}}), ErrorCode::kOk);
   EXPECT_EQ(NpzCodeOf({{"a.npy", "x"}, {"a.npy", "y"}}), ErrorCode::kZipDuplicateName);
 }
 

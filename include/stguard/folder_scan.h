@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// stguard/folder_scan.h: find every pickle-bearing file under a folder, by content, and
-// judge each (stguard/file_verdict.h). Used by `scan DIR` and `check DIR` alike.
+// stguard/folder_scan.h: find the weight files under a folder by content: every
+// pickle-bearing file, judged (stguard/file_verdict.h), and (ScanFolderByContent) every
+// GGUF, npy and npz file, listed for its own validator. `scan DIR` uses
+// ScanFolderForPickles, `check DIR` ScanFolderByContent.
 //
-// THE WALK. The folder and its subfolders, to FolderScanOptions::max_depth levels
-// (Meta ships original/consolidated.00.pth; trainers write checkpoint-500/...). Every
-// regular file is sniffed (stguard/sniff.h), whatever its name; the pickle-bearing ones
+// THE WALK (the folder layer's bounded walk). The folder and its subfolders, to
+// FolderScanOptions::max_depth levels (Meta ships original/consolidated.00.pth; trainers
+// write checkpoint-500/...). Every regular file is sniffed (stguard/sniff.h), whatever its name; the pickle-bearing ones
 // are scanned statically, nothing run. Names are visited in byte order, so reports are
 // stable.
 // - Symbolic links are never followed into folders (no loops, no walking out). A link to
@@ -70,7 +72,12 @@ struct FolderScanReport {
   Error error;
 };
 
-// ScanFolderForPickles walks `folder` as described above.
+// ScanFolderByContent walks `folder` as described above: pickle-bearing files (and links
+// out, unreadable files) in `files`, GGUF, npy and npz files in `others`.
+STGUARD_API FolderScanReport ScanFolderByContent(const std::string& folder,
+                                                 const FolderScanOptions& options = {});
+
+// ScanFolderForPickles is ScanFolderByContent for pickle-bearing files only (`others` stays empty).
 STGUARD_API FolderScanReport ScanFolderForPickles(const std::string& folder,
                                                   const FolderScanOptions& options = {});
 

@@ -23,10 +23,13 @@
 //   the file named by "file", or by "member" inside a folder), "tensor" (may be "").
 //   Commands add their own fields after these.
 //
-// FOLDERS. CheckPath on a folder (or a *.safetensors.index.json) validates the logical
-// safetensors checkpoint and the files around it (config.json, the index), scans every
-// pickle-bearing file (found by content, subfolders included) statically, and validates
-// every GGUF, npy and npz file in it: each file is examined once and listed once in
+// FOLDERS. CheckPath on a folder (or an index file: a *.safetensors.index.json is read as
+// the index, another *.index.json such as pytorch_model.bin.index.json names no safetensors
+// and its folder is checked; either way the verdict is the folder's, a note says so and
+// `member` names the file deciding it) validates the logical safetensors checkpoint and
+// the files around it (config.json, the index), scans every pickle-bearing file (found
+// by content, subfolders included) statically, and validates every GGUF, npy and npz
+// file in it: each file is examined once and listed once in
 // `files` (pickle-bearing files first, then the others, each in walk order). The
 // folder's verdict is the first refused file's (code outranks any other finding), else
 // the folder's own error (index, shards, config.json, the walk's bounds), else the first

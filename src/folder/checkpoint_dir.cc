@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "base/out_of_memory.h"
+#include "base/plain_name.h"
 #include "base/duplicate_keys.h"
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
@@ -67,29 +68,6 @@ std::string FileNamedByError(const Error& error) {
   }
   return {};
 }
-
-namespace {
-
-// ShardNameProblem returns why `name` is not a plain file name, or nullptr.
-const char* ShardNameProblem(std::string_view name) {
-  if (name.empty()) return "shard name is empty";
-  // NAME_MAX on Linux and most systems: longer names cannot exist, and the open would
-  // fail with ENAMETOOLONG, which is the index author's doing, not an I/O problem.
-  if (name.size() > 255) return "shard name is longer than a file name may be (255 bytes)";
-  if (name == ".") return "shard name is '.'";
-  if (name[0] == '/') return "shard name is an absolute path";
-  if (name.find("..") != std::string_view::npos) return "shard name contains '..'";
-  for (char c : name) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '/') return "shard name contains '/' (it must be a file name in the index's folder)";
-    if (c == '\\') return "shard name contains '\\'";
-    if (byte == 0) return "shard name contains a NUL byte";
-    if (byte < 0x20 || byte == 0x7F) return "shard name contains a control character";
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 std::string_view WarningKindName(WarningKind kind) {
   switch (kind) {
@@ -274,7 +252,7 @@ Error CheckpointDirBuilder::OpenIndex(const std::string& index_path) {
 
   // Shard names first, in file order, so the first bad name in the file is the one shown.
   for (const IndexEntry& entry : index.weight_map) {
-    if (const char* problem = ShardNameProblem(entry.shard); problem != nullptr) {
+    if (const char* problem = PlainNameProblem(entry.shard); problem != nullptr) {
       return Error{ErrorCode::kUnsafeShardName, entry.value_offset, problem,
                    Quoted("file", index_name_) + ", " + Quoted("shard", entry.shard),
                    std::string(entry.tensor)};

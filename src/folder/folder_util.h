@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small POSIX helpers for checkpoint folders: joining and splitting paths, listing a
-// folder, resolving symbolic links. The one containment rule for links (PlaceInFolder,
-// with the Hugging Face cache exception IsHubSnapshotLink), shared by every reader of a
-// folder: check, lint, scan, inspect and convert.
+// folder, resolving symbolic links. The one containment checker for links (PlaceInFolder,
+// PlaceUnderFolder, ContainInFolder in containment.cc, with the Hugging Face cache
+// exception IsHubSnapshotLink in hub_snapshot.cc), shared by every reader of a folder:
+// check, lint, scan, inspect and convert.
 #ifndef STGUARD_SRC_FOLDER_FOLDER_UTIL_H_
 #define STGUARD_SRC_FOLDER_FOLDER_UTIL_H_
 
@@ -94,23 +95,22 @@ enum class Placement {
 bool IsHubSnapshotLink(const std::string& path);
 
 // PlaceInFolder resolves `path` (a name directly in the folder whose real path is
-// `real_folder`). Loops, over-long names and dangling links are what a folder's author
-// can make, so callers report them as verdicts on the folder; only kUnreachable is about
-// this machine.
-inline Placement PlaceInFolder(const std::string& real_folder, const std::string& path) {
-  std::string real_path;
-  if (!RealPath(path, &real_path)) {
-    if (errno == ENOENT || errno == ENOTDIR) return Placement::kDangling;
-    if (errno == ELOOP) return Placement::kLoop;
-    if (errno == ENAMETOOLONG) return Placement::kNameTooLong;
-    return Placement::kUnreachable;
-  }
-  std::string real_parent;
-  std::string real_name;
-  SplitPath(real_path, &real_parent, &real_name);
-  if (real_parent == real_folder) return Placement::kInside;
-  return IsHubSnapshotLink(path) ? Placement::kInside : Placement::kOutside;
-}
+// `real_folder`) and confirms where it leads on descriptors (containment.cc): kInside
+// only when the file it reaches is the file of that name directly in the folder, reached
+// with no link on the way, or a hub cache snapshot's link to its blob. Loops, over-long
+// names and dangling links are what a folder's author can make, so callers report them
+// as verdicts on the folder; only kUnreachable is about this machine (errno set).
+Placement PlaceInFolder(const std::string& real_folder, const std::string& path);
+
+// PlaceUnderFolder is PlaceInFolder for the walk: kInside when `path` leads to a file
+// anywhere below `real_root` (subfolders included).
+Placement PlaceUnderFolder(const std::string& real_root, const std::string& path);
+
+// ContainInFolder is the error for a name in `folder` whose link does not stay in it: a
+// link out (one line naming the file and the flag that reads it), a loop or a name too
+// long (kUnsafeShardName); none for a file inside or a missing one (the caller's open
+// says so); kIoError when it cannot be resolved.
+Error ContainInFolder(const std::string& folder, const std::string& name);
 
 }  // namespace stguard::folder
 

@@ -140,32 +140,6 @@ Error CheckConfig(std::string_view text, const Options& options, TieSetting* out
   return tokens.error();
 }
 
-// Contain refuses a name in the folder that resolves out of it, loops, or is too long
-// (kUnsafeShardName): what a folder's author can make is a verdict, not an I/O error.
-Error Contain(const std::string& real_folder, const std::string& path, std::string_view name) {
-  const std::string context = "file '" + std::string(name) + "'";
-  switch (folder::PlaceInFolder(real_folder, path)) {
-    case folder::Placement::kInside:
-    case folder::Placement::kDangling:  // reported by the caller's stat
-      return Error{};
-    case folder::Placement::kOutside:
-      return Error{ErrorCode::kUnsafeShardName, 0,
-                   "a file the folder check reads is a symbolic link that leads out of the "
-                   "folder (--allow-external-symlinks reads it)",
-                   context};
-    case folder::Placement::kLoop:
-      return Error{ErrorCode::kUnsafeShardName, 0, "a file in the folder is a symbolic link loop",
-                   context};
-    case folder::Placement::kNameTooLong:
-      return Error{ErrorCode::kUnsafeShardName, 0,
-                   "a file in the folder is a symbolic link to a path too long for the system",
-                   context};
-    case folder::Placement::kUnreachable:
-      break;
-  }
-  return FolderIoError("cannot resolve", path, errno);
-}
-
 // IsValidatedShard says whether `name` in `folder` is one of the shards `weights` opened
 // (shards() is sorted by name).
 bool IsValidatedShard(const CheckpointDir& weights, const std::string& folder,
@@ -299,11 +273,9 @@ Error ReadFolderConfig(const std::string& folder, const Options& options,
       S_ISLNK(info.st_mode)) {
     // The same containment rule as for shards: a downloaded folder must not make stguard
     // read (and quote in a warning) another file on the machine.
-    std::string real_folder;
-    if (!folder::RealPath(folder, &real_folder)) {
-      return FolderIoError("cannot resolve folder", folder, errno);
+    if (Error error = folder::ContainInFolder(folder, std::string(kConfigName)); !error.ok()) {
+      return error;
     }
-    if (Error error = Contain(real_folder, config_path, kConfigName); !error.ok()) return error;
   }
   if (::stat(config_path.c_str(), &info) != 0) {
     return errno == ENOENT ? Error{} : FolderIoError("cannot open", config_path, errno);
@@ -364,16 +336,12 @@ void WarnAboutCodeRisks(const std::string& folder, const std::vector<std::string
 Error CheckEverySafetensors(const std::string& folder, const std::vector<std::string>& names,
                             const CheckpointDir* weights, const Options& options,
                             bool allow_external_symlinks) {
-  std::string real_folder;
-  if (!allow_external_symlinks && !folder::RealPath(folder, &real_folder)) {
-    return FolderIoError("cannot resolve folder", folder, errno);
-  }
   for (const std::string& name : names) {
     if (!EndsWith(name, ".safetensors")) continue;
     if (weights != nullptr && IsValidatedShard(*weights, folder, name)) continue;
     const std::string path = JoinPath(folder, name);
     if (!allow_external_symlinks) {
-      if (Error error = Contain(real_folder, path, name); !error.ok()) return error;
+      if (Error error = folder::ContainInFolder(folder, name); !error.ok()) return error;
     }
     struct stat file_info;
     if (::stat(path.c_str(), &file_info) != 0 || !S_ISREG(file_info.st_mode)) {

@@ -24,11 +24,15 @@ bool NoSafetensorsInFolder(const Error& error) {
   return error.code == ErrorCode::kNoSafetensorsInFolder;
 }
 
+bool IsDirectory(const std::string& path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
 // FolderOf returns the folder CheckPath was given: `path` itself, or the folder of an
 // index file.
 std::string FolderOf(const std::string& path) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return path;
+  if (IsDirectory(path)) return path;
   const size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
@@ -148,7 +152,12 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   dir_options.allow_external_symlinks = options.allow_external_symlinks;
   dir_options.headers_only = true;  // no shard stays mapped: any number can be checked
   dir_options.reader.require_aligned_data = options.require_aligned_data;
-  const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, dir_options);
+  // Another format's index (pytorch_model.bin.index.json) names no safetensors shard: the
+  // checkpoint it names is its folder's, checked as such, never read as a safetensors index.
+  const bool other_index =
+      path.ends_with(".index.json") && !path.ends_with(".safetensors.index.json");
+  const Result<CheckpointDir> checkpoint =
+      CheckpointDir::Open(other_index ? FolderOf(path) : path, dir_options);
   Error folder_error = checkpoint.ok() ? Error{} : checkpoint.error();
   const std::string folder = checkpoint.ok() ? checkpoint->folder() : FolderOf(path);
   if (checkpoint.ok()) {
@@ -174,7 +183,7 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   FolderScanOptions scan_options;
   scan_options.allow_external_symlinks = options.allow_external_symlinks;
   scan_options.torch = options.torch;
-  FolderScanReport scan = ScanFolderForPickles(folder, scan_options);
+  FolderScanReport scan = ScanFolderByContent(folder, scan_options);
   if (folder_error.ok()) folder_error = scan.error;
   const bool no_files = scan.files.empty() && scan.others.empty();
   if (folder_error.ok() && !checkpoint.ok() && no_files) folder_error = checkpoint.error();
@@ -190,6 +199,12 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
     result.files.push_back(std::move(member));
   }
   Decide(folder_error, &result);
+  // An index file is checked as its folder (a loader given the folder reads all of it): the
+  // verdict is the folder's, and `member` names the file that decided it.
+  if (!IsDirectory(path)) {
+    result.notes.push_back("an index file: checked as its folder " + folder +
+                           " (the verdict is the folder's; member names the file deciding it)");
+  }
   PickleWarnings(result.files, result.member, &result.warnings);
   return result;
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "base/plain_name.h"
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
 #include "stguard/mapped_file.h"
@@ -32,14 +33,6 @@ constexpr char kTorchSingleName[] = "pytorch_model.bin";
 constexpr char kOutIndexName[] = "model.safetensors.index.json";
 constexpr char kOutSingleName[] = "model.safetensors";
 
-bool IsPlainFileName(std::string_view name) {
-  if (name.empty() || name == "." || name == "..") return false;
-  for (char c : name) {
-    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
-  }
-  return true;
-}
-
 bool IsRegularFile(const std::string& path) {
   struct stat info;
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
@@ -51,45 +44,11 @@ std::string ShardName(size_t index, size_t count) {
   return name;
 }
 
-// InputFolder checks that the files read from the input folder stay in it.
-class InputFolder {
- public:
-  InputFolder(std::string dir, bool allow_external) : dir_(std::move(dir)), allow_external_(allow_external) {}
-
-  // Contain returns an error when `name` in the folder is a symbolic link leading out of
-  // it (unless allowed), a link loop or a name too long: the folder's author made those,
-  // so they are verdicts (kUnsafeShardName). A missing name is left to the caller.
-  Error Contain(const std::string& name) {
-    if (allow_external_) return {};
-    if (real_dir_.empty() && !folder::RealPath(dir_, &real_dir_)) {
-      return folder::FolderIoError("cannot resolve folder", dir_, errno);
-    }
-    switch (folder::PlaceInFolder(real_dir_, JoinPath(dir_, name))) {
-      case folder::Placement::kInside:
-      case folder::Placement::kDangling:
-        return {};
-      case folder::Placement::kOutside:
-        return Error{ErrorCode::kUnsafeShardName, 0,
-                     "a symbolic link out of the input folder (--allow-external-symlinks "
-                     "reads it)",
-                     "file '" + name + "'"};
-      case folder::Placement::kLoop:
-        return Error{ErrorCode::kUnsafeShardName, 0, "a symbolic link loop",
-                     "file '" + name + "'"};
-      case folder::Placement::kNameTooLong:
-        return Error{ErrorCode::kUnsafeShardName, 0, "a name too long for the file system",
-                     "file '" + name + "'"};
-      case folder::Placement::kUnreachable:
-        break;
-    }
-    return folder::FolderIoError("cannot resolve", JoinPath(dir_, name), errno);
-  }
-
- private:
-  std::string dir_;
-  bool allow_external_;
-  std::string real_dir_;
-};
+// Contain refuses `name` in the input folder when it is a link that leaves it (unless
+// allowed), a loop or a name too long: the folder layer's one containment checker.
+Error Contain(const std::string& in_dir, const std::string& name, bool allow_external) {
+  return allow_external ? Error{} : folder::ContainInFolder(in_dir, name);
+}
 
 // ShardError names the shard in an error from opening or checking it.
 Error ShardError(Error error, const std::string& name) {
@@ -151,9 +110,9 @@ Error ReadTorchIndex(const std::string& index_path, TorchIndex* out) {
   }
   for (const IndexEntry& entry : index.weight_map) {
     const std::string shard(entry.shard);
-    if (!IsPlainFileName(shard)) {
+    if (const char* problem = PlainNameProblem(shard); problem != nullptr) {
       return Error{ErrorCode::kUnsafeShardName, entry.value_offset,
-                   "shard name is not a plain file name", shard};
+                   problem, "file '" + std::string(kTorchIndexName) + "', shard '" + shard + "'"};
     }
     if (out->assigned.find(shard) == out->assigned.end()) out->shard_names.push_back(shard);
     out->assigned[shard].insert(std::string(entry.tensor));
@@ -163,10 +122,10 @@ Error ReadTorchIndex(const std::string& index_path, TorchIndex* out) {
 
 // OpenShards opens and checks every shard the index names, before anything is written:
 // each must stay in the folder and hold exactly the tensors the index assigns to it.
-Error OpenShards(const std::string& in_dir, InputFolder& input, const TorchIndex& index,
+Error OpenShards(const std::string& in_dir, bool allow_external, const TorchIndex& index,
                  std::vector<TorchCheckpoint>* shards) {
   for (const std::string& name : index.shard_names) {
-    if (Error error = input.Contain(name); !error.ok()) return error;
+    if (Error error = Contain(in_dir, name, allow_external); !error.ok()) return error;
     Result<TorchCheckpoint> shard = TorchCheckpoint::Open(JoinPath(in_dir, name));
     if (!shard.ok()) return ShardError(shard.error(), name);
     std::set<std::string> present;
@@ -227,11 +186,13 @@ Error WriteShards(const std::string& out_dir, const std::vector<TorchCheckpoint>
 
 Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
                          const TorchConvertOptions& convert_options, TorchFolderReport* report) {
-  InputFolder input(in_dir, convert_options.allow_external_symlinks);
+  const bool allow_external = convert_options.allow_external_symlinks;
   const std::string index_path = JoinPath(in_dir, kTorchIndexName);
-  if (Error error = input.Contain(kTorchIndexName); !error.ok()) return error;
+  if (Error error = Contain(in_dir, kTorchIndexName, allow_external); !error.ok()) return error;
   if (!IsRegularFile(index_path)) {
-    if (Error error = input.Contain(kTorchSingleName); !error.ok()) return error;
+    if (Error error = Contain(in_dir, kTorchSingleName, allow_external); !error.ok()) {
+      return error;
+    }
     if (!IsRegularFile(JoinPath(in_dir, kTorchSingleName))) {
       return Error{ErrorCode::kMissingShard, 0, "no pytorch_model.bin.index.json or pytorch_model.bin",
                    in_dir};
@@ -241,7 +202,7 @@ Error ConvertTorchFolder(const std::string& in_dir, const std::string& out_dir,
   TorchIndex index;
   if (Error error = ReadTorchIndex(index_path, &index); !error.ok()) return error;
   std::vector<TorchCheckpoint> shards;
-  if (Error error = OpenShards(in_dir, input, index, &shards); !error.ok()) return error;
+  if (Error error = OpenShards(in_dir, allow_external, index, &shards); !error.ok()) return error;
   return WriteShards(out_dir, shards, index.shard_names, convert_options, report);
 }
 

@@ -9,6 +9,7 @@
 
 #include "base/checked_math.h"
 #include "base/little_endian.h"
+#include "base/plain_name.h"
 #include "base/source_read.h"
 #include "base/utf8.h"
 #include "zip/inflate.h"
@@ -212,23 +213,6 @@ Error CheckNameEncoding(std::string_view name, uint16_t flags, uint64_t offset) 
                   "cp437: numpy's key would not be these bytes read as UTF-8)",
                   "byte " + std::to_string(i) + " of the name");
     }
-  }
-  return {};
-}
-
-// CheckPlainName accepts an npz member's name: one non-empty file name with no '/', '\\',
-// NUL or "..", so that no extractor can place it outside the folder it extracts into.
-Error CheckPlainName(std::string_view name, uint64_t offset) {
-  if (name.empty()) return Fail(ErrorCode::kNpzMemberName, offset, "empty member name");
-  for (const char bad : {'/', '\\', '\0'}) {
-    if (name.find(bad) != std::string_view::npos) {
-      return Fail(ErrorCode::kNpzMemberName, offset,
-                  "member name with a '/', '\\' or NUL (an npz holds plain file names)",
-                  std::string(name));
-    }
-  }
-  if (name.find("..") != std::string_view::npos) {
-    return Fail(ErrorCode::kNpzMemberName, offset, "member name with '..'", std::string(name));
   }
   return {};
 }
@@ -583,7 +567,11 @@ Error CheckNames(const std::vector<CentralEntry>& entries, ZipFlavor flavor,
       if (Error error = CheckNameEncoding(entry.name, entry.flags, entry.at); !error.ok()) {
         return error;
       }
-      if (Error error = CheckPlainName(entry.name, entry.at); !error.ok()) return error;
+      // A plain file name, so that no extractor can place it outside its folder.
+      if (const char* problem = PlainNameProblem(entry.name); problem != nullptr) {
+        return Fail(ErrorCode::kNpzMemberName, entry.at, problem,
+                    "member '" + std::string(entry.name) + "'");
+      }
       continue;
     }
     std::string_view entry_folder;

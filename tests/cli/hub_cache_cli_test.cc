@@ -98,7 +98,8 @@ size_t Lines(const std::string& text) {
 TEST(HubCacheCliTest, SnapshotIsReadWithoutFlags) {
   TempDir root;
   HubSnapshot hub(root);
-  for (const char* command : {"check", "lint", "scan", "inspect --stats"}) {
+  for (const char* command : {"check", "lint", "scan", "inspect", "inspect --json",
+                              "inspect --stats"}) {
     const testing::CliRun run =
         RunCli(std::string(command) + " " + ShellQuoted(hub.path()));
     EXPECT_EQ(run.status, 0) << command << ": " << run.output;
@@ -107,6 +108,13 @@ TEST(HubCacheCliTest, SnapshotIsReadWithoutFlags) {
   }
   const testing::CliRun check = RunCli("check " + ShellQuoted(hub.path()));
   EXPECT_NE(check.output.find("4 tensors in 2 shards"), std::string::npos) << check.output;
+  // The index, a link to its blob like the rest, is inspected as the snapshot folder.
+  const testing::CliRun index =
+      RunCli("inspect " + ShellQuoted(hub.File("model.safetensors.index.json")));
+  EXPECT_EQ(index.status, 0) << index.output;
+  EXPECT_NE(index.output.find("note: an index file: inspected as its folder"), std::string::npos)
+      << index.output;
+  EXPECT_NE(index.output.find("totals: 4 tensors in 2 files"), std::string::npos) << index.output;
 }
 
 TEST(HubCacheCliTest, PytorchSnapshotConvertsWithoutFlags) {
