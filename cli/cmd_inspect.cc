@@ -259,7 +259,7 @@ int RunInspect(const CommandLine& line) {
   switch (result.format) {
     case Format::kGguf: return InspectGguf(path, *result.gguf, json);  // gguf_output.cc
     case Format::kNpy: return InspectNpy(path, *result.npy, json);     // npy_output.cc
-    case Format::kNpz: return InspectNpz(path, json);        // npy_output.cc
+    case Format::kNpz: return InspectNpz(path, *result.npz, json);     // npy_output.cc
     case Format::kPytorchZip:
     case Format::kPytorchLegacy:
     case Format::kPickle:

@@ -35,19 +35,13 @@ int ErrorStatus(const Error& error) { return IsIoError(error) ? kExitUsage : kEx
 
 }  // namespace
 
-int InspectNpz(const std::string& path, bool json) {
-  const Result<NpzInfo> info = ReadNpzFile(path);
-  if (!info.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", PrintableText(path).c_str(),
-                 info.error().ToString().c_str());
-    return ErrorStatus(info.error());
-  }
+int InspectNpz(const std::string& path, const NpzInfo& info, bool json) {
   if (json) {
     std::string out = "{";
     AppendValidEnvelope(path, Format::kNpz, &out);
     out += ",\"arrays\":[";
-    for (size_t i = 0; i < info->members.size(); ++i) {
-      const NpzMember& m = info->members[i];
+    for (size_t i = 0; i < info.members.size(); ++i) {
+      const NpzMember& m = info.members[i];
       out += i == 0 ? "{\"name\":" : ",{\"name\":";
       AppendJsonText(m.key, &out);
       out += ",\"version\":\"" + VersionText(m.array) + "\",\"descr\":";
@@ -60,8 +54,8 @@ int InspectNpz(const std::string& path, bool json) {
     PrintLine(out + "]}");
     return kExitOk;
   }
-  PrintLine(PrintableText(path) + ": npz, " + std::to_string(info->members.size()) + " arrays");
-  for (const NpzMember& m : info->members) {
+  PrintLine(PrintableText(path) + ": npz, " + std::to_string(info.members.size()) + " arrays");
+  for (const NpzMember& m : info.members) {
     PrintLine("  " + PrintableText(m.key) + "  npy " + VersionText(m.array) + "  " +
               m.array.descr + "  " + ShapeText(m.array.shape, ", ") +
               (m.array.fortran_order ? "  fortran_order" : "") + "  " +

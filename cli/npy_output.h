@@ -11,6 +11,7 @@
 
 #include "stguard/dtype.h"
 #include "stguard/npy.h"
+#include "stguard/npz.h"
 
 #include "commands.h"
 #include "convert_result.h"
@@ -20,8 +21,9 @@ namespace stguard::cli {
 // InspectNpy prints a checked .npy's version, descr, fortran order, shape and bytes, from
 // what its check read; returns the status.
 int InspectNpy(const std::string& path, const NpyArrayInfo& info, bool json);
-// InspectNpz prints each array's name, version, descr, fortran order, shape and bytes.
-int InspectNpz(const std::string& path, bool json);
+// InspectNpz prints each array's name, version, descr, fortran order, shape and bytes,
+// from what its check read (each deflated member is inflated once, by the check).
+int InspectNpz(const std::string& path, const NpzInfo& info, bool json);
 // ScanNumpyFile reports a .npy (or, with `npz`, an .npz) for `scan`: an object array is a pickle that would
 // run code (exit 1); plain arrays hold none (exit 0).
 // `bytes` is the whole file, as mapped for its sniff (read once).

@@ -62,6 +62,7 @@ namespace gguf {
 class GgufFile;
 }  // namespace gguf
 struct NpyArrayInfo;
+struct NpzInfo;
 
 enum class Verdict : uint8_t { kValid, kInvalid, kRefused, kError };
 
@@ -100,9 +101,10 @@ struct CheckOptions {
   // list_contents: fill CheckResult::tensors and ::metadata for a file that was read (see
   // CONTENTS below). Off by default: a verdict alone needs none of it.
   bool list_contents = false;
-  // keep_reader: keep what the format's reader built for a valid safetensors, GGUF or npy
-  // file in CheckResult::checkpoint, ::gguf or ::npy, so a caller that goes on to describe
-  // the file (`inspect`) does not read its header a second time. Off by default: a
+  // keep_reader: keep what the format's reader built for a valid safetensors, GGUF, npy or
+  // npz file in CheckResult::checkpoint, ::gguf, ::npy or ::npz, so a caller that goes on
+  // to describe the file (`inspect`) does not read its header (or inflate an npz's
+  // members) a second time. Off by default: a
   // verdict alone needs none of it (a GGUF file keeps its mapping while it is held).
   bool keep_reader = false;
   // progress, when set, hears how far a folder check is: the byte size of each file (for
@@ -173,12 +175,13 @@ struct CheckResult {
   // CONTENTS); empty otherwise, and for a folder.
   std::vector<TensorEntry> tensors;
   std::vector<std::pair<std::string, std::string>> metadata;
-  // checkpoint, gguf, npy: the format reader's validated result when
+  // checkpoint, gguf, npy, npz: the format reader's validated result when
   // CheckOptions::keep_reader asked and the file is valid (a safetensors checkpoint holds
   // its header only, as Checkpoint::OpenHeader); null otherwise, and for a folder.
   std::shared_ptr<const Checkpoint> checkpoint;
   std::shared_ptr<const gguf::GgufFile> gguf;
   std::shared_ptr<const NpyArrayInfo> npy;
+  std::shared_ptr<const NpzInfo> npz;
   // notes: each check that was skipped and why ("tensor data CRC not checked: the data was
   // not read"), so a valid verdict says what it rests on. Always filled.
   std::vector<std::string> notes;

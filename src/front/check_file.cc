@@ -177,6 +177,7 @@ void SummariseNpz(const NpzInfo& info, const CheckOptions& options, CheckResult*
   result->summary.detail = ".npz, " + CountOf(info.members.size(), "array", "arrays") + ", " +
                            CountOf(result->summary.data_bytes, "data byte", "data bytes");
   if (options.list_contents) ListNpz(info, result);
+  if (options.keep_reader) result->npz = std::make_shared<const NpzInfo>(info);
 }
 
 void CheckNpz(const ByteSource& source, const std::string* path, const CheckOptions& options,

@@ -15,8 +15,8 @@
 // more output is refused as soon as it appears, so a zip bomb stops at its declared size.
 //
 // BOUNDS: memory is one fixed buffer (a 32 KiB window plus a 64 KiB output chunk, about
-// 100 KiB) and two small tables, whatever the input; no recursion; time linear in input
-// plus output. Output reaches the caller in chunks of at most kInflateChunkLen bytes.
+// 100 KiB) and two decode tables (40 KiB each, on the heap), whatever the input; no
+// recursion; time linear in input plus output. Output reaches the caller in chunks of at most kInflateChunkLen bytes.
 #ifndef STGUARD_SRC_ZIP_INFLATE_H_
 #define STGUARD_SRC_ZIP_INFLATE_H_
 

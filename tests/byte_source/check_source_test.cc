@@ -20,6 +20,7 @@
 #include "stguard/byte_source.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
+#include "stguard/npz.h"
 #include "stguard/reader.h"
 #include "stguard/sniff.h"
 #include "stguard/verdict.h"
@@ -212,6 +213,16 @@ TEST(CheckSourceTest, KeepReaderKeepsWhatTheReaderBuiltForAValidFileOnly) {
   ASSERT_TRUE(npy.valid()) << Describe(npy);
   ASSERT_NE(npy.npy, nullptr);
   EXPECT_EQ(npy.npy->data_len, npy.summary.data_bytes);
+
+  // An npz keeps its members (inspect then inflates no deflated member a second time).
+  ASSERT_TRUE(testing::WriteFileBytes(
+      dir.File("a.npz"), testing::BuildNpz({{"a", 10, {}}, {"b", 300, {}, true}}).Bytes()));
+  const CheckResult npz = CheckFile(dir.File("a.npz"), keep);
+  ASSERT_TRUE(npz.valid()) << Describe(npz);
+  ASSERT_NE(npz.npz, nullptr);
+  ASSERT_EQ(npz.npz->members.size(), 2u);
+  EXPECT_TRUE(npz.npz->members[1].compressed);
+  EXPECT_EQ(CheckFile(dir.File("a.npz")).npz, nullptr);
 
   // An invalid file keeps nothing: a safetensors header cut short.
   ASSERT_TRUE(testing::WriteFileBytes(dir.File("bad.safetensors"),
