@@ -10,6 +10,7 @@
 
 #include "base/little_endian.h"
 #include "base/out_of_memory.h"
+#include "base/prefixed_source.h"
 #include "base/source_read.h"
 #include "base/test_pause.h"
 #include "sniff/sniff_source.h"
@@ -232,7 +233,9 @@ Result<Format> SniffStep(std::span<const std::byte> prefix, const ByteSource& so
   if (wants(kTarBlockLen)) return Format::kUnknown;
   // torch.load takes any file starting with a local file header for a ZIP.
   if (StartsWith(prefix, "PK\x03\x04")) {
-    Result<ZipKind> kind = ClassifyZip(source);
+    // The tail of a small archive includes the prefix already read: served from it.
+    const PrefixedSource prefixed(source, prefix);
+    Result<ZipKind> kind = ClassifyZip(prefixed);
     if (!kind.ok()) return kind.error();
     switch (*kind) {
       case ZipKind::kPytorch: return Format::kPytorchZip;
