@@ -90,6 +90,36 @@ TEST(SniffTest, CheckpointFormats) {
             Format::kPytorchZip);
 }
 
+// The legacy stream's magic pickle in every form torch.save writes it (pickle_protocol
+// 0-5, bytes as torch 1.13 wrote them), then the protocol-version pickle: a legacy stream to
+// the sniffer, as to torch.load, whatever the protocol.
+TEST(SniffTest, LegacyMagicAtEveryProtocol) {
+  using namespace std::string_literals;
+  const std::string long1 = "\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e"s;
+  const std::string frame = "\x95\x0d\x00\x00\x00\x00\x00\x00\x00"s;
+  const std::string text = "L119547037146038801333356L\n."s;
+  EXPECT_EQ(Sniff(text + "I1001\n."), Format::kPytorchLegacy);           // protocol 0
+  EXPECT_EQ(Sniff(text + "M\xe9\x03."s), Format::kPytorchLegacy);        // protocol 1
+  for (char protocol : {'\x02', '\x03'}) {
+    EXPECT_EQ(Sniff("\x80"s + protocol + long1 + "\x80"s + protocol + "M\xe9\x03."s),
+              Format::kPytorchLegacy) << int{protocol};
+  }
+  for (char protocol : {'\x04', '\x05'}) {
+    EXPECT_EQ(Sniff("\x80"s + protocol + frame + long1 + "\x80"s + protocol + "M\xe9\x03."s),
+              Format::kPytorchLegacy) << int{protocol};
+  }
+  // Reject: a frame that does not hold exactly the magic, another number, a protocol no
+  // pickler writes. Each is still a pickle (it stops), so a bare pickle, not a stream.
+  std::string short_frame = frame;
+  short_frame[1] = '\x0c';
+  EXPECT_EQ(Sniff("\x80\x04"s + short_frame + long1), Format::kPickle);
+  std::string other = long1;
+  other[2] = '\x6d';
+  EXPECT_EQ(Sniff("\x80\x02"s + other), Format::kPickle);
+  EXPECT_EQ(Sniff("L119547037146038801333357L\n."s), Format::kPickle);
+  EXPECT_NE(Sniff("\x80\x06"s + long1), Format::kPytorchLegacy);
+}
+
 TEST(SniffTest, ZipHoldingAPickleRecord) {
   EXPECT_EQ(Sniff(StoredZip({"archive/data.pkl", "archive/data/0"})), Format::kPytorchZip);
   // No member at all: what np.savez(f) writes, which np.load opens as an npz.
@@ -150,6 +180,14 @@ TEST(SniffTest, PicklesOfEveryProtocol) {
   EXPECT_EQ(Sniff(std::string("}q\x00(U\x01" "aK\x01u.", 11)), Format::kPickle);
   // Protocol 2+: PROTO.
   EXPECT_EQ(Sniff(std::string("\x80\x02}q\x00.", 6)), Format::kPickle);
+  // Calls are reached only with their operands on the stack (the table's stack_before):
+  // OBJ takes a mark and a class above it, REDUCE two values, NEWOBJ_EX three.
+  EXPECT_EQ(Sniff("(K\x01o"), Format::kPickle);
+  EXPECT_EQ(Sniff("(o"), Format::kUnknown);
+  EXPECT_EQ(Sniff("NNR"), Format::kPickle);
+  EXPECT_EQ(Sniff("NR"), Format::kUnknown);
+  EXPECT_EQ(Sniff("NNN\x92"), Format::kPickle);
+  EXPECT_EQ(Sniff("NN\x92"), Format::kUnknown);
   // Many marks: not text, not an image; treated as a pickle.
   EXPECT_EQ(Sniff(std::string(70000, '(')), Format::kPickle);
 }

@@ -67,10 +67,6 @@ struct STGUARD_API NpzInfo {
   std::vector<NpzMember> members;
 };
 
-// HasZipMagic says whether `bytes` begin like a ZIP archive ("PK\3\4", or "PK\5\6" for
-// an empty one): detection by content, never by file name.
-STGUARD_API bool HasZipMagic(std::span<const std::byte> bytes);
-
 // NpzDepth says how much of each deflated member ParseNpz reads. kWhole: all of it (the
 // stream and the CRC-32 checked: the archive is valid). kHeaders: only the first bytes,
 // enough for its .npy header (every rule but the stream's end and the CRC-32); the caller

@@ -207,9 +207,10 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
 void CheckPickleBearing(const ByteSource& source, const std::string* path,
                         const CheckOptions& options, CheckResult* result) {
   const std::string name = result->file;
-  if (path != nullptr) {
+  if (path != nullptr && result->format != Format::kPytorchZip) {
     *result = ResultForPickle(name, JudgePickleFile(*path, options.torch));
   } else if (result->format == Format::kPytorchZip) {
+    // By ranges also for a path: the sniff's tail and directory reads serve the reader's.
     uint64_t unread = 0;
     *result = ResultForPickle(name, JudgePickleZipSource(source, options.torch, &unread));
     if (unread != 0) {

@@ -5,7 +5,6 @@
 #include "stguard/npz.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -220,11 +219,6 @@ Result<NpzMember> ReadMemberSource(const ByteSource& source, const ZipRecord& re
 }
 
 }  // namespace
-
-bool HasZipMagic(std::span<const std::byte> bytes) {
-  return bytes.size() >= 4 && (std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0 ||
-                               std::memcmp(bytes.data(), "PK\x05\x06", 4) == 0);
-}
 
 Result<NpzInfo> ParseNpz(std::span<const std::byte> bytes, NpzDepth depth) {
   Result<ZipArchive> archive = ZipArchive::Open(bytes, ZipFlavor::kNpz);

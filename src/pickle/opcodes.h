@@ -2,12 +2,14 @@
 // pickle/opcodes.h: the pickle opcodes as data, in the manner of CPython's pickletools.
 //
 // Every opcode of protocols 0-5 has a row: its byte, name, how its argument is encoded,
-// the protocol that introduced it, and whether stguard's reader accepts it. Every reader of
-// pickle bytes takes opcodes and argument lengths from this one table: the pickle machine
-// (pickle_reader.cc), the sniffer's walk over a file's first opcodes (sniff/pickle_walk.cc),
-// the container check that tells a raw pickle from other bytes (torch/containers.cc) and
-// the verdict's name for a refused opcode (torch/file_verdict.cc). So what is recognised
-// as a pickle and what the machine runs cannot drift apart. Accepted opcodes are exactly
+// the protocol that introduced it, whether stguard's reader accepts it, its stack effect
+// (pickletools' stack_before and stack_after) and whether it calls out of the machine.
+// Every reader of pickle bytes takes opcodes, argument lengths, stack effects and "calls
+// out" from this one table: the pickle machine (pickle_reader.cc), the sniffer's walk over
+// a file's first opcodes (sniff/pickle_walk.cc) and the verdict on a refused opcode
+// (torch/file_verdict.cc). tests/pickle/pickletools_opcodes.txt is pickletools' own table
+// in the same terms (tests/pickle/check_opcodes.py regenerates it with CPython and compares),
+// and pickle_opcodes_test compares every row with it, so the table cannot drift from CPython. Accepted opcodes are exactly
 // those torch.save (pickle protocol 2 by default, DEFAULT_PROTOCOL in
 // torch/serialization.py) and Python's pickler at protocols 2-5 emit for state dicts and
 // plain containers; everything else (INST, OBJ, NEWOBJ, EXT*, text-mode opcodes, sets,
@@ -15,7 +17,9 @@
 #ifndef STGUARD_SRC_PICKLE_OPCODES_H_
 #define STGUARD_SRC_PICKLE_OPCODES_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace stguard {
@@ -43,10 +47,42 @@ struct OpcodeInfo {
   ArgKind arg;
   uint8_t protocol;       // the protocol that introduced it
   bool accepted;          // whether stguard's reader runs it
+  // before and after are pickletools' stack_before and stack_after, one letter per stack
+  // object: 'm' markobject, 's' stackslice (everything above that mark), 'v' any value.
+  std::string_view before;
+  std::string_view after;
+  // calls_out: the opcode hands control to code outside the machine (an import, a call, an
+  // object's __setstate__, the extension registry): GLOBAL, INST, STACK_GLOBAL, REDUCE,
+  // BUILD, OBJ, NEWOBJ, NEWOBJ_EX, EXT1/2/4. PERSID and BINPERSID call the loader's own
+  // persistent_load (torch's, which the reader models), not code the file names.
+  bool calls_out;
 };
 
 // FindOpcode returns the row for `code`, or nullptr for a byte that is no opcode.
 const OpcodeInfo* FindOpcode(uint8_t code);
+
+// CallsOut says whether `code` is an opcode that calls out of the machine (calls_out).
+bool CallsOut(uint8_t code);
+
+// PickleArg is an opcode's decoded argument.
+struct PickleArg {
+  uint64_t u = 0;          // kU8, kU16, kU32, kU64
+  int64_t i = 0;           // kI32
+  double f = 0;            // kF64BigEnd
+  std::string_view bytes;  // kBytes*, the line of kLine, the first line of kTwoLines
+  std::string_view line2;  // the second line of kTwoLines
+  uint64_t len = 0;        // the bytes the argument takes in the stream, lengths included
+};
+
+// ArgStatus is DecodeArg's outcome: kLengthPastEnd is a counted argument (kBytes*) whose
+// length runs past the input, kPastEnd any other argument cut by the end (a fixed width, a
+// length field, a line without its '\n').
+enum class ArgStatus : uint8_t { kOk, kPastEnd, kLengthPastEnd };
+
+// DecodeArg decodes the argument of kind `kind` that starts `rest` (the bytes after its
+// opcode): the one decoder of the pickle machine and the sniffer's walk. The views in *arg
+// point into `rest`. Only the encoding is checked; what a value may be is the caller's.
+ArgStatus DecodeArg(ArgKind kind, std::span<const std::byte> rest, PickleArg* arg);
 
 namespace op {
 inline constexpr uint8_t kMark = '(', kStop = '.', kBinInt = 'J', kBinInt1 = 'K',

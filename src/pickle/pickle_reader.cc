@@ -2,12 +2,10 @@
 // The static pickle machine (see pickle_reader.h for what it accepts and why).
 #include "pickle/pickle_reader.h"
 
-#include <bit>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
 
-#include "base/little_endian.h"
 #include "base/utf8.h"
 #include "pickle/allowlist.h"
 #include "pickle/opcodes.h"
@@ -15,14 +13,7 @@
 namespace stguard {
 namespace {
 
-// Arg is an opcode's decoded argument.
-struct Arg {
-  uint64_t u = 0;
-  int64_t i = 0;
-  double f = 0;
-  std::string_view bytes;  // kBytes*, and the first line of kLine / kTwoLines
-  std::string_view line2;  // second line of kTwoLines
-};
+using Arg = PickleArg;
 
 class Machine {
  public:
@@ -132,74 +123,16 @@ bool CanRequireGrad(Dtype dtype) {
   return IsFloatingDtype(dtype) || dtype == Dtype::kC64;
 }
 
+// ReadArg decodes the argument at pos_ (opcodes.h's one decoder) and moves past it.
 Error Machine::ReadArg(ArgKind kind, Arg* arg) {
-  const size_t left = in_.size() - pos_;
-  auto need = [&](size_t n) { return left >= n; };
-  const std::byte* p = in_.data() + pos_;
-  switch (kind) {
-    case ArgKind::kNone:
+  switch (DecodeArg(kind, in_.subspan(pos_), arg)) {
+    case ArgStatus::kOk:
+      pos_ += static_cast<size_t>(arg->len);
       return {};
-    case ArgKind::kU8:
-      if (!need(1)) break;
-      arg->u = static_cast<uint8_t>(p[0]);
-      pos_ += 1;
-      return {};
-    case ArgKind::kU16:
-      if (!need(2)) break;
-      arg->u = LoadLittleEndian<uint16_t>(p);
-      pos_ += 2;
-      return {};
-    case ArgKind::kI32:
-      if (!need(4)) break;
-      arg->i = LoadLittleEndian<int32_t>(p);
-      pos_ += 4;
-      return {};
-    case ArgKind::kU32:
-      if (!need(4)) break;
-      arg->u = LoadLittleEndian<uint32_t>(p);
-      pos_ += 4;
-      return {};
-    case ArgKind::kU64:
-      if (!need(8)) break;
-      arg->u = LoadLittleEndian<uint64_t>(p);
-      pos_ += 8;
-      return {};
-    case ArgKind::kF64BigEnd: {
-      if (!need(8)) break;
-      uint64_t bits = 0;
-      for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(p[k]);
-      arg->f = std::bit_cast<double>(bits);
-      pos_ += 8;
-      return {};
-    }
-    case ArgKind::kBytes1:
-    case ArgKind::kBytes4:
-    case ArgKind::kBytes8: {
-      const size_t width = kind == ArgKind::kBytes1 ? 1 : kind == ArgKind::kBytes4 ? 4 : 8;
-      if (!need(width)) break;
-      const uint64_t len = width == 1   ? static_cast<uint8_t>(p[0])
-                           : width == 4 ? LoadLittleEndian<uint32_t>(p)
-                                        : LoadLittleEndian<uint64_t>(p);
-      if (left - width < len) return Corrupt("string or bytes argument runs past the end");
-      arg->bytes = {reinterpret_cast<const char*>(p + width), static_cast<size_t>(len)};
-      pos_ += width + len;
-      return {};
-    }
-    case ArgKind::kLine:
-    case ArgKind::kTwoLines: {
-      const std::string_view rest(reinterpret_cast<const char*>(p), left);
-      const size_t first = rest.find('\n');
-      if (first == std::string_view::npos) break;
-      arg->bytes = rest.substr(0, first);
-      pos_ += first + 1;
-      if (kind == ArgKind::kTwoLines) {
-        const size_t second = rest.find('\n', first + 1);
-        if (second == std::string_view::npos) break;
-        arg->line2 = rest.substr(first + 1, second - first - 1);
-        pos_ += second - first;
-      }
-      return {};
-    }
+    case ArgStatus::kLengthPastEnd:
+      return Corrupt("string or bytes argument runs past the end");
+    case ArgStatus::kPastEnd:
+      break;
   }
   return Corrupt("opcode argument runs past the end");
 }

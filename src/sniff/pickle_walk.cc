@@ -70,60 +70,22 @@ bool LineValid(uint8_t code, std::string_view line) {
   }
 }
 
-// ArgStatus says whether an opcode's argument is whole and well-formed.
-enum class ArgStatus : uint8_t { kOk, kMalformed, kPastEnd };
-
-// ArgumentLen finds how many bytes the argument at `at` takes. For GLOBAL and INST it also says whether the names are
-// importable (`*importable`).
-ArgStatus ArgumentLen(std::span<const std::byte> bytes, size_t at, const OpcodeInfo& info,
-                      uint64_t* out_len, bool* importable, std::string_view* out_module,
-                      std::string_view* out_name) {
-  const size_t left = bytes.size() - at;
-  auto fixed = [&](uint64_t n) {
-    *out_len = n;
-    return n <= left ? ArgStatus::kOk : ArgStatus::kPastEnd;
-  };
-  auto counted = [&](uint64_t prefix) {
-    if (left < prefix) return ArgStatus::kPastEnd;
-    uint64_t n = 0;
-    if (prefix == 1) n = ByteAt(bytes, at);
-    if (prefix == 4) n = LoadLittleEndian<uint32_t>(bytes.data() + at);
-    if (prefix == 8) n = LoadLittleEndian<uint64_t>(bytes.data() + at);
-    if (prefix == 4 && info.code == 'T' && n > 0x7FFFFFFF) return ArgStatus::kMalformed;
-    if (n > left - prefix) return ArgStatus::kPastEnd;
-    *out_len = prefix + n;
-    return ArgStatus::kOk;
-  };
-  const std::string_view rest(reinterpret_cast<const char*>(bytes.data() + at), left);
-  switch (info.arg) {
-    case ArgKind::kNone: return fixed(0);
-    case ArgKind::kU8: return fixed(1);
-    case ArgKind::kU16: return fixed(2);
-    case ArgKind::kI32: case ArgKind::kU32: return fixed(4);
-    case ArgKind::kU64: case ArgKind::kF64BigEnd: return fixed(8);
-    case ArgKind::kBytes1: return counted(1);
-    case ArgKind::kBytes4: return counted(4);
-    case ArgKind::kBytes8: return counted(8);
-    case ArgKind::kLine: {
-      const size_t end = rest.find('\n');
-      if (end == std::string_view::npos) return ArgStatus::kPastEnd;
-      if (!LineValid(info.code, rest.substr(0, end))) return ArgStatus::kMalformed;
-      *out_len = end + 1;
-      return ArgStatus::kOk;
-    }
-    case ArgKind::kTwoLines: {
-      const size_t first = rest.find('\n');
-      if (first == std::string_view::npos) return ArgStatus::kPastEnd;
-      const size_t second = rest.find('\n', first + 1);
-      if (second == std::string_view::npos) return ArgStatus::kPastEnd;
-      *out_module = rest.substr(0, first);
-      *out_name = rest.substr(first + 1, second - first - 1);
-      *importable = IsDottedName(*out_module) && IsDottedName(*out_name);
-      *out_len = second + 1;
-      return ArgStatus::kOk;
-    }
+// WalkArg decodes the argument at `at` (opcodes.h's one decoder), then checks what
+// CPython checks beyond its encoding: a protocol-0 line's syntax, BINSTRING's signed length.
+// For GLOBAL and INST it says whether the names are importable (`*importable`).
+ArgStatus WalkArg(std::span<const std::byte> bytes, size_t at, const OpcodeInfo& info,
+                  PickleArg* arg, bool* importable, bool* malformed) {
+  // BINSTRING's length is signed in CPython: one past 2^31 fails at once, whatever follows.
+  *malformed = info.code == 'T' && bytes.size() - at >= 4 &&
+               LoadLittleEndian<uint32_t>(bytes.data() + at) > 0x7FFFFFFF;
+  if (*malformed) return ArgStatus::kOk;
+  const ArgStatus status = DecodeArg(info.arg, bytes.subspan(at), arg);
+  if (status != ArgStatus::kOk) return status;
+  if (info.arg == ArgKind::kLine) *malformed = !LineValid(info.code, arg->bytes);
+  if (info.arg == ArgKind::kTwoLines) {
+    *importable = IsDottedName(arg->bytes) && IsDottedName(arg->line2);
   }
-  return ArgStatus::kMalformed;
+  return status;
 }
 
 // PickleStack is the machine's stack reduced to counts: values above the last mark, and
@@ -152,6 +114,8 @@ class PickleStack {
     marks_.pop_back();
     return true;
   }
+  // MarkHolds says whether there is a mark with at least `below` values under it.
+  bool MarkHolds(uint64_t below) const { return !marks_.empty() && marks_.back() >= below; }
   bool DeepMarks() const { return marks_.size() >= kMaxSniffMarks; }
   uint64_t top() const { return top_; }
 
@@ -160,42 +124,63 @@ class PickleStack {
   std::vector<uint64_t> marks_;
 };
 
-// StackEffect applies a non-calling opcode to the stack; false when CPython would raise.
-bool StackEffect(uint8_t code, PickleStack* stack) {
-  switch (code) {
-    case '(': return stack->Mark();
-    case '0': return stack->top() > 0 ? stack->Pop(1) : stack->PopMark();
-    case '1': return stack->PopMark();
-    case '2': return stack->top() > 0 && stack->Push();
-    case 't': case 'l': case 'd': case 0x91:  // TUPLE, LIST, DICT, FROZENSET
-      return stack->PopMark() && stack->Push();
-    case 'e': case 'u': case 0x90:  // APPENDS, SETITEMS, ADDITEMS
-      return stack->PopMark(1);
-    case 'a': case 0x86: return stack->Replace(2);  // APPEND, TUPLE2
-    case 's': case 0x87: return stack->Replace(3);  // SETITEM, TUPLE3
-    case 0x85: case 'Q': return stack->Replace(1);  // TUPLE1, BINPERSID
-    case 'p': case 'q': case 'r': case 0x94: case 0x98:  // PUT..., MEMOIZE, READONLY_BUFFER
-      return stack->top() > 0;
-    case 0x80: case 0x95: return true;  // PROTO, FRAME
-    default: return stack->Push();  // every other opcode pushes one value
+// StackNeeds is an opcode's stack_before (opcodes.h) as counts: the values it takes from
+// the top, or, when it takes a mark, the values under that mark and those above it it
+// needs (OBJ's class).
+struct StackNeeds {
+  bool mark = false;
+  uint64_t below = 0;
+  uint64_t above = 0;
+};
+
+StackNeeds NeedsOf(const OpcodeInfo& info) {
+  StackNeeds needs;
+  for (char c : info.before) {
+    if (c == 'm') needs.mark = true;
+    if (c == 'v') ++(needs.mark ? needs.above : needs.below);
   }
+  return needs;
 }
 
-// CallsOut says whether an opcode hands control to code outside the machine, and whether
-// its stack holds what the call needs (CPython checks that before calling).
-bool CallsOut(uint8_t code, const PickleStack& stack, bool importable, bool* out_calls) {
-  switch (code) {
-    case 'c': case 'i':  // GLOBAL, INST: import at once
-      *out_calls = importable;
-      return importable;  // an unimportable name: the load fails there
-    case 0x93: case 'R': case 'b': case 0x81:  // STACK_GLOBAL, REDUCE, BUILD, NEWOBJ
-      *out_calls = true;
-      return stack.top() >= 2;
-    case 0x92: *out_calls = true; return stack.top() >= 3;  // NEWOBJ_EX
-    case 'o': *out_calls = true; return true;               // OBJ: needs a mark
-    case 0x82: case 0x83: case 0x84: *out_calls = true; return true;  // EXT1/2/4
-    default: *out_calls = false; return true;
+// HasOperands says whether the stack holds what the opcode takes (CPython checks that
+// before it acts, and raises otherwise).
+bool HasOperands(const PickleStack& stack, const StackNeeds& needs) {
+  if (!needs.mark) return stack.top() >= needs.below;
+  return stack.MarkHolds(needs.below) && stack.top() >= needs.above;
+}
+
+// StackEffect applies a non-calling opcode's stack_before and stack_after; false when
+// CPython would raise. Two facts pickletools does not list: POP with nothing above the
+// mark pops the mark (CPython's load_pop), and the PUT opcodes read the top value.
+bool StackEffect(const OpcodeInfo& info, PickleStack* stack) {
+  if (info.code == '0' && stack->top() == 0) return stack->PopMark();
+  if (info.code == 'p' || info.code == op::kBinPut || info.code == op::kLongBinPut) {
+    return stack->top() > 0;
   }
+  const StackNeeds needs = NeedsOf(info);
+  if (!HasOperands(*stack, needs)) return false;
+  if (needs.mark) {
+    stack->PopMark();
+    stack->Pop(needs.below);
+  } else {
+    stack->Pop(needs.below);
+  }
+  for (char c : info.after) {
+    if (c == 'm' && !stack->Mark()) return false;
+    if (c == 'v') stack->Push();
+  }
+  return true;
+}
+
+// Calls says whether an opcode hands control to code outside the machine (opcodes.h's
+// calls_out), as CPython would reach the call: an import (GLOBAL, INST) as soon as its
+// names are read, when they are importable; any other call once its operands are on the
+// stack. *reached is false when CPython raises first (the walk rejects).
+bool Calls(const OpcodeInfo& info, const PickleStack& stack, bool importable, bool* reached) {
+  *reached = true;
+  if (!info.calls_out) return false;
+  *reached = info.arg == ArgKind::kTwoLines ? importable : HasOperands(stack, NeedsOf(info));
+  return *reached;
 }
 
 }  // namespace
@@ -207,26 +192,27 @@ PickleWalkResult WalkPickle(std::span<const std::byte> bytes) {
     const uint8_t code = ByteAt(bytes, at);
     const OpcodeInfo* info = FindOpcode(code);
     if (info == nullptr) return {};
-    uint64_t arg_len = 0;
+    PickleArg arg;
     bool importable = false;
-    std::string_view module;
-    std::string_view name;
-    const ArgStatus arg = ArgumentLen(bytes, at + 1, *info, &arg_len, &importable, &module, &name);
-    if (arg == ArgStatus::kPastEnd) return {PickleWalk::kRejected, at, code, {}, {}, true};
-    if (arg != ArgStatus::kOk) return {};
-    if (code == 0x80 && ByteAt(bytes, at + 1) > 5) return {};
-    if (code == '.') {
+    bool malformed = false;
+    const ArgStatus status = WalkArg(bytes, at + 1, *info, &arg, &importable, &malformed);
+    if (status != ArgStatus::kOk) return {PickleWalk::kRejected, at, code, {}, {}, true};
+    if (malformed) return {};
+    if (code == op::kProto && arg.u > 5) return {};
+    if (code == op::kStop) {
       if (stack.top() == 0) return {};
       return {PickleWalk::kStops, at, code};
     }
-    bool calls = false;
-    if (!CallsOut(code, stack, importable, &calls)) return {};
-    if (calls) return {PickleWalk::kCalls, at, code, std::string(module), std::string(name)};
-    if (!StackEffect(code, &stack)) {
+    bool reached = false;
+    if (Calls(*info, stack, importable, &reached)) {
+      return {PickleWalk::kCalls, at, code, std::string(arg.bytes), std::string(arg.line2)};
+    }
+    if (!reached) return {};
+    if (!StackEffect(*info, &stack)) {
       if (stack.DeepMarks()) return {PickleWalk::kStops, at, code};
       return {};
     }
-    at += 1 + arg_len;
+    at += 1 + static_cast<size_t>(arg.len);
   }
   // No STOP: pickle.load fails at the end, having run nothing (if this is the end).
   return {PickleWalk::kRejected, at, 0, {}, {}, true};

@@ -10,14 +10,17 @@
 
 #include "base/little_endian.h"
 #include "base/out_of_memory.h"
+#include "base/prefixed_source.h"
 #include "base/source_read.h"
 #include "base/test_pause.h"
 #include "sniff/sniff_source.h"
 #include "stguard/gguf.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
+#include "sniff/legacy_magic.h"
 #include "sniff/pickle_walk.h"
 #include "sniff/tar_probe.h"
+#include "zip/end_record.h"
 
 namespace stguard {
 namespace {
@@ -33,13 +36,6 @@ uint8_t ByteAt(std::span<const std::byte> bytes, size_t at) {
 
 // ---- ZIP ------------------------------------------------------------------------------
 
-// kMaxEocdSearch is how far from the end the end-of-central-directory record can be: its
-// 22 bytes plus a comment of at most 65,535. The tail read for it also holds the 20-byte
-// ZIP64 locator that may precede it.
-constexpr size_t kEocdLen = 22;
-constexpr size_t kMaxEocdSearch = kEocdLen + 0xFFFF;
-constexpr size_t kZip64LocatorLen = 20;
-constexpr size_t kZip64RecordLen = 56;
 // kDirectoryChunkLen is how much of a central directory one read brings in.
 constexpr uint64_t kDirectoryChunkLen = 64 * 1024;
 
@@ -78,37 +74,36 @@ Error ZipCentralDirectory(const ByteSource& source, bool* found, uint64_t* out_o
                           uint64_t* out_count) {
   *found = false;
   const uint64_t size = source.size();
-  if (size < kEocdLen) return {};
-  const uint64_t tail_len = std::min<uint64_t>(size, kMaxEocdSearch + kZip64LocatorLen);
+  if (size < kZipEndLen) return {};
+  const uint64_t tail_len = std::min<uint64_t>(size, kZipEndSearchLen + kZip64LocatorLen);
   const uint64_t tail_start = size - tail_len;
   std::vector<std::byte> tail;
   if (Error e = ReadRange(source, tail_start, tail_len, &tail); !e.ok()) return e;
   const std::span<const std::byte> bytes(tail);
-  const uint64_t lowest = size > kMaxEocdSearch ? size - kMaxEocdSearch : 0;
-  for (uint64_t at = size - kEocdLen + 1; at-- > lowest;) {
-    const size_t here = static_cast<size_t>(at - tail_start);
-    if (!StartsWith(bytes.subspan(here), "PK\x05\x06")) continue;
-    const std::byte* eocd = bytes.data() + here;
-    *out_count = LoadLittleEndian<uint16_t>(eocd + 10);
-    *out_offset = LoadLittleEndian<uint32_t>(eocd + 16);
-    if (*out_count != 0xFFFF && *out_offset != 0xFFFFFFFF) {
-      *found = true;
-      return {};
-    }
-    // ZIP64: a 20-byte locator just before, pointing at the 56-byte ZIP64 record.
-    if (at < kZip64LocatorLen || !StartsWith(bytes.subspan(here - kZip64LocatorLen), "PK\x06\x07")) {
-      return {};
-    }
-    const uint64_t record = LoadLittleEndian<uint64_t>(eocd - kZip64LocatorLen + 8);
-    if (record > size || size - record < kZip64RecordLen) return {};
-    std::vector<std::byte> zip64;
-    if (Error e = ReadRange(source, record, kZip64RecordLen, &zip64); !e.ok()) return e;
-    if (!StartsWith(zip64, "PK\x06\x06")) return {};
-    *out_count = LoadLittleEndian<uint64_t>(zip64.data() + 32);
-    *out_offset = LoadLittleEndian<uint64_t>(zip64.data() + 48);
+  // The record a loader takes: the last signature (zip/end_record.h).
+  const uint64_t at = FindZipEnd(bytes, size, ZipEndRule::kLastSignature);
+  if (at == UINT64_MAX) return {};
+  const size_t here = static_cast<size_t>(at - tail_start);
+  const ZipEndFields fields = ReadZipEndFields(bytes.data() + here);
+  *out_count = fields.entries;
+  *out_offset = fields.directory_offset;
+  if (*out_count != 0xFFFF && *out_offset != 0xFFFFFFFF) {
     *found = true;
     return {};
   }
+  // ZIP64: a 20-byte locator just before, pointing at the 56-byte ZIP64 record.
+  if (here < kZip64LocatorLen ||
+      !StartsWith(bytes.subspan(here - kZip64LocatorLen), "PK\x06\x07")) {
+    return {};
+  }
+  const uint64_t record = LoadLittleEndian<uint64_t>(bytes.data() + here - kZip64LocatorLen + 8);
+  if (record > size || size - record < kZip64EndLen) return {};
+  std::vector<std::byte> zip64;
+  if (Error e = ReadRange(source, record, kZip64EndLen, &zip64); !e.ok()) return e;
+  if (!StartsWith(zip64, "PK\x06\x06")) return {};
+  *out_count = LoadLittleEndian<uint64_t>(zip64.data() + 32);
+  *out_offset = LoadLittleEndian<uint64_t>(zip64.data() + 48);
+  *found = true;
   return {};
 }
 
@@ -193,11 +188,6 @@ bool LooksLikeJson(std::span<const std::byte> bytes, uint64_t file_size, bool* u
   return starts.find(text[second]) != std::string_view::npos;
 }
 
-// The legacy stream's first pickle: PROTO 2, LONG1 of the magic 0x1950a86a20f9469cfc6c,
-// STOP (torch/serialization.py MAGIC_NUMBER).
-constexpr std::string_view kLegacyMagic(
-    "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e", 15);
-
 }  // namespace
 
 std::string_view FormatName(Format format) {
@@ -243,7 +233,9 @@ Result<Format> SniffStep(std::span<const std::byte> prefix, const ByteSource& so
   if (wants(kTarBlockLen)) return Format::kUnknown;
   // torch.load takes any file starting with a local file header for a ZIP.
   if (StartsWith(prefix, "PK\x03\x04")) {
-    Result<ZipKind> kind = ClassifyZip(source);
+    // The tail of a small archive includes the prefix already read: served from it.
+    const PrefixedSource prefixed(source, prefix);
+    Result<ZipKind> kind = ClassifyZip(prefixed);
     if (!kind.ok()) return kind.error();
     switch (*kind) {
       case ZipKind::kPytorch: return Format::kPytorchZip;
@@ -256,7 +248,7 @@ Result<Format> SniffStep(std::span<const std::byte> prefix, const ByteSource& so
   // writes one, and np.load opens a file starting "PK\5\6" as an npz (torch.load takes
   // only "PK\3\4" for a ZIP). The npz reader then requires exactly an empty archive.
   if (StartsWith(prefix, "PK\x05\x06")) return Format::kNpz;
-  if (StartsWith(prefix, kLegacyMagic)) return Format::kPytorchLegacy;
+  if (LegacyMagicLen(prefix) != 0) return Format::kPytorchLegacy;
   // torch.load tries a tar before a pickle.
   if (LooksLikeTar(prefix)) return Format::kTar;
   if (LooksLikeSafetensors(prefix, size)) {

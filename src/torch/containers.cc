@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Format detection, the ZIP container and the legacy stream (see torch_checkpoint.h).
+// The container path for a sniffed format, the ZIP container and the legacy stream (see torch_checkpoint.h).
 #include "torch/containers.h"
 
 #include <cstring>
@@ -11,6 +11,7 @@
 #include "base/checked_math.h"
 #include "base/little_endian.h"
 #include "pickle/opcodes.h"
+#include "sniff/legacy_magic.h"
 #include "sniff/tar_probe.h"
 #include "torch/zip_records.h"
 #include "zip/zip_archive.h"
@@ -18,35 +19,7 @@
 namespace stguard {
 namespace {
 
-// The legacy stream starts with the pickled magic number 0x1950a86a20f9469cfc6c
-// (torch/serialization.py MAGIC_NUMBER) in torch.save's pickle protocol (2 by default,
-// 2-5 with pickle_protocol=): PROTO, at protocol 4 and later a FRAME of the 13 bytes that
-// follow (CPython's pickler frames every pickle of 4 bytes or more), LONG1 of 10 bytes,
-// STOP.
-constexpr unsigned char kLegacyMagicLong1[] = {0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9,
-                                               0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e};
-constexpr unsigned char kLegacyMagicFrame[] = {0x95, sizeof(kLegacyMagicLong1), 0, 0, 0,
-                                               0, 0, 0, 0};
 constexpr int64_t kLegacyProtocolVersion = 1001;
-
-bool StartsWith(std::span<const std::byte> bytes, const void* prefix, size_t len) {
-  return bytes.size() >= len && std::memcmp(bytes.data(), prefix, len) == 0;
-}
-
-// LegacyMagicLen returns the length of the legacy magic pickle at the start of `bytes`,
-// or 0 when there is none.
-size_t LegacyMagicLen(std::span<const std::byte> bytes) {
-  if (bytes.size() < 2 || static_cast<uint8_t>(bytes[0]) != op::kProto) return 0;
-  const auto protocol = static_cast<uint8_t>(bytes[1]);
-  if (protocol < 2 || protocol > 5) return 0;
-  size_t at = 2;
-  if (protocol >= 4) {
-    if (!StartsWith(bytes.subspan(at), kLegacyMagicFrame, sizeof(kLegacyMagicFrame))) return 0;
-    at += sizeof(kLegacyMagicFrame);
-  }
-  if (!StartsWith(bytes.subspan(at), kLegacyMagicLong1, sizeof(kLegacyMagicLong1))) return 0;
-  return at + sizeof(kLegacyMagicLong1);
-}
 
 uint64_t BytesPerElement(Dtype dtype) { return DtypeBits(dtype) / 8; }
 
@@ -249,17 +222,29 @@ Error BarePickleError(const PickleResult& pickle, std::span<const std::byte> byt
                std::to_string(bytes.size() - pickle.end) + " bytes"};
 }
 
-TorchFormat ContainerOf(std::span<const std::byte> bytes) {
-  if (StartsWith(bytes, "PK\x03\x04", 4)) return TorchFormat::kZip;
-  if (LegacyMagicLen(bytes) != 0) return TorchFormat::kLegacy;
-  // A pickle of protocol 2-5 starts PROTO, its protocol, then an opcode. (A safetensors
-  // file whose header length starts 0x80 0x02 has a zero third byte, which is no opcode.)
-  if (bytes.size() >= 3 && static_cast<uint8_t>(bytes[0]) == 0x80 &&
-      static_cast<uint8_t>(bytes[1]) >= 2 && static_cast<uint8_t>(bytes[1]) <= 5 &&
-      FindOpcode(static_cast<uint8_t>(bytes[2])) != nullptr) {
-    return TorchFormat::kRawPickle;
+TorchFormat ContainerOf(Format sniffed, std::span<const std::byte> bytes) {
+  switch (sniffed) {
+    case Format::kPytorchZip:
+    case Format::kZip:
+    case Format::kNpz:
+      // torch.load takes any file starting with a local header for a ZIP (an npz or a
+      // ZIP without data.pkl is one its reader refuses); an npz starting with its end
+      // record is no ZIP to torch.
+      return bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0
+                 ? TorchFormat::kZip
+                 : TorchFormat::kUnknown;
+    case Format::kPytorchLegacy:
+      return TorchFormat::kLegacy;
+    case Format::kPickle:
+      // The reader reads protocols 2-5 (PROTO first); protocols 0 and 1 are scanned by
+      // file_verdict.cc's walk.
+      return bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == op::kProto &&
+                     static_cast<uint8_t>(bytes[1]) >= 2 && static_cast<uint8_t>(bytes[1]) <= 5
+                 ? TorchFormat::kRawPickle
+                 : TorchFormat::kUnknown;
+    default:
+      return TorchFormat::kUnknown;
   }
-  return TorchFormat::kUnknown;
 }
 
 std::string_view TorchFormatName(TorchFormat format) {
@@ -272,9 +257,9 @@ std::string_view TorchFormatName(TorchFormat format) {
   return "unknown";
 }
 
-Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,
+Error LoadTorchContainer(Format sniffed, std::span<const std::byte> bytes, LoadedPickle* out,
                          std::vector<GlobalUse>* globals) {
-  out->format = ContainerOf(bytes);
+  out->format = ContainerOf(sniffed, bytes);
   // First, as torch.load tries it first: whatever else the file is, a tar header wins.
   if (Error error = CheckNotTarShaped(bytes); !error.ok()) return error;
   switch (out->format) {

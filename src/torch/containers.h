@@ -10,6 +10,7 @@
 
 #include "pickle/pickle_reader.h"
 #include "stguard/error.h"
+#include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
 #include "zip/zip_archive.h"
 
@@ -29,12 +30,12 @@ struct LoadedPickle {
   std::vector<StoragePlacement> placements;
 };
 
-// ContainerOf picks which of the torch reader's containers to read from the first bytes.
-// It is not a format detector (SniffFormat, stguard/sniff.h, says what a file is, for every
-// command): a file reaches the torch reader only once the sniffer found it pickle-bearing,
-// and this picks the reader's path (a ZIP, the legacy stream, a bare pickle of protocol
-// 2-5; anything else is scanned as a pickle of protocol 0 or 1 by file_verdict.cc).
-TorchFormat ContainerOf(std::span<const std::byte> bytes);
+// ContainerOf picks which of the torch reader's containers to read, from the format
+// SniffFormat (stguard/sniff.h, the one sniffer) found in `bytes`: a ZIP for a file starting
+// with a local header, the legacy stream for one starting with its magic pickle, a bare
+// pickle of protocol 2-5; anything else kUnknown (a protocol 0 or 1 pickle is scanned by
+// file_verdict.cc).
+TorchFormat ContainerOf(Format sniffed, std::span<const std::byte> bytes);
 
 // BarePickleError is the outcome of a bare pickle read to its STOP: kRawPickle (it holds
 // no tensor data), or kTrailingContent when bytes follow its STOP. A loader that calls
@@ -44,9 +45,9 @@ TorchFormat ContainerOf(std::span<const std::byte> bytes);
 // each record to its exact end. `pickle` was read from the start of `bytes`.
 Error BarePickleError(const PickleResult& pickle, std::span<const std::byte> bytes);
 
-// LoadTorchContainer detects the format, checks the container, runs the main pickle and
-// places every storage it names. `globals` receives the globals named, even on error.
-Error LoadTorchContainer(std::span<const std::byte> bytes, LoadedPickle* out,
+// LoadTorchContainer takes the container SniffFormat found in `bytes` (`sniffed`), checks
+// it, runs the main pickle and places every storage it names. `globals` receives the globals named, even on error.
+Error LoadTorchContainer(Format sniffed, std::span<const std::byte> bytes, LoadedPickle* out,
                          std::vector<GlobalUse>* globals);
 
 // LoadZipArchive is LoadTorchContainer's ZIP path on an archive already opened, over a

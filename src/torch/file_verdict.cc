@@ -24,18 +24,6 @@ namespace {
 // referenced many times (memo), so the search counts visits, not distinct dicts.
 constexpr size_t kMaxKeyPathVisits = 4096;
 
-// CallsOut says whether a refused opcode hands control to code outside the machine.
-bool CallsOut(uint8_t opcode) {
-  switch (opcode) {
-    case 'i': case 'o': case 0x81: case 0x92:  // INST, OBJ, NEWOBJ, NEWOBJ_EX
-    case 0x82: case 0x83: case 0x84:           // EXT1, EXT2, EXT4
-    case 'c': case 0x93: case 'R': case 'b':   // GLOBAL, STACK_GLOBAL, REDUCE, BUILD
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool IsStateDict(const PickleResult& p, const PickleValue& dict) {
   if (dict.kind != ValueKind::kDict || dict.items.empty()) return false;
   for (size_t k = 0; k + 1 < dict.items.size(); k += 2) {
@@ -79,10 +67,11 @@ std::vector<std::vector<std::string>> KeyPathsOf(const PickleResult& p) {
   return found;
 }
 
-std::vector<std::vector<std::string>> FindKeyPaths(std::span<const std::byte> bytes) {
+std::vector<std::vector<std::string>> FindKeyPaths(Format sniffed,
+                                                  std::span<const std::byte> bytes) {
   LoadedPickle loaded;
   std::vector<GlobalUse> uses;
-  if (!LoadTorchContainer(bytes, &loaded, &uses).ok()) return {};
+  if (!LoadTorchContainer(sniffed, bytes, &loaded, &uses).ok()) return {};
   return KeyPathsOf(loaded.pickle);
 }
 
@@ -111,26 +100,28 @@ void ScanBarePickle(std::span<const std::byte> bytes, TorchScanReport* scan) {
   // reported as the code it names rather than as unreadable.
   const PickleWalkResult walk = WalkPickle(bytes);
   if (walk.outcome != PickleWalk::kCalls) return;
-  if (walk.opcode == op::kGlobal || walk.opcode == 'i') {
+  const OpcodeInfo* info = FindOpcode(walk.opcode);
+  if (info->arg == ArgKind::kTwoLines) {  // GLOBAL, INST: an import by name
     const bool allowed = FindAllowedGlobal(walk.module, walk.name) != nullptr;
     scan->globals.push_back({walk.module, walk.name, allowed, walk.offset});
     if (allowed) return;
     scan->error = Error{ErrorCode::kPickleGlobalRefused, walk.offset,
                         "global outside the allowlist, in a pickle of protocol 0 or 1",
                         walk.module + "." + walk.name};
-  } else if (CallsOut(walk.opcode)) {
-    const OpcodeInfo* info = FindOpcode(walk.opcode);
+  } else {
     scan->error = Error{ErrorCode::kPickleOpcodeRefused, walk.offset,
                         "an opcode that calls out of the pickle machine",
-                        std::string(info != nullptr ? info->name : "?")};
+                        std::string(info->name)};
   }
 }
 
-// Judge decides the verdict for bytes already sniffed and scanned.
-PickleFileReport Judge(std::span<const std::byte> bytes, TorchScanReport scan) {
+// Judge sniffs `bytes` once, scans them as that format and decides the verdict. `file`,
+// when given, holds them (ScanTorchSniffed).
+PickleFileReport Judge(std::span<const std::byte> bytes, const MappedFile* file,
+                       const TorchOptions& options) {
   PickleFileReport report;
   report.format = SniffFormat(bytes);
-  report.scan = std::move(scan);
+  report.scan = ScanTorchSniffed(report.format, bytes, file, options);
   if (report.format == Format::kTar) {
     report.scan.error = CheckNotTarShaped(bytes);  // kTarAmbiguous
   } else if (report.format == Format::kPickle &&
@@ -139,7 +130,7 @@ PickleFileReport Judge(std::span<const std::byte> bytes, TorchScanReport scan) {
   }
   const uint64_t at = report.scan.error.offset;
   const uint8_t opcode = at < bytes.size() ? static_cast<uint8_t>(bytes[at]) : 0;
-  if (DecideReport(opcode, &report)) report.key_paths = FindKeyPaths(bytes);
+  if (DecideReport(opcode, &report)) report.key_paths = FindKeyPaths(report.format, bytes);
   return report;
 }
 
@@ -226,7 +217,7 @@ FileVerdict DecidePickleVerdict(const Error& scan_error, uint8_t opcode) {
 
 PickleFileReport JudgePickleBytes(std::span<const std::byte> bytes,
                                   const TorchOptions& options) {
-  return Judge(bytes, ScanTorchBytes(bytes, options));
+  return Judge(bytes, nullptr, options);
 }
 
 PickleFileReport JudgePickleZipSource(const ByteSource& source, const TorchOptions& options,
@@ -275,7 +266,7 @@ PickleFileReport JudgePickleFile(const std::string& path, const TorchOptions& op
 PickleFileReport JudgePickleMapped(const MappedFile& file, const TorchOptions& options) {
   // One mapping for the verdict and the scan. The scan reads storages with pread (a file
   // truncated meanwhile is kIoError).
-  return Judge(file.bytes(), ScanTorchMapped(file, options));
+  return Judge(file.bytes(), &file, options);
 }
 
 }  // namespace stguard

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // ScanLoaded: the part of a torch scan that follows loading the container, shared by the
-// mapped path (ScanTorchBytes, ScanTorchFile) and the ZIP read by ranges.
+// mapped path (ScanTorchBytes, ScanTorchFile, ScanTorchSniffed) and the ZIP read by ranges.
 #ifndef STGUARD_SRC_TORCH_SCAN_LOADED_H_
 #define STGUARD_SRC_TORCH_SCAN_LOADED_H_
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "stguard/byte_source.h"
@@ -23,9 +24,12 @@ TorchScanReport ScanLoaded(const Error& load_error, const LoadedPickle& loaded,
                            const std::vector<GlobalUse>& uses, uint64_t file_size,
                            const ByteSource* crc_source, const TorchOptions& options);
 
-// ScanTorchMapped is ScanTorchFile over a file the caller already mapped (JudgePickleFile
-// judges the same mapping: the file is mapped once).
-TorchScanReport ScanTorchMapped(const MappedFile& file, const TorchOptions& options);
+// ScanTorchSniffed is ScanTorchBytes over bytes SniffFormat already judged (`sniffed`), so
+// the verdict and the scan sniff once. `file`, when given, holds `bytes` (JudgePickleFile
+// judges the same mapping: the file is mapped once) and the storages' CRC-32s are computed
+// on bytes read from it with pread (a file truncated meanwhile is kIoError).
+TorchScanReport ScanTorchSniffed(Format sniffed, std::span<const std::byte> bytes,
+                                 const MappedFile* file, const TorchOptions& options);
 
 }  // namespace stguard
 

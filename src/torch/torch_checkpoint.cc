@@ -217,7 +217,7 @@ Result<TorchCheckpoint> TorchCheckpoint::FromBytes(std::span<const std::byte> by
   auto impl = std::make_unique<Impl>();
   impl->bytes = bytes;
   std::vector<GlobalUse> uses;
-  Error error = LoadTorchContainer(bytes, &impl->loaded, &uses);
+  Error error = LoadTorchContainer(SniffFormat(bytes), bytes, &impl->loaded, &uses);
   impl->globals = ToTorchGlobals(uses);
   if (!error.ok()) return error;
   if (Error select = SelectTensors(impl->loaded, options, bytes.size(), &impl->tensors);
@@ -257,22 +257,15 @@ Result<std::string> TorchCheckpoint::TensorBytes(size_t index) const {
   return bytes;
 }
 
-namespace {
-
-// ScanTorch checks a checkpoint as TorchCheckpoint does and reports. `file`, when given,
-// holds `bytes` and the storages' CRC-32 is computed on bytes read from it with pread
-// (a file truncated meanwhile is kIoError), in one fixed buffer.
-TorchScanReport ScanTorch(std::span<const std::byte> bytes, const MappedFile* file,
-                          const TorchOptions& options) {
+TorchScanReport ScanTorchSniffed(Format sniffed, std::span<const std::byte> bytes,
+                                 const MappedFile* file, const TorchOptions& options) {
   LoadedPickle loaded;
   std::vector<GlobalUse> uses;
-  const Error error = LoadTorchContainer(bytes, &loaded, &uses);
+  const Error error = LoadTorchContainer(sniffed, bytes, &loaded, &uses);
   const MemorySource memory(bytes);
   return ScanLoaded(error, loaded, uses, bytes.size(),
                     file != nullptr ? static_cast<const ByteSource*>(file) : &memory, options);
 }
-
-}  // namespace
 
 TorchScanReport ScanLoaded(const Error& load_error, const LoadedPickle& loaded,
                            const std::vector<GlobalUse>& uses, uint64_t file_size,
@@ -304,7 +297,7 @@ TorchScanReport ScanLoaded(const Error& load_error, const LoadedPickle& loaded,
 }
 
 TorchScanReport ScanTorchBytes(std::span<const std::byte> bytes, const TorchOptions& options) {
-  return ScanTorch(bytes, nullptr, options);
+  return ScanTorchSniffed(SniffFormat(bytes), bytes, nullptr, options);
 }
 
 TorchScanReport ScanTorchFile(const std::string& path, const TorchOptions& options) {
@@ -314,11 +307,7 @@ TorchScanReport ScanTorchFile(const std::string& path, const TorchOptions& optio
     report.error = file.error();
     return report;
   }
-  return ScanTorchMapped(**file, options);
-}
-
-TorchScanReport ScanTorchMapped(const MappedFile& file, const TorchOptions& options) {
-  return ScanTorch(file.bytes(), &file, options);
+  return ScanTorchSniffed(SniffFormat((*file)->bytes()), (*file)->bytes(), file->get(), options);
 }
 
 namespace {

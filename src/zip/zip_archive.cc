@@ -12,6 +12,7 @@
 #include "base/plain_name.h"
 #include "base/source_read.h"
 #include "base/utf8.h"
+#include "zip/end_record.h"
 #include "zip/inflate.h"
 
 namespace stguard {
@@ -25,9 +26,7 @@ constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
 constexpr uint32_t kDataDescriptorSignature = 0x08074b50;
 constexpr size_t kLocalHeaderLen = 30;
 constexpr size_t kCentralHeaderLen = 46;
-constexpr size_t kEndLen = 22;
-constexpr size_t kZip64EndLen = 56;
-constexpr size_t kZip64LocatorLen = 20;
+constexpr size_t kEndLen = kZipEndLen;
 constexpr uint16_t kZip64ExtraId = 0x0001;
 constexpr uint16_t kFlagDataDescriptor = 1u << 3;
 constexpr uint16_t kFlagUtf8 = 1u << 11;
@@ -226,35 +225,40 @@ struct EndRecords {
 };
 
 Error ReadEndRecords(const Reader& in, EndRecords* out) {
-  // The classic record ends the file; its comment, if any, runs to the very end. Scan back
-  // over at most 65535 comment bytes for a signature whose comment length fits exactly.
+  // The classic record ends the file; its comment, if any, runs to the very end
+  // (zip/end_record.h, kEndsFile). A plain record is in the last kEndLen bytes, which a
+  // source's first read holds: only when it is not there does the search reach back over
+  // a comment's length (ReadTail read that far then).
   if (in.size() < kEndLen) return Fail(ErrorCode::kZipFormat, 0, "too short for a ZIP archive");
   uint64_t end_at = UINT64_MAX;
-  const uint64_t lowest = in.size() - kEndLen > kMax16 ? in.size() - kEndLen - kMax16 : 0;
-  for (uint64_t at = in.size() - kEndLen + 1; at-- > lowest;) {
-    if (in.U32(at) == kEndSignature && at + kEndLen + in.U16(at + 20) == in.size()) {
-      end_at = at;
-      break;
-    }
+  const uint64_t reach = std::min<uint64_t>(in.size(), kZipEndSearchLen);
+  for (const uint64_t len : {uint64_t{kEndLen}, reach}) {
+    const std::string_view tail = in.Text(in.size() - len, len);
+    end_at = FindZipEnd(std::as_bytes(std::span(tail.data(), tail.size())), in.size(),
+                        ZipEndRule::kEndsFile);
+    if (end_at != UINT64_MAX) break;
   }
   if (end_at == UINT64_MAX) {
     return Fail(ErrorCode::kZipFormat, in.size(),
                 "no end of central directory record ending the file (truncated, or trailing "
                 "bytes)");
   }
+  const std::string_view end_bytes = in.Text(end_at, kEndLen);
+  const ZipEndFields fields =
+      ReadZipEndFields(reinterpret_cast<const std::byte*>(end_bytes.data()));
   // torch's reader (miniz) takes the last end signature it meets scanning back, whatever
   // its comment length says: a second end record inside a comment would send torch to
   // another central directory. torch writes no comment, and without one the backward
   // scan can only stop on this record.
-  if (in.U16(end_at + 20) != 0) {
+  if (fields.comment_len != 0) {
     return Fail(ErrorCode::kZipLayout, end_at + kEndLen,
                 "end of central directory record with a comment (torch writes none; torch's "
                 "reader could take an end record hidden in it)",
-                std::to_string(in.U16(end_at + 20)) + " comment bytes");
+                std::to_string(fields.comment_len) + " comment bytes");
   }
-  const uint16_t disk = in.U16(end_at + 4), directory_disk = in.U16(end_at + 6);
-  uint64_t entries_here = in.U16(end_at + 8), entries = in.U16(end_at + 10);
-  uint64_t directory_len = in.U32(end_at + 12), directory_offset = in.U32(end_at + 16);
+  const uint16_t disk = fields.disk, directory_disk = fields.directory_disk;
+  uint64_t entries_here = fields.entries_here, entries = fields.entries;
+  uint64_t directory_len = fields.directory_len, directory_offset = fields.directory_offset;
   uint64_t directory_end_limit = end_at;
 
   const bool has_locator = end_at >= kZip64LocatorLen &&

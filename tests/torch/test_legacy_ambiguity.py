@@ -193,6 +193,30 @@ def test_every_pickle_protocol_is_read_like_torch(protocol, legacy, tmp_path):
     assert set(converted) == set(loaded)
     for name, tensor in loaded.items():
         assert converted[name] == tensor.contiguous().numpy().tobytes(), name
+    assert_one_format(path, "legacy" if legacy else "zip")
+
+
+def assert_one_format(path, torch_format):
+    """check (the sniffer) and scan (the torch reader) name the same container."""
+    check = json.loads(run("check", "--json", path).stdout)
+    scan = json.loads(run("scan", "--json", path).stdout)
+    assert check["format"] == "pytorch-" + torch_format, check
+    assert scan["torch_format"] == torch_format, scan
+
+
+@pytest.mark.parametrize("protocol", [0, 1])
+def test_legacy_stream_of_a_text_protocol_is_legacy_to_check_and_scan(protocol, tmp_path):
+    # torch.save(pickle_protocol=0 or 1) writes the magic number as a text LONG, which
+    # torch.load reads as the legacy stream's magic (at protocol 1 it loads the whole
+    # stream; torch 1.13 fails later in a protocol 0 one). stguard's reader reads
+    # protocols 2-5 only, so it refuses the stream, but as the legacy stream it is,
+    # everywhere.
+    path = tmp_path / "p.pt"
+    torch.save({"w": torch.arange(4.0)}, path, pickle_protocol=protocol,
+               _use_new_zipfile_serialization=False)
+    assert isinstance(torch_load(path), BaseException) == (protocol == 0)
+    assert_one_format(path, "legacy")
+    assert run("check", path).returncode == 1
 
 
 def renumber_memo_from_one(data, pickles):
