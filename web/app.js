@@ -660,6 +660,15 @@ function showReport(section, result) {
   save.type = 'button';
   save.addEventListener('click', () => download(reportFileName(result), text));
   line.append(copy, save);
+  // A URL check can be shared: this page with ?url= checks it again on load.
+  const url = section.dataset.url;
+  if (url) {
+    const share = new URL(location.pathname, location.href);
+    share.searchParams.set('url', url);
+    const link = element('a', 'share-link', 'Link to this check');
+    link.href = share.href;
+    line.append(' ', link);
+  }
   section.querySelector(':scope > .verdict-sentence').after(line);
 }
 
@@ -708,6 +717,7 @@ function showSummaryLine() {
   const parts = order.filter((key) => counts.has(key)).map((key) => `${formatCount(counts.get(key))} ${key}`);
   document.getElementById('summary').textContent = parts.join(', ');
   document.getElementById('clear').hidden = counts.size === 0;
+  document.getElementById('download-all').hidden = counts.size === 0;
 }
 
 function newSlot() {
@@ -799,6 +809,14 @@ function cancel(job) {
   setPending();
 }
 
+// downloadAll saves every finished top-level result's envelope, one JSON line each, as
+// `stguard check --json` prints them for several files.
+function downloadAll() {
+  const lines = Array.from(document.querySelectorAll('#results > .result'))
+                     .map((section) => section.reportJson).filter(Boolean);
+  download('stguard-report.jsonl', lines.join(''));
+}
+
 function clearResults() {
   for (const job of [...jobs.values()]) cancel(job);
   document.getElementById('results').replaceChildren();
@@ -856,7 +874,9 @@ function checkUrl(given) {
                   'only files on other sites are checked by URL');
     return;
   }
-  submit({kind: 'url', url: url.href}, newResult(url.href, url.href));
+  const section = newResult(url.href, url.href);
+  section.dataset.url = url.href;
+  submit({kind: 'url', url: url.href}, section);
 }
 
 // checkFolders checks the files of one or more folders: entries are {path, file} with
@@ -966,6 +986,7 @@ function setUpInputs() {
     fileInput.click();
   });
   document.getElementById('clear').addEventListener('click', clearResults);
+  document.getElementById('download-all').addEventListener('click', downloadAll);
   // A file dropped beside the zone would make the browser open it in place of the page.
   window.addEventListener('dragover', (event) => event.preventDefault());
   window.addEventListener('drop', (event) => {

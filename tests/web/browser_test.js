@@ -803,16 +803,31 @@ CASES.report = async ({browser, servers, fixtures}) => {
   await waitForResults(page, 1);
   await page.click('#results > .result .copy-json');
   await page.click('#results > .result .download-report');
+  const url = `${servers.urls.cors}/corpus/valid/worked_example.safetensors`;
+  await page.type('#url-input', url);
+  await page.keyboard.press('Enter');
+  await waitForResults(page, 2);
+  const share = await page.$eval('#results > .result:nth-child(2) .share-link', (a) => a.href);
   const copied = await page.waitForFunction(() => window.__copied).then((h) => h.jsonValue());
-  let saved = [];
-  for (let i = 0; i < 50 && saved.length === 0; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    saved = fs.readdirSync(downloads).filter((n) => n.endsWith('.json'));
-  }
+  await page.click('#download-all');
+  const downloaded = async (suffix) => {
+    for (let i = 0; i < 50; i += 1) {
+      const names = fs.readdirSync(downloads).filter((n) => n.endsWith(suffix));
+      if (names.length > 0) return names;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return [];
+  };
+  const saved = await downloaded('.stguard.json');
+  const [all] = await downloaded('.jsonl');
   assert.deepEqual(page.errors, [], 'the page logged errors');
   await page.close();
   assert.equal(saved.length, 1, 'no report was downloaded');
   const report = JSON.parse(fs.readFileSync(path.join(downloads, saved[0])));
+  const lines = fs.readFileSync(path.join(downloads, all), 'utf8').trim().split('\n').map(JSON.parse);
+  assert.deepEqual(lines.map((l) => [l.file, l.verdict]),
+                   [[report.file, report.verdict], [url, 'valid']], 'the report of all results');
+  assert.equal(new URL(share).searchParams.get('url'), url, `the link to the check: ${share}`);
   // The envelope's fields, as check --json gives them (it adds a few of its own).
   assert.deepEqual(JSON.parse(copied), report, 'Copy JSON differs from the report');
   for (const key of ['schema_version', 'format', 'verdict', 'code', 'message']) {
@@ -823,7 +838,8 @@ CASES.report = async ({browser, servers, fixtures}) => {
                      `the report's ${key}`);
   }
   return `Copy JSON and Download report (${saved[0]}) give check --json's envelope ` +
-         `(${native.verdict} ${native.code})`;
+         `(${native.verdict} ${native.code}); "Download all reports" gives one line per ` +
+         'result; a URL check links to itself';
 };
 
 CASES.plain_words = async ({browser, servers, fixtures}) => {
