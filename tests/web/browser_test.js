@@ -552,11 +552,11 @@ function writeSafetensors(file, names, {metadata, overrun} = {}) {
   return file;
 }
 
-// shot saves a screenshot of the page as NAME.png in $STGUARD_WEB_SCREENSHOTS, when set
+// shot saves a screenshot of the page as NAME.jpg in $STGUARD_WEB_SCREENSHOTS, when set
 // (web/README.md shows them).
 async function shot(page, name) {
   const dir = process.env.STGUARD_WEB_SCREENSHOTS;
-  if (dir) await page.screenshot({path: path.join(dir, `${name}.png`)});
+  if (dir) await page.screenshot({path: path.join(dir, `${name}.jpg`), type: 'jpeg', quality: 70});
 }
 
 // A page is "small" below this height (px): a 1 MB name once made it 301,441 px tall.
@@ -665,19 +665,24 @@ CASES.tensor_table = async ({browser, servers, fixtures}) => {
     const rowNames = () => Array.from(view.querySelectorAll('tr[data-name]'))
                                 .map((tr) => tr.getAttribute('data-name'));
     const drawn = rowNames().length;
-    // Filtering: the input event redraws synchronously.
-    let started = performance.now();
-    filter.value = 'LAYERS.1234.';
-    filter.dispatchEvent(new Event('input'));
-    const filterMs = performance.now() - started;
+    // Filtering: the input event redraws synchronously. Each time is the least of five
+    // (the machine running the tests may be busy).
+    const timed = (value) => {
+      let least = Infinity;
+      for (let i = 0; i < 5; i += 1) {
+        const started = performance.now();
+        filter.value = value;
+        filter.dispatchEvent(new Event('input'));
+        least = Math.min(least, performance.now() - started);
+      }
+      return least;
+    };
+    const filterMs = timed('LAYERS.1234.');
     const filtered = rowNames();
     filter.value = 'layers.1234';
     filter.dispatchEvent(new Event('input'));
     const filtered2 = rowNames();
-    started = performance.now();
-    filter.value = '';
-    filter.dispatchEvent(new Event('input'));
-    const allMs = performance.now() - started;
+    const allMs = timed('');
     // Sorting by name, twice: descending.
     const sort = document.querySelector('.tensor-view th.col-name button');
     sort.click();
@@ -759,6 +764,10 @@ CASES.keyboard_mobile = async ({browser, servers, fixtures}) => {
   const file = writeSafetensors(path.join(fixtures, 'narrow.safetensors'), names);
   const page = await openPage(browser, pageUrl(servers, []));
   await page.setViewport({width: 390, height: 844});
+  // The page acts as focused, as a window the user types in is (a file chooser opens only
+  // from a focused page).
+  await page.bringToFront();
+  await page.emulateFocusedPage(true);
   // Keyboard only: Tab to the drop zone, then Enter, then Space, each opens the chooser.
   let tabs = 0;
   while (await page.evaluate(() => document.activeElement.id) !== 'drop-zone' && tabs < 10) {
@@ -766,9 +775,13 @@ CASES.keyboard_mobile = async ({browser, servers, fixtures}) => {
     tabs += 1;
   }
   for (const key of ['Enter', 'Space']) {
-    const [chooser] = await Promise.all([page.waitForFileChooser({timeout: 5000}),
-                                         page.keyboard.press(key)]);
-    await chooser.accept([file]);
+    const waiting = page.waitForFileChooser({timeout: 10000}).catch((error) => {
+      throw new Error(`${key} on the drop zone opened no file chooser: ${error.message}`);
+    });
+    // Interception is switched on by a message of its own: let it arrive first.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await page.keyboard.press(key);
+    await (await waiting).accept([file]);
   }
   await waitForResults(page, 2);
   await shot(page, 'mobile');
