@@ -556,7 +556,8 @@ function writeSafetensors(file, names, {metadata, overrun} = {}) {
 // (web/README.md shows them).
 async function shot(page, name) {
   const dir = process.env.STGUARD_WEB_SCREENSHOTS;
-  if (dir) await page.screenshot({path: path.join(dir, `${name}.jpg`), type: 'jpeg', quality: 70});
+  if (dir) await page.screenshot({path: path.join(dir, `${name}.jpg`), type: 'jpeg', quality: 70,
+                                 fullPage: true});
 }
 
 // A page is "small" below this height (px): a 1 MB name once made it 301,441 px tall.
