@@ -119,7 +119,9 @@ function valueText(value) {
 // The characters stguard's PrintableText escapes (include/stguard/error.h): C0 controls
 // and DEL as \xNN; C1 controls, bidirectional controls and the line and paragraph
 // separators as \u{NNNN}; a lone surrogate (a JavaScript string may hold one) likewise.
-const UNPRINTABLE = /[\x00-\x1f\x7f]|[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]|\p{Cs}/gu;
+const UNPRINTABLE = new RegExp(
+    '[\\x00-\\x1f\\x7f]|[\\u0080-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069' +
+    '\\u2028\\u2029]|\\p{Cs}', 'gu');
 
 function printable(text) {
   return String(text).replace(UNPRINTABLE, (ch) => {
@@ -133,7 +135,9 @@ function shortText(text) {
   const raw = String(text);
   // Escaping never shortens, so the first MAX_SHOWN_CHARS characters are enough.
   const head = printable(raw.slice(0, MAX_SHOWN_CHARS + 1));
-  if (head.length <= MAX_SHOWN_CHARS && raw.length <= MAX_SHOWN_CHARS) return {text: head, cut: false};
+  if (head.length <= MAX_SHOWN_CHARS && raw.length <= MAX_SHOWN_CHARS) {
+    return {text: head, cut: false};
+  }
   return {text: `${head.slice(0, MAX_SHOWN_CHARS)}…`, cut: true};
 }
 
@@ -522,10 +526,10 @@ function showTensors(section, tensors) {
   if (!Array.isArray(tensors) || tensors.length === 0) return;
   const table = new TensorTable(tensors);
   section.appendChild(table.build(tensors));
-  const total = element('p', 'tensor-total',
-                        `${counted(tensors.length, 'tensor')}, ` +
-                        `${counted(table.rows.reduce((sum, r) => sum + r.elements, 0), 'parameter')}, ` +
-                        formatBytes(table.rows.reduce((sum, r) => sum + r.bytes, 0)));
+  const parameters = table.rows.reduce((sum, r) => sum + r.elements, 0);
+  const bytes = table.rows.reduce((sum, r) => sum + r.bytes, 0);
+  const total = element('p', 'tensor-total', `${counted(tensors.length, 'tensor')}, ` +
+                        `${counted(parameters, 'parameter')}, ${formatBytes(bytes)}`);
   table.view.after(total);
   table.render();
 }
@@ -714,7 +718,8 @@ function showSummaryLine() {
     counts.set(key, (counts.get(key) || 0) + 1);
   }
   const order = ['valid', 'invalid', 'refused', 'error', 'checking', 'queued', 'cancelled'];
-  const parts = order.filter((key) => counts.has(key)).map((key) => `${formatCount(counts.get(key))} ${key}`);
+  const parts = order.filter((key) => counts.has(key))
+                     .map((key) => `${formatCount(counts.get(key))} ${key}`);
   document.getElementById('summary').textContent = parts.join(', ');
   document.getElementById('clear').hidden = counts.size === 0;
   document.getElementById('download-all').hidden = counts.size === 0;
@@ -757,10 +762,9 @@ function startWorker(slot) {
     restartWorker(slot);
     if (job) {
       finish(job);
+      const message = `the checker stopped: ${event.message || 'an error in the worker'}`;
       fillResult(job.section, {file: job.section.getAttribute('data-file'), format: 'unknown',
-                               verdict: 'error', code: 'IoError',
-                               message: `the checker stopped: ${event.message || 'an error in the worker'}`},
-                 null, '');
+                               verdict: 'error', code: 'IoError', message}, null, '');
       setPending();
     }
     dispatch();
