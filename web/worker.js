@@ -16,7 +16,9 @@
 // read, total, requests} while reading a file or URL, {kind: 'progress', id, read, total,
 // files, totalFiles, current} while checking a folder (bytes read of the folder's total,
 // files opened so far of its count, the path being read), and {kind: 'done', id, result,
-// stats} once (result: the envelope, parsed). Jobs run one at a time, in order.
+// stats} once (result: the envelope, parsed). Jobs run one at a time, in order; the page
+// runs several workers (app.js) and gives each one job at a time, and ends a worker to
+// cancel its job (a synchronous read inside WebAssembly cannot be interrupted).
 'use strict';
 
 // PREFIX_BYTES is what the first read of a source fetches: enough for the header of

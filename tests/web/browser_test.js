@@ -15,7 +15,18 @@
 // - tensor names holding <script> are shown as text, and no script runs;
 // - a URL on a second origin works with CORS headers, and is reported clearly without
 //   them (no Allow-Origin; no Expose-Headers: Content-Range);
-// - a server without range support is reported, and the transfer stopped.
+// - a server without range support is reported, and the transfer stopped;
+// - names shown escaped (bidi controls as \u{202e}) and cut past 200 characters with
+//   "show all", so a 1 MB tensor name leaves the page small (safe_names);
+// - ?url= links to the page's own origin, relative paths and text without a scheme are
+//   refused and never requested (own_origin_url);
+// - a 20,000-tensor table drawn virtualised, filtered, sorted, scrolled (tensor_table);
+// - stalled URLs hold one worker each, later checks run or wait "queued", cancel and
+//   "clear results" work (concurrency);
+// - keyboard-only use, a 390 px viewport without sideways scroll (keyboard_mobile);
+// - "Copy JSON" and "Download report" give check --json's envelope (report);
+// - plurals, a shard index alone, refused globals explained, no offsets where a format
+//   has none, progress ending full (plain_words).
 //
 // Environment: STGUARD_PUPPETEER_DIR (where puppeteer-core is installed), STGUARD_CHROMIUM,
 // STGUARD_WEB_DIR (the built page, build-web/), STGUARD_CLI (the native stguard),
@@ -77,7 +88,7 @@ function makeFixtures(dir) {
 // (corpus/) and the fixtures (fixtures/), one server per origin.
 async function startServers(root) {
   const origins = {main: 'plain', cors: 'cors', nocors: 'plain', noexpose: 'cors-noexpose',
-                   norange: 'norange,cors'};
+                   norange: 'norange,cors', stall: 'stall,cors'};
   const args = [path.join(__dirname, 'range_server.py'), '--root', root];
   for (const [name, flags] of Object.entries(origins)) args.push('--origin', `${name}=${flags}`);
   const server = childProcess.spawn(PYTHON, args, {stdio: ['pipe', 'pipe', 'inherit']});
@@ -156,10 +167,12 @@ async function waitForResults(page, count) {
 // readResults returns what the page shows for each top-level result.
 function readResults(page) {
   return page.$$eval('#results > .result', (sections) => sections.map((section) => {
+    // File text is shown escaped and cut; .safe elements keep it whole as fullText.
     const detail = {};
     for (const dt of section.querySelectorAll(':scope > .error-detail > dt')) {
-      detail[dt.textContent] = dt.nextElementSibling.textContent;
+      detail[dt.textContent] = dt.nextElementSibling.querySelector('.safe').fullText;
     }
+    const view = section.querySelector(':scope > details > .tensor-view');
     const members = Array.from(section.querySelectorAll(':scope .files .result'));
     return {
       file: section.getAttribute('data-file'),
@@ -167,12 +180,12 @@ function readResults(page) {
       verdict: section.getAttribute('data-verdict'),
       code: section.getAttribute('data-code'),
       message: detail.message || '',
-      notes: Array.from(section.querySelectorAll(':scope > .notes li')).map((li) => li.textContent),
-      tensors: Array.from(section.querySelectorAll(':scope > details > table.tensors tbody tr'))
-                   .map((tr) => tr.getAttribute('data-name')),
+      notes: Array.from(section.querySelectorAll(':scope > .notes li .safe'))
+                 .map((li) => li.fullText),
+      tensors: view ? view.tensors.map((t) => String(t.name)) : [],
       findings: Array.from(section.querySelectorAll('table.findings tbody tr')).map((tr) => ({
         rule: tr.getAttribute('data-rule'),
-        tensor: tr.querySelector('td.name').textContent,
+        tensor: tr.querySelector('td.name .safe').fullText,
       })),
       members: members.map((m) => ({file: m.getAttribute('data-file'),
                                     verdict: m.getAttribute('data-verdict')})),
@@ -270,13 +283,13 @@ CASES.corpus_urls = async ({browser, servers}) => {
   for (const group of corpusFiles(true)) {
     const files = group.files.map((n) => path.join(REPO, group.dir, n));
     const native = nativeResults(files);
-    // Relative to the page, as a link beside it would name them.
-    const urls = group.files.map((n) => `../${group.dir}/${encodeURIComponent(n)}`);
+    // On the second origin: the page reads no URL of its own.
+    const urls = group.files.map((n) => `${servers.urls.cors}/${group.dir}/${encodeURIComponent(n)}`);
     const page = await openPage(browser, pageUrl(servers, urls));
     await waitForResults(page, urls.length);
     const shown = new Map((await readResults(page)).map((r) => [r.file, r]));
     group.files.forEach((name, i) => {
-      const absolute = new URL(urls[i], `${servers.urls.main}/app/index.html`).href;
+      const absolute = new URL(urls[i]).href;
       const result = shown.get(absolute);
       if (!result) {
         mismatches.push(`${absolute}: no result on the page`);
@@ -293,12 +306,12 @@ CASES.corpus_urls = async ({browser, servers}) => {
 };
 
 CASES.big_url = async ({browser, servers}) => {
-  await resetServer(servers.urls.main);
-  const page = await openPage(browser, pageUrl(servers, ['../fixtures/big.safetensors']));
+  await resetServer(servers.urls.cors);
+  const page = await openPage(browser, pageUrl(servers, [`${servers.urls.cors}/fixtures/big.safetensors`]));
   await waitForResults(page, 1);
   const [result] = await readResults(page);
   await page.close();
-  const stats = await serverStats(servers.urls.main);
+  const stats = await serverStats(servers.urls.cors);
   const sent = stats.by_path['/fixtures/big.safetensors'] || 0;
   const requests = stats.requests.filter(([p]) => p === '/fixtures/big.safetensors').length;
   assert.equal(result.verdict, 'valid', `16 GiB file: ${result.message}`);
@@ -453,14 +466,15 @@ CASES.drop_folder = async ({browser, servers, fixtures}) => {
 
 CASES.script_names = async ({browser, servers, fixtures, names}) => {
   const file = path.join(fixtures, 'script_names.safetensors');
-  const page = await openPage(browser, pageUrl(servers, ['../fixtures/script_names.safetensors']));
+  const page = await openPage(browser,
+                              pageUrl(servers, [`${servers.urls.cors}/fixtures/script_names.safetensors`]));
   await (await page.$('#file-input')).uploadFile(file);
   await waitForResults(page, 2);
   const results = await readResults(page);
   const seen = await page.evaluate(() => ({
     injected: window.__stguardInjected,
     elements: document.querySelectorAll('#results script, #results img, #results b').length,
-    cells: Array.from(document.querySelectorAll('table.tensors td.name'))
+    cells: Array.from(document.querySelectorAll('table.tensors tr[data-name] td.name'))
                .map((td) => td.textContent),
     text: document.getElementById('results').innerText,
   }));
@@ -516,6 +530,380 @@ CASES.no_range = async ({browser, servers}) => {
   assert.match(result.message, /does not support range requests/);
   assert.ok(sent < NO_RANGE_BUDGET, `${sent} bytes of the 16 GiB sent before the stop`);
   return `a server without range support is reported; ${sent} bytes sent before the stop`;
+};
+
+// ---------------------------------------------------------------------------------------
+// The page for people: safe names, links, the tensor table, concurrency, keyboard, reports
+
+// writeSafetensors writes a safetensors file of F32 tensors, each of shape [1] with its
+// 4 bytes in order; `overrun` names one whose data_offsets run past the data (invalid).
+function writeSafetensors(file, names, {metadata, overrun} = {}) {
+  const header = {};
+  if (metadata) header.__metadata__ = metadata;
+  names.forEach((name, i) => {
+    const end = name === overrun ? 4 * names.length + 4 : 4 * (i + 1);
+    header[name] = {dtype: 'F32', shape: [1], data_offsets: [4 * i, end]};
+  });
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (Buffer.byteLength(text) % 8)) % 8);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(Buffer.byteLength(text)));
+  fs.writeFileSync(file, Buffer.concat([length, Buffer.from(text), Buffer.alloc(4 * names.length)]));
+  return file;
+}
+
+// shot saves a screenshot of the page as NAME.jpg in $STGUARD_WEB_SCREENSHOTS, when set
+// (web/README.md shows them).
+async function shot(page, name) {
+  const dir = process.env.STGUARD_WEB_SCREENSHOTS;
+  if (dir) await page.screenshot({path: path.join(dir, `${name}.jpg`), type: 'jpeg', quality: 70,
+                                 fullPage: true});
+}
+
+// A page is "small" below this height (px): a 1 MB name once made it 301,441 px tall.
+const SMALL_PAGE_PX = 4000;
+
+function pageSize(page) {
+  return page.evaluate(() => ({height: document.documentElement.scrollHeight,
+                               width: document.documentElement.scrollWidth,
+                               viewport: window.innerWidth}));
+}
+
+CASES.safe_names = async ({browser, servers, fixtures}) => {
+  const dir = path.join(fixtures, 'names');
+  fs.mkdirSync(dir, {recursive: true});
+  const bidiTensor = 'model\u202egnp.exe\u202c.weight';
+  const longName = 'a'.repeat(1000 * 1000);
+  const bidiFile = writeSafetensors(path.join(dir, 'evil\u202egnp.safetensors'), [bidiTensor, 'b'],
+                                    {metadata: {['k'.repeat(300)]: 'tab\there'}});
+  const longFile = writeSafetensors(path.join(dir, 'long.safetensors'), [longName]);
+  const badFile = writeSafetensors(path.join(dir, 'long_bad.safetensors'), ['x', longName],
+                                   {overrun: longName});
+  const native = nativeResults([bidiFile, longFile, badFile]);
+  const page = await openPage(browser, pageUrl(servers, []));
+  await (await page.$('#file-input')).uploadFile(bidiFile, longFile, badFile);
+  await waitForResults(page, 3);
+  const results = new Map((await readResults(page)).map((r) => [r.file, r]));
+  const shown = await page.evaluate(() => {
+    const byFile = {};
+    for (const section of document.querySelectorAll('#results > .result')) {
+      byFile[section.getAttribute('data-file')] = {
+        title: section.querySelector(':scope > .name').textContent,
+        names: Array.from(section.querySelectorAll('table.tensors tr[data-name] td.name'))
+                   .map((td) => td.textContent),
+        tensor: Array.from(section.querySelectorAll('.error-detail dt'))
+                    .filter((dt) => dt.textContent === 'tensor')
+                    .map((dt) => dt.nextElementSibling.textContent)[0] || '',
+        metadata: Array.from(section.querySelectorAll('table.metadata td'))
+                      .map((td) => td.textContent),
+      };
+    }
+    return byFile;
+  });
+  const before = await pageSize(page);
+  await shot(page, 'safe_names');
+  // "show all" shows a cut key whole.
+  await page.click('table.metadata .show-all');
+  const keyShown = await page.$eval('table.metadata td', (td) => td.textContent);
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  for (const [file, result] of results) {
+    const want = native[path.join(dir, file)];
+    assert.equal(result.verdict, want.verdict, `${JSON.stringify(file)}: ${result.message}`);
+    assert.equal(result.code, want.verdict === 'valid' ? null : want.code);
+  }
+  const bidi = shown['evil\u202egnp.safetensors'];
+  assert.equal(bidi.title, 'evil\\u{202e}gnp.safetensors');
+  assert.deepEqual(bidi.names, ['model\\u{202e}gnp.exe\\u{202c}.weight', 'b']);
+  assert.ok(bidi.metadata[0].startsWith(`${'k'.repeat(200)}…show all (300 characters)`),
+            `a 300-character key: ${bidi.metadata[0].slice(0, 240)}`);
+  assert.equal(bidi.metadata[1], 'tab\\x09here');
+  assert.equal(keyShown, 'k'.repeat(300), 'show all did not show the whole key');
+  const long = shown['long.safetensors'];
+  assert.deepEqual(long.names, [`${'a'.repeat(200)}…`]);
+  const bad = shown['long_bad.safetensors'];
+  assert.equal(results.get('long_bad.safetensors').verdict, 'invalid');
+  assert.equal(bad.tensor, `${'a'.repeat(200)}…show all (1,000,000 characters)`);
+  assert.ok(before.height < SMALL_PAGE_PX, `the page is ${before.height} px tall`);
+  return `bidi file and tensor names shown escaped; a 1 MB tensor name cut in the table ` +
+         `and in the error (page ${before.height} px tall); "show all" works`;
+};
+
+CASES.own_origin_url = async ({browser, servers}) => {
+  await resetServer(servers.urls.main);
+  const own = `${servers.urls.main}/fixtures/script_names.safetensors`;
+  const given = ['/__stats', '../fixtures/script_names.safetensors', own, 'hf.co/x',
+                 `${servers.urls.cors}/corpus/valid/worked_example.safetensors`];
+  const page = await openPage(browser, pageUrl(servers, given));
+  await waitForResults(page, given.length);
+  const results = new Map((await readResults(page)).map((r) => [r.file, r]));
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  const stats = await serverStats(servers.urls.main);
+  const asked = stats.requests.map(([p]) => p).filter((p) => !p.startsWith('/app/'));
+  assert.deepEqual(asked, [], 'the page requested its own origin');
+  for (const text of given.slice(0, 4)) {
+    assert.equal(results.get(text).verdict, 'error', text);
+  }
+  assert.match(results.get('/__stats').message, /relative path/);
+  assert.match(results.get('../fixtures/script_names.safetensors').message, /relative path/);
+  assert.match(results.get(own).message, /own site/);
+  assert.match(results.get('hf.co/x').message, /^not a URL/);
+  assert.equal(results.get(given[4]).verdict, 'valid');
+  return 'relative paths and the page\'s own origin refused and not requested; "hf.co/x" ' +
+         'is not a URL; another origin is checked';
+};
+
+CASES.tensor_table = async ({browser, servers, fixtures}) => {
+  const names = Array.from({length: 20000}, (_, i) => `model.layers.${i}.weight`);
+  const file = writeSafetensors(path.join(fixtures, 'many.safetensors'), names);
+  const page = await openPage(browser, pageUrl(servers, []));
+  await (await page.$('#file-input')).uploadFile(file);
+  await waitForResults(page, 1);
+  const seen = await page.evaluate(() => {
+    const view = document.querySelector('.tensor-view');
+    const filter = document.querySelector('.tensor-filter');
+    const rowNames = () => Array.from(view.querySelectorAll('tr[data-name]'))
+                                .map((tr) => tr.getAttribute('data-name'));
+    const drawn = rowNames().length;
+    // Filtering: the input event redraws synchronously. Each time is the least of five
+    // (the machine running the tests may be busy).
+    const timed = (value) => {
+      let least = Infinity;
+      for (let i = 0; i < 5; i += 1) {
+        const started = performance.now();
+        filter.value = value;
+        filter.dispatchEvent(new Event('input'));
+        least = Math.min(least, performance.now() - started);
+      }
+      return least;
+    };
+    const filterMs = timed('LAYERS.1234.');
+    const filtered = rowNames();
+    filter.value = 'layers.1234';
+    filter.dispatchEvent(new Event('input'));
+    const filtered2 = rowNames();
+    const allMs = timed('');
+    // Sorting by name, twice: descending.
+    const sort = document.querySelector('.tensor-view th.col-name button');
+    sort.click();
+    sort.click();
+    const descending = rowNames()[0];
+    // Scrolled to the end, the last rows are drawn.
+    view.scrollTop = view.scrollHeight;
+    view.dispatchEvent(new Event('scroll'));
+    return {drawn, filterMs, filtered, filtered2, allMs, descending,
+            count: document.querySelector('.filter-count').textContent,
+            totals: document.querySelector('.dtype-totals').textContent,
+            height: document.documentElement.scrollHeight};
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));  // the scroll redraws next frame
+  const last = await page.$$eval('.tensor-view tr[data-name]', (rows) => rows.at(-1).getAttribute('data-name'));
+  await page.evaluate(() => {
+    const filter = document.querySelector('.tensor-filter');
+    filter.value = 'layers.12';
+    filter.dispatchEvent(new Event('input'));
+  });
+  await shot(page, 'tensor_table');
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.ok(seen.drawn < 100, `${seen.drawn} rows drawn of 20,000`);
+  assert.deepEqual(seen.filtered, ['model.layers.1234.weight']);
+  assert.equal(seen.filtered2.length, 11);
+  assert.ok(seen.filterMs < 1000, `filtering took ${seen.filterMs} ms`);
+  assert.ok(seen.allMs < 100, `drawing the unfiltered list took ${seen.allMs} ms`);
+  assert.equal(seen.descending, 'model.layers.9999.weight');
+  assert.equal(last, 'model.layers.0.weight');
+  assert.match(seen.totals, /^F32: 20,000 parameters in 20,000 tensors \(78\.1 KiB\)$/);
+  assert.ok(seen.height < SMALL_PAGE_PX, `the page is ${seen.height} px tall`);
+  return `20,000 tensors: ${seen.drawn} rows drawn, filtered in ${seen.filterMs.toFixed(1)} ms, ` +
+         `redrawn in ${seen.allMs.toFixed(1)} ms, sorted, scrolled; page ${seen.height} px tall`;
+};
+
+// stateOf reads each top-level result's state and verdict, by data-file.
+function statesOf(page) {
+  return page.$$eval('#results > .result', (sections) => Object.fromEntries(sections.map((s) =>
+      [s.getAttribute('data-file'), `${s.dataset.state}${s.dataset.verdict ? ` ${s.dataset.verdict}` : ''}`])));
+}
+
+CASES.concurrency = async ({browser, servers}) => {
+  const stalled = (n) => `${servers.urls.stall}/fixtures/big.safetensors?${n}`;
+  const good = (n) => `${servers.urls.cors}/corpus/valid/worked_example.safetensors?${n}`;
+  // Three workers: stall 1, good 1 and stall 2 start; good 1 ends and stall 3 starts;
+  // good 2 waits.
+  const urls = [stalled(1), good(1), stalled(2), stalled(3), good(2)];
+  const page = await openPage(browser, pageUrl(servers, urls));
+  const state = (url) => `document.querySelector('#results > .result[data-file="${url}"]')`;
+  await page.waitForFunction(`${state(good(1))}.dataset.verdict === 'valid'`, {timeout: 30000});
+  await page.waitForFunction(`${state(stalled(3))}.dataset.state === 'pending'`, {timeout: 30000});
+  const during = await statesOf(page);
+  const summary = await page.$eval('#summary', (s) => s.textContent);
+  await shot(page, 'concurrency');
+  // Cancelling stall 1 lets good 2 run.
+  await page.click(`#results > .result[data-file="${stalled(1)}"] .cancel`);
+  await page.waitForFunction(`${state(good(2))}.dataset.verdict === 'valid'`, {timeout: 30000});
+  const after = await statesOf(page);
+  await page.click('#clear');
+  const cleared = await page.evaluate(() => ({
+    results: document.querySelectorAll('#results > .result').length,
+    pending: document.documentElement.dataset.pending}));
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.deepEqual(during, {[stalled(1)]: 'pending', [good(1)]: 'done valid', [stalled(2)]: 'pending',
+                            [stalled(3)]: 'pending', [good(2)]: 'queued'});
+  assert.equal(summary, '1 valid, 3 checking, 1 queued');
+  assert.equal(after[stalled(1)], 'cancelled');
+  assert.equal(after[good(2)], 'done valid');
+  assert.deepEqual(cleared, {results: 0, pending: '0'});
+  return 'stalled URLs hold one worker each; a second URL is judged meanwhile, a fourth ' +
+         'waits "queued"; cancel frees its worker; "clear results" ends the rest';
+};
+
+CASES.keyboard_mobile = async ({browser, servers, fixtures}) => {
+  const names = Array.from({length: 40}, (_, i) =>
+      `model.encoder.layers.${i}.self_attention.query_key_value.weight_with_a_long_suffix`);
+  const file = writeSafetensors(path.join(fixtures, 'narrow.safetensors'), names);
+  const page = await openPage(browser, pageUrl(servers, []));
+  await page.setViewport({width: 390, height: 844});
+  // The page acts as focused, as a window the user types in is (a file chooser opens only
+  // from a focused page).
+  await page.bringToFront();
+  await page.emulateFocusedPage(true);
+  // Keyboard only: Tab to the drop zone, then Enter, then Space, each opens the chooser.
+  let tabs = 0;
+  while (await page.evaluate(() => document.activeElement.id) !== 'drop-zone' && tabs < 10) {
+    await page.keyboard.press('Tab');
+    tabs += 1;
+  }
+  for (const key of ['Enter', 'Space']) {
+    const waiting = page.waitForFileChooser({timeout: 10000}).catch((error) => {
+      throw new Error(`${key} on the drop zone opened no file chooser: ${error.message}`);
+    });
+    // Interception is switched on by a message of its own: let it arrive first.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await page.keyboard.press(key);
+    await (await waiting).accept([file]);
+  }
+  await waitForResults(page, 2);
+  await shot(page, 'mobile');
+  const seen = await page.evaluate(() => {
+    // The second check's result was scrolled into view when it appeared.
+    const first = Array.from(document.querySelectorAll('#results > .result')).at(-1)
+                      .getBoundingClientRect();
+    return {width: document.documentElement.scrollWidth, viewport: window.innerWidth,
+            firstTop: first.top, firstBottom: first.bottom, innerHeight: window.innerHeight};
+  });
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.ok(tabs < 10, 'Tab never reached the drop zone');
+  assert.ok(seen.width <= seen.viewport, `the page is ${seen.width} px wide at ${seen.viewport} px`);
+  assert.ok(seen.firstTop < seen.innerHeight && seen.firstBottom > 0,
+            `the new result is out of view (${seen.firstTop} px)`);
+  return `keyboard only (${tabs} Tab, Enter, Space) checked two files; at 390 px the page ` +
+         `is ${seen.width} px wide and the result was scrolled into view`;
+};
+
+CASES.report = async ({browser, servers, fixtures}) => {
+  const file = path.join(REPO, 'corpus/invalid', fs.readdirSync(path.join(REPO, 'corpus/invalid')).sort()[0]);
+  const native = nativeResults([file])[file];
+  const downloads = fs.mkdtempSync(path.join(fixtures, 'downloads-'));
+  const page = await openPage(browser, pageUrl(servers, []));
+  const session = await page.target().createCDPSession();
+  await session.send('Browser.setDownloadBehavior', {behavior: 'allow', downloadPath: downloads});
+  await page.evaluate(() => {
+    navigator.clipboard.writeText = async (text) => { window.__copied = text; };
+  });
+  await (await page.$('#file-input')).uploadFile(file);
+  await waitForResults(page, 1);
+  await page.click('#results > .result .copy-json');
+  await page.click('#results > .result .download-report');
+  const url = `${servers.urls.cors}/corpus/valid/worked_example.safetensors`;
+  await page.type('#url-input', url);
+  await page.keyboard.press('Enter');
+  await waitForResults(page, 2);
+  const share = await page.$eval('#results > .result:nth-child(2) .share-link', (a) => a.href);
+  const copied = await page.waitForFunction(() => window.__copied).then((h) => h.jsonValue());
+  await page.click('#download-all');
+  const downloaded = async (suffix) => {
+    for (let i = 0; i < 50; i += 1) {
+      const names = fs.readdirSync(downloads).filter((n) => n.endsWith(suffix));
+      if (names.length > 0) return names;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return [];
+  };
+  const saved = await downloaded('.stguard.json');
+  const [all] = await downloaded('.jsonl');
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.equal(saved.length, 1, 'no report was downloaded');
+  const report = JSON.parse(fs.readFileSync(path.join(downloads, saved[0])));
+  const lines = fs.readFileSync(path.join(downloads, all), 'utf8').trim().split('\n').map(JSON.parse);
+  assert.deepEqual(lines.map((l) => [l.file, l.verdict]),
+                   [[report.file, report.verdict], [url, 'valid']], 'the report of all results');
+  assert.equal(new URL(share).searchParams.get('url'), url, `the link to the check: ${share}`);
+  // The envelope's fields, as check --json gives them (it adds a few of its own).
+  assert.deepEqual(JSON.parse(copied), report, 'Copy JSON differs from the report');
+  for (const key of ['schema_version', 'format', 'verdict', 'code', 'message']) {
+    assert.ok(key in report, `the report has no ${key}`);
+  }
+  for (const [key, value] of Object.entries(report)) {
+    assert.deepEqual(key === 'file' ? path.join(path.dirname(file), value) : value, native[key],
+                     `the report's ${key}`);
+  }
+  return `Copy JSON and Download report (${saved[0]}) give check --json's envelope ` +
+         `(${native.verdict} ${native.code}); "Download all reports" gives one line per ` +
+         'result; a URL check links to itself';
+};
+
+CASES.plain_words = async ({browser, servers, fixtures}) => {
+  const dir = path.join(fixtures, 'words');
+  fs.mkdirSync(dir, {recursive: true});
+  const one = writeSafetensors(path.join(dir, 'one.safetensors'), ['w']);
+  const index = path.join(dir, 'model.safetensors.index.json');
+  fs.writeFileSync(index, JSON.stringify({metadata: {total_size: 4},
+                                          weight_map: {w: 'model-00001-of-00001.safetensors'}}));
+  const refused = path.join(REPO, 'corpus/torch/refuse/PickleGlobalRefused__raw_os_system.pt');
+  const npz = path.join(dir, 'compressed.npz');
+  childProcess.execFileSync(PYTHON, ['-c', 'import numpy, sys; numpy.savez_compressed(' +
+                                     'sys.argv[1], a=numpy.zeros(4, "f4"))', npz]);
+  const url = `${servers.urls.cors}/fixtures/big.safetensors`;
+  const page = await openPage(browser, pageUrl(servers, [url]));
+  await (await page.$('#file-input')).uploadFile(one, index, refused, npz);
+  await waitForResults(page, 5);
+  await page.setViewport({width: 900, height: 2400});
+  await shot(page, 'plain_words');
+  const seen = await page.evaluate(() => {
+    const byFile = {};
+    for (const section of document.querySelectorAll('#results > .result')) {
+      const bar = section.querySelector(':scope > .progress-line progress');
+      byFile[section.getAttribute('data-file')] = {
+        verdict: section.querySelector(':scope > .verdict').textContent,
+        total: section.querySelector('.tensor-total')?.textContent || '',
+        offsets: !!section.querySelector('.tensor-view th.col-begin'),
+        index: section.querySelector('.shard-index')?.textContent || '',
+        globals: Array.from(section.querySelectorAll('.refused-global'))
+                     .map((row) => row.textContent),
+        bar: bar ? [bar.value, bar.max] : null,
+      };
+    }
+    return byFile;
+  });
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.equal(seen['one.safetensors'].total, '1 tensor, 1 parameter, 4 bytes');
+  assert.ok(seen['one.safetensors'].offsets, 'safetensors offsets are not shown');
+  assert.match(seen['model.safetensors.index.json'].index, /shard index: drop the whole folder/);
+  assert.equal(seen['one.safetensors'].index, '');
+  const globals = seen[path.basename(refused)].globals;
+  assert.ok(globals.some((text) => /system.*runs a shell command/.test(text)),
+            `the refused global is not explained: ${JSON.stringify(globals)}`);
+  assert.equal(seen['compressed.npz'].offsets, false, 'a compressed npz shows offsets');
+  const [value, max] = seen[url].bar;
+  assert.equal(value, max, 'the progress bar of a finished URL check is not full');
+  assert.ok(!/unknown/.test(seen['model.safetensors.index.json'].verdict));
+  return `"1 tensor"; an index alone says to drop the folder; ${globals.length} refused ` +
+         'global(s) highlighted and explained; no offsets for a compressed npz; progress ends full';
 };
 
 // ---------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ commas, change that:
   cors-noexpose  Access-Control-Allow-Origin only: the page cannot see Content-Range
   norange        ignore Range: every GET is a 200 with the whole file (sending stops
                  when the client goes away)
+  stall          never answer a GET (the request is counted, then held until the
+                 server stops): a server that hangs
 
 Every server counts the body bytes it sends, in all and per path, and the requests it
 answers. GET /__stats returns them as JSON ({"bytes_sent": N, "by_path": {path: N},
@@ -34,7 +36,7 @@ import sys
 import threading
 
 CHUNK = 64 * 1024
-FLAGS = ("plain", "cors", "cors-noexpose", "norange")
+FLAGS = ("plain", "cors", "cors-noexpose", "norange", "stall")
 TYPES = {".wasm": "application/wasm", ".js": "text/javascript", ".html": "text/html",
          ".css": "text/css", ".json": "application/json"}
 
@@ -126,6 +128,10 @@ def make_handler(root, flags, counters):
             if self.path == "/__reset":
                 counters.reset()
                 return self.send_json({"ok": True})
+            if "stall" in flags:
+                counters.add_request(self.path, self.headers.get("Range"))
+                threading.Event().wait()  # for ever: the thread is a daemon
+                return
             self.answer(send_body=True)
 
         def send_json(self, value):
