@@ -21,7 +21,7 @@ using testing::WriteFileBytes;
 std::vector<std::string> WordsInList() {
   std::ifstream list(STGUARD_SOURCE_DIR "/include/stguard/formats.def");
   EXPECT_TRUE(list.good());
-  const std::regex row(R"(^STGUARD_FORMAT\(\w+, \w+, "([^"]+)",)");
+  const std::regex row(R"re(^STGUARD_FORMAT\(\w+, \w+, "([^"]+)",)re");
   std::vector<std::string> words;
   std::smatch match;
   for (std::string line; std::getline(list, line);) {
@@ -82,7 +82,7 @@ TEST(FormatsTest, FormatOfPathTellsFoldersAndIndexesFromFiles) {
   found = FormatOfPath(config);
   ASSERT_TRUE(found.ok());
   EXPECT_FALSE(found->is_folder);
-  EXPECT_EQ(found->set(), 0u);  // of no kind the command table names
+  EXPECT_EQ(found->set(), 0u);  // read by no checkpoint command: no option is refused
 
   const std::string weights = dir.File("model.safetensors");
   ASSERT_TRUE(WriteFileBytes(weights, testing::FileWithHeader("{}")));

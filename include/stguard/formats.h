@@ -102,11 +102,13 @@ struct PathFormat {
   bool is_folder = false;            // a directory, or a "*.index.json" JSON file
 
   // set is the one-member FormatSet the command table's sets are matched against; empty
-  // for a format of no kind (unknown, or JSON that is no index): no command's options
-  // name it, and the command's reader says what the file is not.
+  // for a format no checkpoint command reads (unknown, or JSON that is no index): no
+  // option is refused for it, and the command's reader says what the file is not.
   FormatSet set() const {
     if (is_folder) return kFolderInput;
-    return FactsOf(format).kind.empty() ? 0 : FormatBit(format);
+    const FormatFacts& facts = FactsOf(format);
+    const bool read = facts.inspectable || facts.convertible || facts.scannable;
+    return read ? FormatBit(format) : 0;
   }
 };
 
