@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "arguments.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -138,36 +136,19 @@ std::optional<int> ParseCommandLine(const CommandRow& command, Args args, Comman
   return OperandsFit(command, *line);
 }
 
-Formats FormatOf(const std::string& path, std::optional<Format> sniffed) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return kFolder;
-  using Sniffed = stguard::Format;  // the library's sniffer decides; the table names it
-  const Result<Sniffed> format = sniffed.has_value() ? Result<Sniffed>(*sniffed) : SniffFile(path);
-  if (!format.ok()) return 0;
-  switch (*format) {
-    case Sniffed::kSafetensors: return kSafetensors;
-    case Sniffed::kGguf: return kGguf;
-    case Sniffed::kNpy: return kNpy;
-    case Sniffed::kNpz: return kNpz;
-    case Sniffed::kPytorchZip:
-    case Sniffed::kPytorchLegacy:
-    case Sniffed::kPickle:
-    case Sniffed::kTar:
-    case Sniffed::kZip:  // not PyTorch's: the torch reader says why
-      return kTorch;
-    case Sniffed::kJson: return path.ends_with(".index.json") ? kFolder : 0;
-    default: return 0;
-  }
+FormatSet FormatOf(const std::string& path, std::optional<Format> sniffed) {
+  const Result<PathFormat> found = FormatOfPath(path, sniffed);
+  return found.ok() ? found->set() : 0;
 }
 
 std::string InapplicableOption(const CommandRow& command, const CommandLine& line,
-                               Formats found, std::string_view path) {
+                               FormatSet found, std::string_view path) {
   if (found == 0) return "";
   for (const std::string_view name : line.given) {
     const OptionRow* option = FindOption(command.name, name);
     if (option == nullptr || (option->formats & found) != 0) continue;
-    return std::string(name) + " applies to " + FormatNames(option->formats) + ", not to " +
-           FormatNames(found) + " (" + PrintableText(path) + ")";
+    return std::string(name) + " applies to " + FormatSetNames(option->formats) + ", not to " +
+           FormatSetNames(found) + " (" + PrintableText(path) + ")";
   }
   return "";
 }

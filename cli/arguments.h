@@ -31,17 +31,17 @@ std::optional<int> ParseCommandLine(const CommandRow& command, Args args, Comman
 // to stderr, and returns kExitUsage.
 int UsageError(const CommandRow& command, std::string_view what);
 
-// FormatOf says what `path` is, as the command table's formats: a directory or an index
-// (*.index.json) is kFolder; a file is told by its bytes (stguard/sniff.h). 0 when it
-// cannot be read or is none of them (the command's reader says why). `sniffed`, when
-// given, is what a check already sniffed of the file: it is not read again.
-Formats FormatOf(const std::string& path, std::optional<Format> sniffed = std::nullopt);
+// FormatOf is what `path` is (the library's FormatOfPath, stguard/formats.h), as a set to
+// match the command table's against: 0 when it cannot be read or is of no kind the table
+// names (the command's reader says why). `sniffed`, when given, is what a check already
+// sniffed of the file: it is not read again.
+FormatSet FormatOf(const std::string& path, std::optional<Format> sniffed = std::nullopt);
 
 // InapplicableOption is the sentence for the first option given on `line` that does not
 // apply to `found` (one format): "--name applies to .npy, not to GGUF (x.gguf)"; empty
 // when every option applies or `found` is 0.
 std::string InapplicableOption(const CommandRow& command, const CommandLine& line,
-                               Formats found, std::string_view path);
+                               FormatSet found, std::string_view path);
 
 // ParseCount reads an option's decimal count: digits only (no sign, space or suffix),
 // at most 2^64 - 1; nullopt otherwise.

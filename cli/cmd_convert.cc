@@ -248,27 +248,25 @@ ConvertResult ConvertSafetensorsFolderTo(const CommandLine& line, const std::str
                        std::to_string(report.total_size) + " data bytes)");
 }
 
-// ConvertTo converts IN, whose format is `format` (FormatOf), to the path OUT.
-ConvertResult ConvertTo(const CommandLine& line, Formats format, const std::string& out) {
+// ConvertTo converts IN, whose format is `format` (FormatOfPath), to the path OUT.
+ConvertResult ConvertTo(const CommandLine& line, PathFormat format, const std::string& out) {
   const std::string& in = line.operands[0];
-  switch (format) {
-    case kNpy: return ConvertNpy(in, out, line.name, line.dtype, line.json);  // npy_output.cc
-    case kNpz: return ConvertNpz(in, out, line.dtype, line.json);
-    case kGguf: return ConvertGgufFile(in, out, line.dtype, line.all_metadata);
-    case kFolder:
-      if (!IsTorchFolder(in)) return ConvertSafetensorsFolderTo(line, out);
-      [[fallthrough]];
-    case kTorch: {
-      TorchOptions options;
-      options.key_path = line.keys;
-      if (line.max_output_ratio) options.max_output_ratio = *line.max_output_ratio;
-      TorchConvertOptions convert_options;
-      convert_options.dtype = line.dtype;
-      convert_options.drop_aliases = line.drop_aliases;
-      convert_options.allow_external_symlinks = line.allow_external_symlinks;
-      return ConvertTorch(in, out, options, convert_options, line.json);
-    }
-    case kSafetensors: {
+  if (format.is_folder && !IsTorchFolder(in)) return ConvertSafetensorsFolderTo(line, out);
+  if (format.is_folder || (format.set() & FormatsOfKind(Format::kPytorchZip)) != 0) {
+    TorchOptions options;
+    options.key_path = line.keys;
+    if (line.max_output_ratio) options.max_output_ratio = *line.max_output_ratio;
+    TorchConvertOptions convert_options;
+    convert_options.dtype = line.dtype;
+    convert_options.drop_aliases = line.drop_aliases;
+    convert_options.allow_external_symlinks = line.allow_external_symlinks;
+    return ConvertTorch(in, out, options, convert_options, line.json);
+  }
+  switch (format.format) {
+    case Format::kNpy: return ConvertNpy(in, out, line.name, line.dtype, line.json);
+    case Format::kNpz: return ConvertNpz(in, out, line.dtype, line.json);
+    case Format::kGguf: return ConvertGgufFile(in, out, line.dtype, line.all_metadata);
+    case Format::kSafetensors: {
       if (line.dtype) return ConvertSafetensors(in, out, *line.dtype, line.json);
       // An invalid file is invalid whatever was asked; a valid one needs --dtype.
       const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
@@ -309,7 +307,7 @@ Error CopyToStdout(const std::string& path) {
 // ConvertThroughTemporary converts IN into a file in a private temporary folder, then
 // copies it to standard output: for the writers that seek in their output (GGUF, PyTorch,
 // .npy, .npz). The temporary path never appears in what is printed: messages say "-".
-ConvertResult ConvertThroughTemporary(const CommandLine& line, Formats format) {
+ConvertResult ConvertThroughTemporary(const CommandLine& line, PathFormat format) {
   const std::string& in = line.operands[0];
   const char* tmpdir = std::getenv("TMPDIR");
   std::string folder = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
@@ -344,9 +342,10 @@ ConvertResult ConvertThroughTemporary(const CommandLine& line, Formats format) {
 ConvertResult RunConvertRequest(const CommandLine& line) {
   const std::string& in = line.operands[0];
   const std::string& out = line.operands[1];
-  const Formats format = FormatOf(in);
+  const Result<PathFormat> found = FormatOfPath(in);
+  const PathFormat format = found.ok() ? *found : PathFormat{};  // the reader says why
   if (const std::string inapplicable =
-          InapplicableOption(*FindCommand("convert"), line, format, in);
+          InapplicableOption(*FindCommand("convert"), line, format.set(), in);
       !inapplicable.empty()) {
     return ConvertUnusable(in, inapplicable);
   }
@@ -360,14 +359,16 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
   if (line.json) {
     return ConvertUnusable(in, "--json prints the result on standard output: OUT cannot be -");
   }
-  if (format == kFolder) {
+  if (format.is_folder) {
     return ConvertUnusable(in, "a folder converts to a folder: OUT cannot be -");
   }
   if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
     return ConvertUnusable(in, refusal);
   }
   // A safetensors IN is streamed; the other writers need a file.
-  if (format == kSafetensors || format == 0) return ConvertTo(line, format, out);
+  if (format.format == Format::kSafetensors || format.set() == 0) {
+    return ConvertTo(line, format, out);
+  }
   return ConvertThroughTemporary(line, format);
 }
 

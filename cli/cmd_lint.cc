@@ -87,10 +87,10 @@ int RunLint(const CommandLine& command_line) {
   // A valid file of a format lint does not read (GGUF, .npy, PyTorch), as the check's
   // sniff told it, is a usage error: not a finding that check rejects it, nor a second read.
   const CommandRow& command = *FindCommand("lint");
-  if (const Formats found = verdict.is_folder ? Formats{kFolder} : FormatOf(path, verdict.format);
+  if (const FormatSet found = verdict.is_folder ? kFolderInput : FormatOf(path, verdict.format);
       found != 0 && (found & command.formats) == 0) {
-    return UsageError(command, "lint reads " + FormatNames(command.formats) + ", not " +
-                                   FormatNames(found) + " (" + PrintableText(path) + ")");
+    return UsageError(command, "lint reads " + FormatSetNames(command.formats) + ", not " +
+                                   FormatSetNames(found) + " (" + PrintableText(path) + ")");
   }
 
   const LintReport report = LintModel(path, options);

@@ -10,9 +10,18 @@
 namespace stguard::cli {
 namespace {
 
-constexpr Formats kSafetensorsOrFolder = kSafetensors | kFolder;
-constexpr Formats kEveryCheckpoint = kSafetensors | kFolder | kTorch | kGguf | kNpy | kNpz;
-constexpr Formats kConverted = kSafetensors | kTorch | kNpy | kNpz | kGguf;
+// The sets the rows name, from the facts of stguard/formats.def: a new format is read by
+// the commands its row says, and takes the options of its kind.
+constexpr FormatSet kFolder = kFolderInput;
+constexpr FormatSet kSafetensors = FormatBit(Format::kSafetensors);
+constexpr FormatSet kSafetensorsOrFolder = kSafetensors | kFolder;
+constexpr FormatSet kEveryCheckpoint = FormatsWith(&FormatFacts::inspectable) | kFolder;
+constexpr FormatSet kConverted = FormatsWith(&FormatFacts::convertible);
+constexpr FormatSet kScanned = FormatsWith(&FormatFacts::scannable) | kFolder;
+constexpr FormatSet kTorch = FormatsOfKind(Format::kPytorchZip);
+constexpr FormatSet kJsonText = FormatBit(Format::kJson);
+constexpr FormatSet kNpy = FormatBit(Format::kNpy);
+constexpr FormatSet kGguf = FormatBit(Format::kGguf);
 
 constexpr CommandRow kCommandRows[] = {
     {"check", "FILE|DIR...",
@@ -54,7 +63,7 @@ constexpr CommandRow kCommandRows[] = {
      "DIR   a folder: every checkpoint file in it\n"
      "Verdicts: clean and needs-key are safe to load (exit 0; needs-key: converting needs\n"
      "--key); names-code and cannot-prove-safe exit 1. --json adds \"convertible\".",
-     kTorch | kFolder | kNpy | kNpz, 1, kAnyNumber, false, RunScan},
+     kScanned, 1, kAnyNumber, false, RunScan},
     {"lint", "DIR|FILE", "compare a model folder with its config.json and the format's contracts",
      "DIR   a model folder with config.json\n"
      "FILE  a .safetensors file or a *.safetensors.index.json, with config.json beside it",
@@ -125,7 +134,7 @@ constexpr OptionRow kOptionRows[] = {
      "one JSON result: IN's verdict, the files written, their tensors", kConverted | kFolder,
      SetJson},
     {"scan", "--json", "", "", kFlag, false, "one JSON object per input",
-     kTorch | kFolder | kNpy | kNpz, SetJson},
+     kScanned, SetJson},
     {"scan", "--key", "", "NAME", kText, true,
      "select root[NAME] as the state dict (repeat: deeper)", kTorch | kFolder, SetKey},
     {"scan", "--max-output-ratio", "", "N", kCount, false,
@@ -135,16 +144,13 @@ constexpr OptionRow kOptionRows[] = {
      "in a folder, read files through links out of it", kFolder, SetAllowExternal},
     {"scan", "--require-convertible", "", "", kFlag, false,
      "also exit 1 when a file would not convert as it is (needs --key...)",
-     kTorch | kFolder | kNpy | kNpz, SetRequireConvertible},
+     kScanned, SetRequireConvertible},
     {"lint", "--json", "", "", kFlag, false, "print JSON", kSafetensorsOrFolder, SetJson},
     {"lint", "--config", "", "PATH", kText, false,
      "read this config.json instead of the folder's", kSafetensorsOrFolder, SetConfig},
     {"lint", "--allow-external-symlinks", "", "", kFlag, false,
      "follow symbolic links out of the folder", kFolder, SetAllowExternal},
 };
-
-constexpr std::string_view kFormatNames[] = {"safetensors", "folder", "PyTorch", "JSON",
-                                             "GGUF", ".npy", ".npz"};
 
 // Column where summaries and option help start, and the indent of option lines.
 constexpr size_t kHelpColumn = 34;
@@ -167,7 +173,7 @@ void AppendPadded(std::string_view left, std::string_view right, std::string* ou
 std::string OptionHelp(const CommandRow& command, const OptionRow& option) {
   std::string help(option.help);
   if (option.formats != command.formats) {
-    help.append(" [").append(FormatNames(option.formats)) += "]";
+    help.append(" [").append(FormatSetNames(option.formats)) += "]";
   }
   return help;
 }
@@ -202,16 +208,6 @@ std::string OptionSpelling(const OptionRow& option) {
   return text;
 }
 
-std::string FormatNames(Formats formats) {
-  std::string names;
-  for (size_t bit = 0; bit < std::size(kFormatNames); ++bit) {
-    if ((formats & (1u << bit)) == 0) continue;
-    if (!names.empty()) names += ", ";
-    names += kFormatNames[bit];
-  }
-  return names;
-}
-
 std::string Synopsis(const CommandRow& command) {
   std::string line = "stguard ";
   line += command.name;
@@ -230,7 +226,7 @@ std::string CommandBlock() {
   for (const CommandRow& command : kCommandRows) {
     block.append(Synopsis(command)).append("\n");
     std::string summary(command.summary);
-    if (command.formats != 0) summary.append(" [").append(FormatNames(command.formats)) += "]";
+    if (command.formats != 0) summary.append(" [").append(FormatSetNames(command.formats)) += "]";
     block.append(kOptionIndent).append(summary).append("\n");
     for (const OptionRow& option : kOptionRows) {
       if (option.command != command.name) continue;
@@ -267,7 +263,7 @@ std::string TopLevelHelp() {
 std::string CommandHelp(const CommandRow& command) {
   std::string help = "usage: ";
   help.append(Synopsis(command)).append("\n\n").append(command.summary).append("\n");
-  if (command.formats != 0) help.append("reads: ").append(FormatNames(command.formats)) += "\n";
+  if (command.formats != 0) help.append("reads: ").append(FormatSetNames(command.formats)) += "\n";
   if (!command.details.empty()) {
     help += "\n";
     std::string_view details = command.details;

@@ -19,20 +19,13 @@
 #include <string_view>
 
 #include "commands.h"
+#include "stguard/formats.h"
 
 namespace stguard::cli {
 
-// FormatBit is one kind of input a command reads; Formats is a set of them.
-enum FormatBit : uint8_t {
-  kSafetensors = 1 << 0,  // a .safetensors file
-  kFolder = 1 << 1,       // a checkpoint folder or a *.safetensors.index.json
-  kTorch = 1 << 2,        // a PyTorch checkpoint (.bin .pt .pth .ckpt) or a folder of them
-  kJsonText = 1 << 3,     // any JSON text
-  kGguf = 1 << 4,         // a GGUF file (llama.cpp), told by its magic
-  kNpy = 1 << 5,          // a NumPy .npy file, told by its magic
-  kNpz = 1 << 6,          // a NumPy .npz archive, told by its members
-};
-using Formats = uint8_t;
+// The formats a command or an option reads are a FormatSet (stguard/formats.h): built
+// from the facts of stguard/formats.def (FormatsWith, FormatsOfKind), kFolderInput for a
+// model folder or a sharded index. Help names them with FormatSetNames.
 
 // kAnyNumber is a CommandRow's max_operands when it takes any number of them.
 inline constexpr size_t kAnyNumber = SIZE_MAX;
@@ -43,7 +36,7 @@ struct CommandRow {
   std::string_view operands;  // the operands after the options: "FILE|DIR..."
   std::string_view summary;   // one line: what it does
   std::string_view details;   // the operands explained, for --help and the man page
-  Formats formats;            // what it reads
+  FormatSet formats;          // what it reads
   size_t min_operands;        // how many operands it needs
   size_t max_operands;        // at most (kAnyNumber: no bound)
   bool last_is_out;           // the last operand is OUT, where "-" is standard output;
@@ -69,7 +62,7 @@ struct OptionRow {
   ValueKind kind;
   bool repeatable;              // may be given several times, each value kept
   std::string_view help;        // one line
-  Formats formats;              // the inputs it applies to
+  FormatSet formats;            // the inputs it applies to
   // set records the option in the command line; `value` has been checked against `kind`.
   void (*set)(CommandLine& line, std::string_view value);
 };
@@ -124,9 +117,6 @@ inline constexpr std::string_view kDashHelp =
     "- as OUT is standard output (not a terminal), for every output that is one file; a\n"
     "folder output refuses it. - as an input is refused: standard input is not supported.\n"
     "Options may come before or after the operands; '--' ends them.";
-
-// FormatNames lists a set of formats for people: "safetensors, folder".
-std::string FormatNames(Formats formats);
 
 // Synopsis is a command's one-line usage from its rows:
 // "stguard check [-q] [--json] ... FILE|DIR...".

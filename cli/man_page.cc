@@ -71,14 +71,14 @@ void AppendCommand(const CommandRow& command, std::string* page) {
   page->append(".B ").append(Roff(Synopsis(command))).append("\n.PP\n");
   page->append(Roff(command.summary)).append(".\n");
   if (command.formats != 0) {
-    page->append("Reads: ").append(Roff(FormatNames(command.formats))).append(".\n");
+    page->append("Reads: ").append(Roff(FormatSetNames(command.formats))).append(".\n");
   }
   AppendDetails(command.details, page);
   for (const OptionRow& option : OptionRows()) {
     if (option.command != command.name) continue;
     std::string help(option.help);
     if (option.formats != command.formats) {
-      help.append(" [").append(FormatNames(option.formats)) += "]";
+      help.append(" [").append(FormatSetNames(option.formats)) += "]";
     }
     AppendTagged(OptionSpelling(option), help, page);
   }

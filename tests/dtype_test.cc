@@ -53,5 +53,36 @@ TEST(DtypeTest, KindsAndConversionFactsComeFromTheTable) {
   }
 }
 
+// The numpy type holds one element (its bits, for a type numpy lacks) or, for the
+// sub-byte types, one byte; it says which, by its kind letter.
+TEST(DtypeTest, NumpyTypesHoldOneElementOrOneByte) {
+  for (const Dtype dtype : kAllDtypes) {
+    const std::string_view name = DtypeName(dtype);
+    const std::string_view numpy = DtypeNumpyType(dtype);
+    ASSERT_FALSE(numpy.empty()) << name;
+    const uint32_t bytes = numpy == "?" ? 1 : static_cast<uint32_t>(numpy.back() - '0');
+    EXPECT_EQ(bytes * 8, DtypeBits(dtype) % 8 == 0 ? DtypeBits(dtype) : 8u) << name;
+    if (bytes > 1) EXPECT_EQ(numpy.front(), '<') << name << ": little-endian";
+  }
+  EXPECT_EQ(DtypeNumpyType(Dtype::kF32), "<f4");
+  EXPECT_EQ(DtypeNumpyType(Dtype::kBF16), "<u2");  // numpy has no bfloat16: its bits
+  EXPECT_EQ(DtypeNumpyType(Dtype::kF8_E4M3), "u1");
+  EXPECT_EQ(DtypeNumpyType(Dtype::kBOOL), "?");
+}
+
+TEST(DtypeTest, FrameworkNamesAreTorchs) {
+  EXPECT_EQ(DtypeFrameworkName(Dtype::kBF16), "bfloat16");
+  EXPECT_EQ(DtypeFrameworkName(Dtype::kF8_E4M3), "float8_e4m3fn");
+  EXPECT_EQ(DtypeFrameworkName(Dtype::kF4), "float4_e2m1fn_x2");
+  EXPECT_EQ(DtypeFrameworkName(Dtype::kF6_E2M3), "");  // torch has no 6-bit float
+  for (const Dtype dtype : kAllDtypes) {
+    const std::string_view framework = DtypeFrameworkName(dtype);
+    if (framework.empty()) continue;
+    for (const Dtype other : kAllDtypes) {
+      if (other != dtype) EXPECT_NE(DtypeFrameworkName(other), framework) << framework;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stguard

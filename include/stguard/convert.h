@@ -50,10 +50,6 @@
 #include "stguard/dtype.h"  // CanConvertToF32, ElementSize and the other dtype facts
 #include "stguard/error.h"
 #include "stguard/export.h"
-// AddConvertedCheckpoint, WriteConvertedFile and WriteConverted are declared with the
-// writer, which defines them; included here so that code written against earlier
-// versions, which found them in this header, still compiles.
-#include "stguard/writer.h"
 
 namespace stguard {
 

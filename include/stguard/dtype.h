@@ -52,6 +52,16 @@ STGUARD_API std::string_view DtypeName(Dtype dtype);
 // DtypeBits returns the size of one element in bits (4 for F4, 6 for F6_*, 8 for BOOL...).
 STGUARD_API uint32_t DtypeBits(Dtype dtype);
 
+// DtypeNumpyType returns the numpy type string its elements are read as, little-endian
+// ("<f4", "?" for BOOL). A type numpy lacks is read as unsigned integers of its size
+// holding the bits ("<u2" for BF16, "u1" for F8_*), and F4 and F6_* as their bytes.
+STGUARD_API std::string_view DtypeNumpyType(Dtype dtype);
+
+// DtypeFrameworkName returns the name torch gives the type ("float32", "bfloat16",
+// "float8_e4m3fn", "float4_e2m1fn_x2"; numpy's name too where numpy has the type), or ""
+// when torch has none (F6_E2M3, F6_E3M2).
+STGUARD_API std::string_view DtypeFrameworkName(Dtype dtype);
+
 // DtypeAlignment returns the alignment, in bytes, that a tensor of `dtype` needs to be
 // read as an array of its element type: the element size (8 for F64, I64, U64 and C64,
 // 4 for F32, 2 for BF16...), and 1 for the byte-sized and sub-byte dtypes (F4, F6_*).

@@ -33,30 +33,11 @@
 #include "stguard/byte_source.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
+#include "stguard/formats.h"
 
 namespace stguard {
 
-// Format is what SniffFormat recognises. New formats are appended before kNumFormats.
-enum class Format : uint8_t {
-  kUnknown,         // none of the below
-  kSafetensors,     // 8-byte header length, then a JSON object
-  kPytorchZip,      // a ZIP archive holding a ".pkl" record (torch >= 1.6)
-  kPytorchLegacy,   // the pickled magic number of torch < 1.6's stream
-  kPickle,          // a bare pickle, any protocol (see WHAT COUNTS AS A PICKLE)
-  kTar,             // a tar archive (torch's oldest format unpickles its members)
-  kZip,             // a ZIP archive that is neither PyTorch's nor an npz (keras...), or both
-  kGguf,            // "GGUF" magic (ggml's checkpoint format; a byte-swapped one too)
-  kNpy,             // "\x93NUMPY" magic (numpy's single-array file)
-  kNpz,             // a ZIP archive whose members are all "*.npy" (numpy's savez), or
-                    // one with no member (starting "PK\5\6": np.savez(f) writes it)
-  kJson,            // not a pickle, starts (after whitespace) with '{' or '[': config.json,
-                    // an index; the JSON reader decides whether it is one
-  kNumFormats,
-};
-
-// FormatName returns "unknown", "safetensors", "pytorch-zip", "pytorch-legacy",
-// "pickle", "tar", "zip", "gguf", "npy", "npz" or "json".
-STGUARD_API std::string_view FormatName(Format format);
+// Format, its facts and FormatName are in stguard/formats.h (from stguard/formats.def).
 
 // SniffFormat says what `bytes` (a whole file) are.
 STGUARD_API Format SniffFormat(std::span<const std::byte> bytes);
@@ -70,10 +51,6 @@ STGUARD_API Result<Format> SniffFile(const std::string& path);
 // window as far as it goes, a ZIP's tail and central directory) and decides exactly as
 // SniffFormat over the whole file would. The source failing gives its error.
 STGUARD_API Result<Format> SniffSource(const ByteSource& source);
-
-// IsPickleBearing says whether loading a file of this format (torch.load, pickle.load)
-// runs pickle opcodes from it: kPytorchZip, kPytorchLegacy, kPickle and kTar.
-STGUARD_API bool IsPickleBearing(Format format);
 
 }  // namespace stguard
 

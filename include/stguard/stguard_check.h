@@ -31,20 +31,17 @@ extern "C" {
 /* What a file is                                                                        */
 /* ------------------------------------------------------------------------------------ */
 
-/* stguard_format mirrors stguard::Format (stguard/sniff.h) value for value: what the
- * sniffer recognises from a file's bytes, never its name. */
+/* stguard_format mirrors stguard::Format (stguard/formats.h) value for value: what the
+ * sniffer recognises from a file's bytes, never its name. Both are expanded from
+ * stguard/formats.def, which says what each format is: STGUARD_FORMAT_UNKNOWN (0),
+ * STGUARD_FORMAT_SAFETENSORS, STGUARD_FORMAT_PYTORCH_ZIP, STGUARD_FORMAT_PYTORCH_LEGACY,
+ * STGUARD_FORMAT_PICKLE, STGUARD_FORMAT_TAR, STGUARD_FORMAT_ZIP, STGUARD_FORMAT_GGUF,
+ * STGUARD_FORMAT_NPY, STGUARD_FORMAT_NPZ, STGUARD_FORMAT_JSON, in that order. */
 typedef enum stguard_format {
-  STGUARD_FORMAT_UNKNOWN = 0,
-  STGUARD_FORMAT_SAFETENSORS,
-  STGUARD_FORMAT_PYTORCH_ZIP,    /* torch >= 1.6: a ZIP archive holding a ".pkl" record */
-  STGUARD_FORMAT_PYTORCH_LEGACY, /* torch < 1.6's stream of pickles */
-  STGUARD_FORMAT_PICKLE,         /* a bare pickle, any protocol */
-  STGUARD_FORMAT_TAR,            /* a tar archive (torch's oldest format) */
-  STGUARD_FORMAT_ZIP,            /* a ZIP archive that is neither PyTorch's nor an npz */
-  STGUARD_FORMAT_GGUF,           /* "GGUF" magic (ggml's checkpoint format) */
-  STGUARD_FORMAT_NPY,            /* "\x93NUMPY" magic (numpy's single-array file) */
-  STGUARD_FORMAT_NPZ,            /* a ZIP archive whose members are all "*.npy" */
-  STGUARD_FORMAT_JSON,           /* no pickle, starts with '{' or '[' (config.json, an index) */
+#define STGUARD_FORMAT(Name, C_NAME, word, kind, hint, pickle, convert, inspect, scan) \
+  STGUARD_FORMAT_##C_NAME,
+#include "stguard/formats.def"
+#undef STGUARD_FORMAT
 
   STGUARD_NUM_FORMATS /* not a format: the number of formats above */
 } stguard_format;

@@ -242,23 +242,16 @@ py::str Sniff(const std::string& path) {
 }
 
 // ConvertHint says what a file of `format` is and how to convert it, or "" when it is no
-// format with a conversion to point to.
+// format with a conversion to point to (the facts of stguard/formats.def).
 std::string ConvertHint(Format format) {
-  switch (format) {
-    case Format::kPytorchZip:
-    case Format::kPytorchLegacy:
-    case Format::kPickle:
-    case Format::kTar:
-      return "a PyTorch checkpoint or pickle: stguard.scan() says whether it is safe to "
-             "load, and stguard.convert() converts it to safetensors without running it";
-    case Format::kGguf:
-      return "a GGUF file: stguard.convert() converts it to safetensors";
-    case Format::kNpy:
-    case Format::kNpz:
-      return "a NumPy file: stguard.convert() converts it to safetensors";
-    default:
-      return {};
+  const FormatFacts& facts = FactsOf(format);
+  if (facts.hint.empty() || !facts.convertible) return {};
+  if (facts.pickle_bearing) {
+    return std::string(facts.hint) +
+           ": stguard.scan() says whether it is safe to load, and stguard.convert() "
+           "converts it to safetensors without running it";
   }
+  return std::string(facts.hint) + ": stguard.convert() converts it to safetensors";
 }
 
 }  // namespace

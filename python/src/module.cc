@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // stguard._core: the compiled part of the Python package. It only opens, validates and
-// writes, through the public library headers; the numpy and torch views, dtype tables and
-// the safetensors-style API are pure Python in stguard/.
+// writes, through the public library headers; the numpy and torch views and the
+// safetensors-style API are pure Python in stguard/, reading the library's dtype table
+// through dtypes().
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,6 +16,7 @@
 #include "header_file.h"
 #include "npy_bindings.h"
 #include "raise_error.h"
+#include "stguard/dtype.h"
 #include "stguard/reader.h"
 #include "storage.h"
 #include "writing.h"
@@ -48,6 +50,18 @@ std::unique_ptr<Storage> StorageFromBytes(const py::buffer& data) {
   return std::move(*storage);
 }
 
+// DtypeRows is the library's dtype table (stguard/dtype.h), in enum order.
+py::list DtypeRows() {
+  py::list rows;
+  for (const stguard::Dtype dtype : stguard::kAllDtypes) {
+    rows.append(py::make_tuple(std::string(stguard::DtypeName(dtype)),
+                               stguard::DtypeBits(dtype),
+                               std::string(stguard::DtypeNumpyType(dtype)),
+                               std::string(stguard::DtypeFrameworkName(dtype))));
+  }
+  return rows;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -78,6 +92,8 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
         py::arg("metadata"), "Writes [(name, dtype, shape, buffer)] canonically and atomically.");
   m.def("serialize", &stguard::python::Serialize, py::arg("tensors"), py::arg("metadata"),
         "Returns the canonical file for [(name, dtype, shape, buffer)] as bytes.");
+  m.def("dtypes", &DtypeRows,
+        "[(name, bits, numpy type, torch's name or '')] for every safetensors dtype.");
   stguard::python::RegisterHeaderFile(m);
   stguard::python::RegisterGguf(m);
   stguard::python::RegisterNumpyFiles(m);

@@ -11,6 +11,11 @@ TensorInfo = Tuple[str, str, Tuple[int, ...], int, int]
 # (name, dtype name, shape, a C-contiguous buffer of the little-endian bytes)
 TensorEntry = Tuple[str, str, Tuple[int, ...], object]
 
+# (safetensors dtype name, bits per element, numpy type string, torch's name or "")
+DtypeRow = Tuple[str, int, str, str]
+
+def dtypes() -> List[DtypeRow]: ...
+
 class Storage:
     """A validated checkpoint and its private, writable (copy-on-write) memory, exposed
     through the buffer protocol."""

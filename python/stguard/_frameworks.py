@@ -10,7 +10,7 @@ import numpy as np
 
 from ._error import (SafetensorImportError, SafetensorTypeError, SafetensorValueError,
                      refusal)
-from ._views import NUMPY_DTYPES
+from ._views import DTYPES, NUMPY_DTYPES, is_numpy_own
 
 
 class NumpyFramework:
@@ -23,15 +23,21 @@ class NumpyFramework:
         return array
 
 
+def numpy_type_for_torch(numpy_type: str) -> str:
+    """The numpy type torch.from_numpy accepts for `numpy_type`: torch 1.13 has no unsigned
+    integer wider than a byte, so those become the signed type of their size, holding the
+    same bits ("<u2" -> "<i2")."""
+    if np.dtype(numpy_type).kind == "u" and np.dtype(numpy_type).itemsize > 1:
+        return numpy_type.replace("u", "i")
+    return numpy_type
+
+
 class TorchFramework:
     """Tensors are torch.from_numpy over the view (no copy), retyped where torch has a
-    type numpy lacks: BF16 -> torch.bfloat16, and F8_E4M3 / F8_E5M2 -> torch.float8_*
-    where this torch has them. torch 1.13 has no unsigned 16/32/64-bit type: U16, U32 and
-    U64 come back as int16/int32/int64 holding the same bits; F8_* (without torch float8),
-    F6_* and F4 as uint8 bytes, as for numpy."""
-
-    # numpy types torch.from_numpy accepts, for the dtypes whose numpy type it does not.
-    _NUMPY_FOR_TORCH: Dict[str, str] = {"BF16": "<i2", "U16": "<i2", "U32": "<i4", "U64": "<i8"}
+    type numpy lacks (the library's dtype table names it): BF16 -> torch.bfloat16, and the
+    F8_* types -> torch.float8_* where this torch has them. torch 1.13 has no unsigned
+    16/32/64-bit type: U16, U32 and U64 come back as int16/int32/int64 holding the same
+    bits; F8_* (without torch float8), F6_* and F4 as uint8 bytes, as for numpy."""
 
     def __init__(self, device: Any = "cpu") -> None:
         try:
@@ -42,13 +48,16 @@ class TorchFramework:
 
         self._torch = torch
         self._device = torch.device(device)
-        self._retype: Dict[str, Any] = {"BF16": torch.bfloat16}
-        for dtype_name, attribute in (("F8_E4M3", "float8_e4m3fn"), ("F8_E5M2", "float8_e5m2")):
-            if hasattr(torch, attribute):
-                self._retype[dtype_name] = getattr(torch, attribute)
+        # The whole-byte types numpy lacks, read as their bits, become torch's own type.
+        self._retype: Dict[str, Any] = {
+            name: getattr(torch, framework_name)
+            for name, bits, numpy_type, framework_name in DTYPES
+            if bits % 8 == 0 and framework_name and not is_numpy_own(numpy_type, framework_name)
+            and isinstance(getattr(torch, framework_name, None), torch.dtype)
+        }
 
     def numpy_dtype(self, dtype_name: str) -> str:
-        return self._NUMPY_FOR_TORCH.get(dtype_name, NUMPY_DTYPES[dtype_name])
+        return numpy_type_for_torch(NUMPY_DTYPES[dtype_name])
 
     def wrap(self, array: np.ndarray, dtype_name: str):
         tensor = self._torch.from_numpy(array)

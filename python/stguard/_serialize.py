@@ -13,17 +13,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _core
 from ._error import SafetensorTypeError, SafetensorValueError, refusal
+from ._views import DTYPES
 
-# torch's and numpy's dtype names -> safetensors dtype codes.
+# torch's and numpy's dtype names -> safetensors dtype codes, from the library's table.
 _DTYPE_CODES: Dict[str, str] = {
-    "bool": "BOOL", "int8": "I8", "uint8": "U8", "int16": "I16", "uint16": "U16",
-    "int32": "I32", "uint32": "U32", "int64": "I64", "uint64": "U64", "float16": "F16",
-    "float32": "F32", "float64": "F64", "bfloat16": "BF16", "float8_e4m3fn": "F8_E4M3",
-    "float8_e4m3fnuz": "F8_E4M3FNUZ", "float8_e5m2": "F8_E5M2",
-    "float8_e5m2fnuz": "F8_E5M2FNUZ", "float8_e8m0fnu": "F8_E8M0",
-    "float4_e2m1fn_x2": "F4", "complex64": "C64",
-}
-_CODES = frozenset(_DTYPE_CODES.values()) | {"F6_E2M3", "F6_E3M2"}
+    framework_name: name for name, _, _, framework_name in DTYPES if framework_name}
+_CODES = frozenset(name for name, _, _, _ in DTYPES)
 
 
 def _dtype_code(dtype: Any) -> str:

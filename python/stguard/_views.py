@@ -9,30 +9,39 @@ elements per byte: they come back as ``uint8`` bytes whose last dimension counts
 whole bytes.
 """
 
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
+from . import _core
 from ._error import SafetensorError, invalid_argument, reference_refusal
 
-# What each safetensors dtype becomes in numpy (little-endian).
-NUMPY_DTYPES: Dict[str, str] = {
-    "BOOL": "?", "U8": "u1", "I8": "i1", "I16": "<i2", "U16": "<u2", "F16": "<f2",
-    "BF16": "<u2", "I32": "<i4", "U32": "<u4", "F32": "<f4", "C64": "<c8", "F64": "<f8",
-    "I64": "<i8", "U64": "<u8",
-    "F8_E5M2": "u1", "F8_E4M3": "u1", "F8_E8M0": "u1", "F8_E4M3FNUZ": "u1",
-    "F8_E5M2FNUZ": "u1", "F6_E2M3": "u1", "F6_E3M2": "u1", "F4": "u1",
-}
+# The library's dtype table (stguard/dtype.h), in its order: (name, bits per element, the
+# numpy type its elements are read as, torch's name for it or ""). Python keeps no dtype
+# table of its own: the ones below are read from it.
+DTYPES: List[Tuple[str, int, str, str]] = _core.dtypes()
+
+# What each safetensors dtype becomes in numpy (little-endian): its own type, or for a
+# type numpy lacks unsigned integers of its size holding the bits (BF16 as uint16, F8_*
+# as uint8), and F4 and F6_* as their bytes.
+NUMPY_DTYPES: Dict[str, str] = {name: numpy_type for name, _, numpy_type, _ in DTYPES}
+
+
+def is_numpy_own(numpy_type: str, framework_name: str) -> bool:
+    """Whether numpy has the dtype itself: its numpy type bears the dtype's own name
+    (float32 is F32; uint16 is U16, not BF16's bits)."""
+    return np.dtype(numpy_type).name == framework_name
+
 
 # What numpy arrays are saved as, by (kind, itemsize). numpy's own types only: uint16
 # is U16 (a BF16 tensor loaded as bits is saved back as U16).
 SAVE_DTYPES: Dict[Tuple[str, int], str] = {
-    ("b", 1): "BOOL", ("u", 1): "U8", ("i", 1): "I8", ("i", 2): "I16", ("u", 2): "U16",
-    ("f", 2): "F16", ("i", 4): "I32", ("u", 4): "U32", ("f", 4): "F32", ("c", 8): "C64",
-    ("f", 8): "F64", ("i", 8): "I64", ("u", 8): "U64",
+    (np.dtype(numpy_type).kind, np.dtype(numpy_type).itemsize): name
+    for name, _, numpy_type, framework_name in DTYPES if is_numpy_own(numpy_type, framework_name)
 }
 
-SUB_BYTE_BITS: Dict[str, int] = {"F4": 4, "F6_E2M3": 6, "F6_E3M2": 6}
+# The packed types (F4, F6_*): bits per element.
+SUB_BYTE_BITS: Dict[str, int] = {name: bits for name, bits, _, _ in DTYPES if bits % 8}
 
 
 # numpy's limits: at most 32 dimensions, and the product of the non-zero dimensions must

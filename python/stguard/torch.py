@@ -17,15 +17,16 @@ from ``safetensors.torch`` (``storage_ptr``, ``storage_size``, ``_find_shared_te
 import os
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+import numpy as np
 import torch
 
 from . import _core
 from ._error import (SafetensorError, SafetensorRuntimeError, SafetensorValueError,
                      invalid_argument, reference_refusal, refusal)
-from ._frameworks import TorchFramework
+from ._frameworks import TorchFramework, numpy_type_for_torch
 from ._open import safe_open
 from ._serialize import check_metadata, check_name
-from ._views import view
+from ._views import DTYPES, is_numpy_own, view
 from ._torch_shared import (  # noqa: F401 (re-exported: libraries import them from here)
     _end_ptr, _find_shared_tensors, _is_complete, _remove_duplicate_names, overlapping_groups,
     storage_ptr, storage_size)
@@ -33,21 +34,25 @@ from ._torch_shared import (  # noqa: F401 (re-exported: libraries import them f
 __all__ = ["load", "load_file", "load_model", "save", "save_file", "save_model",
            "storage_ptr", "storage_size", "SafetensorError"]
 
-# torch dtype -> (safetensors dtype, the same-size torch dtype whose .numpy() works).
-_SAVE_DTYPES: Dict[Any, Any] = {
-    torch.bool: ("BOOL", None), torch.uint8: ("U8", None), torch.int8: ("I8", None),
-    torch.int16: ("I16", None), torch.float16: ("F16", None),
-    torch.bfloat16: ("BF16", torch.int16), torch.int32: ("I32", None),
-    torch.float32: ("F32", None), torch.complex64: ("C64", None),
-    torch.float64: ("F64", None), torch.int64: ("I64", None),
-}
-for _name, _attribute in (("F8_E4M3", "float8_e4m3fn"), ("F8_E5M2", "float8_e5m2")):
-    if hasattr(torch, _attribute):
-        _SAVE_DTYPES[getattr(torch, _attribute)] = (_name, torch.uint8)
-for _name, _attribute, _bits in (("U16", "uint16", torch.int16), ("U32", "uint32", torch.int32),
-                                 ("U64", "uint64", torch.int64)):
-    if hasattr(torch, _attribute):
-        _SAVE_DTYPES[getattr(torch, _attribute)] = (_name, _bits)
+
+def _save_dtypes() -> Dict[Any, Any]:
+    """torch dtype -> (safetensors dtype, the same-size torch dtype whose .numpy() works,
+    or None when its own does), for the whole-byte dtypes of the library's table that
+    this torch has."""
+    table: Dict[Any, Any] = {}
+    for name, bits, numpy_type, framework_name in DTYPES:
+        torch_type = getattr(torch, framework_name, None) if framework_name else None
+        if bits % 8 or not isinstance(torch_type, torch.dtype):
+            continue
+        torch_numpy_type = numpy_type_for_torch(numpy_type)
+        if is_numpy_own(numpy_type, framework_name) and torch_numpy_type == numpy_type:
+            table[torch_type] = (name, None)
+        else:  # its bits, as the integer type torch.from_numpy makes of them
+            table[torch_type] = (name, torch.from_numpy(np.empty(0, torch_numpy_type)).dtype)
+    return table
+
+
+_SAVE_DTYPES: Dict[Any, Any] = _save_dtypes()
 
 
 def _entries(tensors: Dict[str, torch.Tensor]) -> list:

@@ -10,21 +10,13 @@
 namespace stguard::capi {
 namespace {
 
-// stguard_format must mirror Format value for value: the C API converts by casting.
-#define STGUARD_SAME_FORMAT(c_name, name) \
-  static_assert(static_cast<int>(STGUARD_FORMAT_##c_name) == static_cast<int>(Format::k##name), #name)
-STGUARD_SAME_FORMAT(UNKNOWN, Unknown);
-STGUARD_SAME_FORMAT(SAFETENSORS, Safetensors);
-STGUARD_SAME_FORMAT(PYTORCH_ZIP, PytorchZip);
-STGUARD_SAME_FORMAT(PYTORCH_LEGACY, PytorchLegacy);
-STGUARD_SAME_FORMAT(PICKLE, Pickle);
-STGUARD_SAME_FORMAT(TAR, Tar);
-STGUARD_SAME_FORMAT(ZIP, Zip);
-STGUARD_SAME_FORMAT(GGUF, Gguf);
-STGUARD_SAME_FORMAT(NPY, Npy);
-STGUARD_SAME_FORMAT(NPZ, Npz);
-STGUARD_SAME_FORMAT(JSON, Json);
-#undef STGUARD_SAME_FORMAT
+// stguard_format must mirror Format value for value: the C API converts by casting. Both
+// are expanded from stguard/formats.def; the checks keep a hand edit of either honest.
+#define STGUARD_FORMAT(Name, C_NAME, word, kind, hint, pickle, convert, inspect, scan) \
+  static_assert(static_cast<int>(STGUARD_FORMAT_##C_NAME) == static_cast<int>(Format::k##Name), \
+                "STGUARD_FORMAT_" #C_NAME " is not at " #Name "'s position in formats.def");
+#include "stguard/formats.def"
+#undef STGUARD_FORMAT
 static_assert(static_cast<int>(STGUARD_NUM_FORMATS) == static_cast<int>(Format::kNumFormats),
               "stguard_format lacks a format of stguard::Format");
 

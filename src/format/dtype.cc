@@ -22,6 +22,8 @@ struct DtypeInfo {
   bool decodes_to_f32;     // ConvertToF32 has an exact decoder (CanConvertToF32)
   bool rewritten_by_convert;  // `convert` rewrites it to the target (IsConvertibleFloat)
   bool conversion_target;  // `convert` may write it (IsConversionTarget)
+  std::string_view numpy;      // the numpy type its elements are read as (DtypeNumpyType)
+  std::string_view framework;  // torch's (and numpy's) name for it (DtypeFrameworkName)
 };
 
 constexpr auto kBool = DtypeKind::kBool;
@@ -31,30 +33,33 @@ constexpr auto kFloat = DtypeKind::kFloat;
 constexpr auto kComplex = DtypeKind::kComplex;
 
 // Indexed by Dtype. Sub-byte floats and C64 have no decoder (stguard/convert.h says why).
+// numpy: a type numpy lacks is read as unsigned integers of its size holding the bits
+// (BF16 as "<u2", F8_* as "u1"), and F4 and F6_* as their bytes. framework: the names
+// torch gives the types it has (F6_* it has not).
 constexpr std::array<DtypeInfo, kNumDtypes> kDtypeTable = {{
-    // name           bits  kind       to F32  rewritten  target
-    {"BOOL",          8,    kBool,     true,   false,     false},
-    {"F4",            4,    kFloat,    false,  false,     false},
-    {"F6_E2M3",       6,    kFloat,    false,  false,     false},
-    {"F6_E3M2",       6,    kFloat,    false,  false,     false},
-    {"U8",            8,    kUnsigned, true,   false,     false},
-    {"I8",            8,    kSigned,   true,   false,     false},
-    {"F8_E5M2",       8,    kFloat,    true,   false,     false},
-    {"F8_E4M3",       8,    kFloat,    true,   false,     false},
-    {"F8_E8M0",       8,    kFloat,    true,   false,     false},
-    {"F8_E4M3FNUZ",   8,    kFloat,    true,   false,     false},
-    {"F8_E5M2FNUZ",   8,    kFloat,    true,   false,     false},
-    {"I16",           16,   kSigned,   true,   false,     false},
-    {"U16",           16,   kUnsigned, true,   false,     false},
-    {"F16",           16,   kFloat,    true,   true,      true},
-    {"BF16",          16,   kFloat,    true,   true,      true},
-    {"I32",           32,   kSigned,   true,   false,     false},
-    {"U32",           32,   kUnsigned, true,   false,     false},
-    {"F32",           32,   kFloat,    true,   true,      true},
-    {"C64",           64,   kComplex,  false,  false,     false},
-    {"F64",           64,   kFloat,    true,   true,      false},
-    {"I64",           64,   kSigned,   true,   false,     false},
-    {"U64",           64,   kUnsigned, true,   false,     false},
+    // name           bits  kind       to F32  rewritten  target  numpy   framework
+    {"BOOL",          8,    kBool,     true,   false,     false,  "?",    "bool"},
+    {"F4",            4,    kFloat,    false,  false,     false,  "u1",   "float4_e2m1fn_x2"},
+    {"F6_E2M3",       6,    kFloat,    false,  false,     false,  "u1",   ""},
+    {"F6_E3M2",       6,    kFloat,    false,  false,     false,  "u1",   ""},
+    {"U8",            8,    kUnsigned, true,   false,     false,  "u1",   "uint8"},
+    {"I8",            8,    kSigned,   true,   false,     false,  "i1",   "int8"},
+    {"F8_E5M2",       8,    kFloat,    true,   false,     false,  "u1",   "float8_e5m2"},
+    {"F8_E4M3",       8,    kFloat,    true,   false,     false,  "u1",   "float8_e4m3fn"},
+    {"F8_E8M0",       8,    kFloat,    true,   false,     false,  "u1",   "float8_e8m0fnu"},
+    {"F8_E4M3FNUZ",   8,    kFloat,    true,   false,     false,  "u1",   "float8_e4m3fnuz"},
+    {"F8_E5M2FNUZ",   8,    kFloat,    true,   false,     false,  "u1",   "float8_e5m2fnuz"},
+    {"I16",           16,   kSigned,   true,   false,     false,  "<i2",  "int16"},
+    {"U16",           16,   kUnsigned, true,   false,     false,  "<u2",  "uint16"},
+    {"F16",           16,   kFloat,    true,   true,      true,   "<f2",  "float16"},
+    {"BF16",          16,   kFloat,    true,   true,      true,   "<u2",  "bfloat16"},
+    {"I32",           32,   kSigned,   true,   false,     false,  "<i4",  "int32"},
+    {"U32",           32,   kUnsigned, true,   false,     false,  "<u4",  "uint32"},
+    {"F32",           32,   kFloat,    true,   true,      true,   "<f4",  "float32"},
+    {"C64",           64,   kComplex,  false,  false,     false,  "<c8",  "complex64"},
+    {"F64",           64,   kFloat,    true,   true,      false,  "<f8",  "float64"},
+    {"I64",           64,   kSigned,   true,   false,     false,  "<i8",  "int64"},
+    {"U64",           64,   kUnsigned, true,   false,     false,  "<u8",  "uint64"},
 }};
 
 // Facts the conversion code relies on, checked once for every row.
@@ -86,6 +91,10 @@ const std::array<Dtype, kNumDtypes> kAllDtypes = MakeAllDtypes();
 std::string_view DtypeName(Dtype dtype) { return InfoOf(dtype).name; }
 
 uint32_t DtypeBits(Dtype dtype) { return InfoOf(dtype).bits; }
+
+std::string_view DtypeNumpyType(Dtype dtype) { return InfoOf(dtype).numpy; }
+
+std::string_view DtypeFrameworkName(Dtype dtype) { return InfoOf(dtype).framework; }
 
 size_t ElementSize(Dtype dtype) {
   const uint32_t bits = DtypeBits(dtype);

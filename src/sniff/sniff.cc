@@ -190,28 +190,6 @@ bool LooksLikeJson(std::span<const std::byte> bytes, uint64_t file_size, bool* u
 
 }  // namespace
 
-std::string_view FormatName(Format format) {
-  switch (format) {
-    case Format::kSafetensors: return "safetensors";
-    case Format::kPytorchZip: return "pytorch-zip";
-    case Format::kPytorchLegacy: return "pytorch-legacy";
-    case Format::kPickle: return "pickle";
-    case Format::kTar: return "tar";
-    case Format::kZip: return "zip";
-    case Format::kGguf: return "gguf";
-    case Format::kNpy: return "npy";
-    case Format::kNpz: return "npz";
-    case Format::kJson: return "json";
-    case Format::kUnknown: case Format::kNumFormats: break;
-  }
-  return "unknown";
-}
-
-bool IsPickleBearing(Format format) {
-  return format == Format::kPytorchZip || format == Format::kPytorchLegacy ||
-         format == Format::kPickle || format == Format::kTar;
-}
-
 namespace {
 
 // SniffStep decides from `prefix`, the first bytes of `source` (a whole file's bytes, or

@@ -10,6 +10,12 @@
 2. Header guards match paths: src/a/b.h is guarded by STGUARD_SRC_A_B_H_.
 3. No test seam is spelt in src/: no STGUARD_TEST_ variable (tests/seams/ reads them).
 4. No issue-tracker numbers in src/, include/ or cli/: say the rule instead.
+5. No format dispatch outside src/: the front ends (cli/, python/, web/) print or forward
+   what the library decides, and never branch on a format. A `case` label or an ==/!=
+   comparison naming a Format enumerator (Format::kGguf, STGUARD_FORMAT_GGUF), or a
+   format's word from include/stguard/formats.def ("gguf") compared, matched by `case`,
+   tested with `in (...)` or used as a dict key, is a violation. Passing an enumerator
+   as an argument (AppendValidEnvelope(path, Format::kGguf...)) is not: it forwards a fact.
 
 Prints each violation and exits 1 if there is any. `--self-test` checks the checks on
 small accepted and rejected samples.
@@ -90,12 +96,61 @@ def text_violations(files):
     return found
 
 
+FORMAT_ROW = re.compile(r'^STGUARD_FORMAT\(\w+,\s*\w+,\s*"([^"]+)"', re.M)
+ENUMERATOR = r'(?:\b(?:\w+::)*Format::k\w+|\bSTGUARD_FORMAT_[A-Z_]+)'
+ENUM_DISPATCH = re.compile(r'\bcase\s+' + ENUMERATOR + r'|[=!]=\s*' + ENUMERATOR + '|' +
+                           ENUMERATOR + r'\s*[=!]=')
+# Files whose dispatch moves into the library with work under way elsewhere (check's
+# --canonical, the inspect listing, the scan report, the conversion pipeline), each with
+# how many dispatching lines it may keep until then: more is a violation. Lower the counts
+# and drop the rows as the work lands.
+DISPATCH_PENDING = {
+    'cli/cmd_check.cc': 1,
+    'cli/cmd_convert.cc': 5,
+    'cli/cmd_inspect.cc': 7,
+    'cli/cmd_scan.cc': 2,
+    'python/stguard/_front_door.py': 9,
+}
+
+
+def format_words(formats_def):
+    """The formats' words ("safetensors", "gguf"...) from formats.def's rows."""
+    return [word for word in FORMAT_ROW.findall(formats_def) if word != 'unknown']
+
+
+def word_dispatch(words):
+    """A regex matching a format's word compared, matched, tested for membership or used
+    as a dict key."""
+    word = '["\'](?:' + '|'.join(re.escape(w) for w in words) + ')["\']'
+    return re.compile(r'(?:===?|!==?)\s*' + word + '|' + word + r'\s*(?:===?|!==?)|'
+                      r'\bcase\s+' + word + r'|\bin\s*[\(\[\{][^\)\]\}]*' + word + '|' +
+                      r'^\s*' + word + r'\s*:', re.M)
+
+
+def dispatch_violations(files, words, pending=None):
+    pending = DISPATCH_PENDING if pending is None else pending
+    found = []
+    by_word = word_dispatch(words)
+    for path, text in sorted(files.items()):
+        if path.startswith('src/'):
+            continue
+        lines = sorted({text.count('\n', 0, match.start()) + 1
+                        for pattern in (ENUM_DISPATCH, by_word)
+                        for match in pattern.finditer(text)})
+        if len(lines) <= pending.get(path, 0):
+            continue
+        for line in lines:
+            found.append(f'{path}:{line}: format dispatch outside src/: ask the library\'s '
+                         'facts (stguard/formats.h) or let it do the work')
+    return found
+
+
 def read_tree(root, folders):
     files = {}
     for folder in folders:
         for directory, _, names in os.walk(os.path.join(root, folder)):
             for name in names:
-                if name.endswith(('.cc', '.h', '.def')):
+                if name.endswith(('.cc', '.h', '.def', '.py', '.js')):
                     path = os.path.join(directory, name)
                     with open(path, encoding='utf-8') as f:
                         files[os.path.relpath(path, root)] = f.read()
@@ -120,6 +175,28 @@ def self_test():
     assert len(layer_violations(bad, order)) == 2, layer_violations(bad, order)
     assert len(guard_violations(bad)) == 1
     assert len(text_violations(bad)) == 2
+    words = format_words('STGUARD_FORMAT(Unknown, UNKNOWN, "unknown", "", 0)\n'
+                         'STGUARD_FORMAT(Gguf, GGUF, "gguf", "GGUF", 1)\n'
+                         'STGUARD_FORMAT(Npy, NPY, "npy", ".npy", 1)\n')
+    assert words == ['gguf', 'npy'], words
+    forwards = {'cli/a.cc': 'AppendValidEnvelope(path, Format::kGguf, &out);\n'
+                            'if (facts.convertible) return FormatName(format);\n',
+                'python/stguard/a.py': 'kind = {"format": "gguf"}\nprint("npy files")\n',
+                'src/a.cc': 'switch (f) {\n  case Format::kGguf: return "gguf";\n}\n'}
+    assert dispatch_violations(forwards, words, pending={}) == []
+    dispatches = {'cli/a.cc': 'switch (f) {\n  case Format::kGguf: break;\n}\n',
+                  'cli/b.cc': 'if (format == stguard::Format::kNpy) return;\n',
+                  'cli/c.cc': 'if (STGUARD_FORMAT_GGUF != format) return;\n',
+                  'python/stguard/a.py': 'if raw["format"] == "npy":\n    pass\n',
+                  'python/stguard/b.py': 'if name in ("gguf", "x"):\n    pass\n',
+                  'python/stguard/c.py': 'TABLE = {\n    "gguf": 1,\n}\n',
+                  'web/app.js': 'switch (r.format) { case "npy": break; }\n'}
+    flagged = dispatch_violations(dispatches, words, pending={})
+    assert len(flagged) == len(dispatches), flagged
+    # A file allowed one dispatching line fails at a second.
+    assert dispatch_violations({'cli/b.cc': dispatches['cli/b.cc']}, words, {'cli/b.cc': 1}) == []
+    assert len(dispatch_violations({'cli/b.cc': dispatches['cli/b.cc'] * 2}, words,
+                                   {'cli/b.cc': 1})) == 2
     print('self-test passed')
 
 
@@ -136,6 +213,10 @@ def main():
     sources = read_tree(root, ['src'])
     found = layer_violations(sources, order) + guard_violations(sources)
     found += text_violations(read_tree(root, ['src', 'include', 'cli']))
+    with open(os.path.join(root, 'include/stguard/formats.def'), encoding='utf-8') as f:
+        words = format_words(f.read())
+    found += dispatch_violations(read_tree(root, ['cli', 'python/src', 'python/stguard', 'web']),
+                                 words)
     for line in found:
         print(line)
     print(f'{len(sources)} files under src/, layers {" < ".join(order)}: '
