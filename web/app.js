@@ -21,14 +21,6 @@ const MAX_VALUE_CHARS = 4096;
 // dropped by mistake); the result says so.
 const MAX_FOLDER_FILES = 100000;
 
-const VERDICT_SENTENCES = {
-  valid: 'Every rule of the format holds, and loading it runs no code of the file\'s choosing.',
-  invalid: 'Malformed: a rule of the format does not hold.',
-  refused: 'Refused: loading this file would run code of the file\'s choosing, or it ' +
-           'cannot be proven safe. Do not load it.',
-  error: 'No verdict: the file could not be read.',
-};
-
 let worker = null;
 let nextJobId = 1;
 const pendingJobs = new Map();  // job id -> {section, prefix}
@@ -144,7 +136,8 @@ function showVerdict(section, result) {
   const line = section.querySelector(':scope > .verdict');
   line.className = `verdict verdict-${verdict}`;
   line.textContent = `${verdict} · ${result.format || 'unknown'}`;
-  line.after(element('p', 'verdict-sentence', VERDICT_SENTENCES[verdict] || ''));
+  // The sentence comes with the result, written by the library (stguard/verdict.h).
+  line.after(element('p', 'verdict-sentence', result.sentence || ''));
 }
 
 function showError(section, result) {
