@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // stguard check [-q] [--json] [--canonical] [--aligned] FILE|DIR...: the front door's
-// verdict (stguard/verdict.h) on each path, printed; --canonical adds the comparison of a
-// safetensors file with its canonical form.
-#include <algorithm>
+// verdict (stguard/verdict.h) on each path, printed; --canonical and --aligned are part of
+// that verdict (CheckOptions::require_canonical, ::require_aligned_data).
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "output.h"
 #include "progress.h"
-#include "stguard/reader.h"
 #include "stguard/verdict.h"
 #include "stguard/writer.h"
 #include "verdict_output.h"
@@ -19,33 +16,6 @@
 namespace stguard::cli {
 
 namespace {
-
-// Canonical is the --canonical comparison of a valid safetensors file.
-struct Canonical {
-  std::optional<CanonicalDiff> diff;
-  // no_form: a valid file whose canonical rewrite cannot exist (its canonical header would
-  // pass the 100,000,000-byte cap), so it is not canonical.
-  Error no_form;
-  bool failed() const { return (diff && !diff->canonical) || !no_form.ok(); }
-};
-
-// CompareCanonical compares a valid safetensors file with its canonical form. Running out
-// of memory turns the result into an error (no verdict).
-Canonical CompareCanonical(const Options& options, CheckResult* result) {
-  Canonical canonical;
-  const Result<Checkpoint> checkpoint = Checkpoint::Open(result->file, options);
-  Result<CanonicalDiff> compared =
-      checkpoint.ok() ? CompareToCanonical(*checkpoint) : Result<CanonicalDiff>(checkpoint.error());
-  if (compared.ok()) {
-    canonical.diff = *compared;
-  } else if (VerdictForError(compared.error()) == Verdict::kError) {
-    result->error = compared.error();
-    result->verdict = Verdict::kError;
-  } else {
-    canonical.no_form = compared.error();
-  }
-  return canonical;
-}
 
 void AppendSummaryJson(const CheckResult& result, std::string* out) {
   *out += ",\"tensors\":" + std::to_string(result.summary.tensors);
@@ -63,43 +33,40 @@ void AppendSummaryJson(const CheckResult& result, std::string* out) {
   }
 }
 
-void AppendCanonicalJson(const Canonical& canonical, std::string* out) {
-  if (!canonical.no_form.ok()) {
-    *out += ",\"canonical\":false,\"canonical_reason\":\"no-canonical-form\",\"canonical_error\":";
-    AppendErrorJson(canonical.no_form, out);
-  } else if (canonical.diff) {
-    *out += std::string(",\"canonical\":") + (canonical.diff->canonical ? "true" : "false");
-    if (!canonical.diff->canonical) {
-      *out += ",\"canonical_reason\":\"" +
-              std::string(CanonicalDiffReasonName(canonical.diff->reason)) +
-              "\",\"first_difference\":" + std::to_string(canonical.diff->offset) +
-              ",\"reason_offset\":" + std::to_string(canonical.diff->reason_offset);
+// AppendCanonicalJson adds check --canonical's comparison, when one was made.
+void AppendCanonicalJson(const CheckResult& result, std::string* out) {
+  if (!result.canonical) {
+    // A valid file whose canonical header would pass the header cap: no comparison.
+    if (result.error.code == ErrorCode::kNotCanonical) {
+      *out += ",\"canonical\":false,\"canonical_reason\":\"no-canonical-form\"";
     }
+    return;
+  }
+  const CanonicalDiff& diff = *result.canonical;
+  *out += std::string(",\"canonical\":") + (diff.canonical ? "true" : "false");
+  if (!diff.canonical) {
+    *out += ",\"canonical_reason\":\"" + std::string(CanonicalDiffReasonName(diff.reason)) +
+            "\",\"first_difference\":" + std::to_string(diff.offset) +
+            ",\"reason_offset\":" + std::to_string(diff.reason_offset);
   }
 }
 
 // PrintCheck prints one path's result and returns its exit status.
-int PrintCheck(const CheckResult& result, const Canonical& canonical, bool quiet, bool json) {
-  const int status = std::max(result.exit_status(), canonical.failed() ? kExitInvalid : kExitOk);
-  if (quiet && status == kExitOk) return status;
+int PrintCheck(const CheckResult& result, bool quiet, bool json) {
+  const int status = result.exit_status();
+  if (quiet && result.valid()) return status;
   if (json) {
     std::string line = "{";
     AppendResultJson(result, &line);
-    if (result.valid()) {
-      AppendSummaryJson(result, &line);
-      AppendCanonicalJson(canonical, &line);
-    }
+    if (result.valid()) AppendSummaryJson(result, &line);
+    AppendCanonicalJson(result, &line);
     line += ",";
     AppendWarningsJson(result.warnings, &line);
     PrintLine(line + "}");
     return status;
   }
   std::string line = ResultLine(result);
-  if (!canonical.no_form.ok()) {
-    line += "; not canonical: no canonical form exists: " + canonical.no_form.ToString();
-  } else if (canonical.diff) {
-    line += "; " + DescribeCanonicalDiff(*canonical.diff);
-  }
+  if (result.valid() && result.canonical) line += "; " + DescribeCanonicalDiff(*result.canonical);
   PrintLine(line);
   if (!quiet) {
     for (const Warning& warning : result.warnings) PrintLine(WarningLine(result.file, warning));
@@ -112,37 +79,24 @@ int PrintCheck(const CheckResult& result, const Canonical& canonical, bool quiet
 int RunCheck(const CommandLine& line) {
   const bool quiet = line.quiet;
   const bool json = line.json;
-  const bool canonical = line.canonical;
   CheckOptions options;
   options.require_aligned_data = line.aligned;
+  options.require_canonical = line.canonical;
   options.allow_external_symlinks = line.allow_external_symlinks;
-  int status = kExitOk;
+  // The exit status is the worst verdict's (stguard/verdict.h: refused, invalid, error,
+  // valid), not the largest number: an unreadable path does not hide a refused one.
+  Verdict worst = Verdict::kValid;
   for (const std::string& file : line.operands) {
     // A folder of many or large files takes a while: its bytes and rate show on a
     // terminal (progress.h), erased before the verdict is printed.
     ProgressBar progress(/*total=*/0, ShowProgress(json, quiet));
     options.progress = [&progress](uint64_t bytes) { progress.Add(bytes); };
-    CheckResult result = CheckPath(std::string(file), options);
+    const CheckResult result = CheckPath(std::string(file), options);
     progress.Clear();
-    Canonical comparison;
-    if (canonical && result.verdict != Verdict::kError) {
-      if (result.is_folder || result.format != Format::kSafetensors) {
-        // A flag that does not apply to what was found is a usage error, never ignored.
-        const bool folder = result.is_folder;
-        result = UsageError(result.file, result.format, "--canonical", "safetensors files");
-        if (folder) {
-          result.is_folder = true;
-          result.error.context = "--canonical applies to single safetensors files, not a folder";
-        }
-      } else if (result.valid()) {
-        Options reader;
-        reader.require_aligned_data = options.require_aligned_data;
-        comparison = CompareCanonical(reader, &result);
-      }
-    }
-    status = std::max(status, PrintCheck(result, comparison, quiet, json));
+    PrintCheck(result, quiet, json);
+    worst = WorseVerdict(worst, result.verdict);
   }
-  return status;
+  return VerdictExitStatus(worst);
 }
 
 }  // namespace stguard::cli

@@ -94,22 +94,18 @@ int RunLint(const CommandLine& command_line) {
   }
 
   const LintReport report = LintModel(path, options);
+  // The verdict is the library's: check's, then lint's findings, or error when lint
+  // could not run (printed as any other result, with the whole envelope).
+  const CheckResult result = LintVerdict(std::move(verdict), report);
   if (!report.error.ok()) {
-    if (json) {
-      std::string line = "{\"file\":";
-      AppendJsonString(path, &line);
-      line += ",\"ok\":false,\"error\":";
-      AppendErrorJson(report.error, &line);
-      PrintLine(line + "}");
-    } else {
-      PrintFileError("lint", path, report.error);
-    }
-    return kExitUsage;
+    if (json) return PrintResult(result, /*quiet=*/false, json);
+    PrintFileError("lint", path, report.error);
+    return result.exit_status();
   }
-  const int status = report.num_errors() == 0 ? kExitOk : kExitInvalid;
+  const int status = result.exit_status();
   if (json) {
     std::string line = "{";
-    AppendResultJson(LintVerdict(std::move(verdict), report), &line);
+    AppendResultJson(result, &line);
     line += ",\"family\":";
     if (report.family.empty()) {
       line += "null";

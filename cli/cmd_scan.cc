@@ -6,7 +6,8 @@
 // scanned, recognised by content whatever its name (ScanFolderForPickles). Exit 0 when
 // every file is safe to load (clean or needs-key), 1 when one names code or cannot be
 // proven safe, 2 on usage or I/O errors; with --require-convertible, 1 also when a file
-// would not convert as it is.
+// would not convert as it is. Over several files the worst verdict decides (refused,
+// invalid, error, valid: stguard/verdict.h).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -141,33 +142,31 @@ struct ScanOutput {
   bool require_convertible = false;  // exit 1 on a safe file that would not convert
 };
 
-// PrintReport prints one file's report and folds its outcome into *status: the
-// verdict's own exit status (clean and needs-key 0), or with --require-convertible 1 for
-// any file that would not convert as it is.
+// PrintReport prints one file's report and folds its verdict into *worst (WorseVerdict):
+// the scan's own (VerdictForPickle: clean and needs-key valid), or with
+// --require-convertible invalid for a safe file that would not convert as it is.
 void PrintReport(const std::string& path, const PickleFileReport& report,
-                 const ScanOutput& output, int* status) {
+                 const ScanOutput& output, Verdict* worst) {
   if (output.json) {
     PrintReportJson(path, report);
   } else {
     PrintReportText(path, report);
   }
-  if (IsIoError(report.reason)) {
-    *status = kExitUsage;
-  } else if ((VerdictFailsFolder(report.verdict) ||
-              (output.require_convertible && !report.reason.ok())) &&
-             *status == kExitOk) {
-    *status = kExitInvalid;
+  Verdict verdict = IsIoError(report.reason) ? Verdict::kError : VerdictForPickle(report);
+  if (verdict == Verdict::kValid && output.require_convertible && !report.reason.ok()) {
+    verdict = Verdict::kInvalid;
   }
+  *worst = WorseVerdict(*worst, verdict);
 }
 
 // ScanFolder walks a folder and reports every pickle-bearing file in it.
 void ScanFolder(const std::string& path, const FolderScanOptions& options,
-                const ScanOutput& output, int* status) {
+                const ScanOutput& output, Verdict* worst) {
   const bool json = output.json;
   const FolderScanReport report = ScanFolderForPickles(path, options);
   for (const FolderScanEntry& entry : report.files) {
     PrintReport((path.ends_with('/') ? path : path + "/") + entry.name, entry.report, output,
-                status);
+                worst);
   }
   if (!report.error.ok()) {
     CheckResult result;  // the walk's own error (a bound, an unreadable folder)
@@ -182,7 +181,7 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options,
     } else {
       PrintFileError("scan", path, report.error);
     }
-    *status = std::max(*status, result.exit_status());
+    *worst = WorseVerdict(*worst, result.verdict);
   } else if (report.files.empty()) {
     // Silence would read as "scanned and fine" or as "did not run": say what was found.
     constexpr char kNone[] = "no pickle-bearing files (subfolders included)";
@@ -201,18 +200,22 @@ void ScanFolder(const std::string& path, const FolderScanOptions& options,
 // ScanFile maps the file once: the sniff and then the static scan (or the npy/npz reader)
 // read that one mapping.
 void ScanFile(const std::string& path, const TorchOptions& options, const ScanOutput& output,
-              int* status) {
+              Verdict* worst) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
   if (!file.ok()) {  // reported as the scan reports a file it cannot read
-    PrintReport(path, JudgePickleFile(path, options), output, status);
+    PrintReport(path, JudgePickleFile(path, options), output, worst);
     return;
   }
   const std::span<const std::byte> bytes = (*file)->bytes();
   if (const Format format = SniffFormat(bytes);
       format == Format::kNpy || format == Format::kNpz) {  // npy_output.cc
-    *status = std::max(*status, ScanNumpyFile(path, bytes, format == Format::kNpz, output.json));
+    // ScanNumpyFile gives an exit status; 1 is as bad as a refusal's for the total.
+    const int status = ScanNumpyFile(path, bytes, format == Format::kNpz, output.json);
+    *worst = WorseVerdict(*worst, status == kExitOk        ? Verdict::kValid
+                                  : status == kExitInvalid ? Verdict::kInvalid
+                                                           : Verdict::kError);
   } else {
-    PrintReport(path, JudgePickleMapped(**file, options), output, status);
+    PrintReport(path, JudgePickleMapped(**file, options), output, worst);
   }
 }
 
@@ -230,16 +233,18 @@ int RunScan(const CommandLine& line) {
   FolderScanOptions folder_options;
   folder_options.torch = options;
   folder_options.allow_external_symlinks = allow_external_symlinks;
-  int status = kExitOk;
+  // The exit status is the worst verdict's (stguard/verdict.h), not the largest number:
+  // a file that cannot be read does not hide one that would run code.
+  Verdict worst = Verdict::kValid;
   for (const std::string& path : paths) {
     struct stat info;
     if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      ScanFolder(path, folder_options, output, &status);
+      ScanFolder(path, folder_options, output, &worst);
     } else {
-      ScanFile(path, options, output, &status);
+      ScanFile(path, options, output, &worst);
     }
   }
-  return status;
+  return VerdictExitStatus(worst);
 }
 
 }  // namespace stguard::cli

@@ -106,7 +106,9 @@ inline constexpr ExitStatusRow kExitStatuses[] = {
      "--require-convertible, also one that would not convert as it is)"},
     {kExitUsage, "usage, I/O or environment error",
      "a usage error (an unknown option, an option that does not apply to the input's "
-     "format), an I/O error, or the environment (out of memory, a file size limit)"},
+     "format), an I/O error, or the environment (out of memory, a file size limit). Given "
+     "several inputs, check and scan exit with the worst verdict's status (refused, "
+     "invalid, error, valid): an input that cannot be read does not hide a refused one"},
 };
 
 // ExitStatusHelp is the help's line: "exit status: 0 valid, 1 invalid or refused, ...".

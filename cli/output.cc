@@ -61,10 +61,14 @@ void PrintLeftoverNotes(std::string_view command, const std::string& out) {
 
 
 void AppendErrorJson(const Error& error, std::string* out) {
+  // An offset is given only where it points into the file (ErrorHasOffset).
+  AppendErrorJson(error, ErrorHasOffset(error.code), out);
+}
+
+void AppendErrorJson(const Error& error, bool has_offset, std::string* out) {
   *out += "{\"code\":";
   AppendJsonString(ErrorCodeName(error.code), out);
-  // An offset is given only where it points into the file (ErrorHasOffset).
-  if (ErrorHasOffset(error.code)) *out += ",\"offset\":" + std::to_string(error.offset);
+  if (has_offset) *out += ",\"offset\":" + std::to_string(error.offset);
   *out += ",\"message\":";
   AppendJsonString(error.message, out);
   *out += ",\"context\":";

@@ -51,6 +51,9 @@ void PrintLeftoverNotes(std::string_view command, const std::string& out);
 // AppendErrorJson appends {"code":...,"offset":...,"message":...,"context":...,
 // "tensor":...} to *out.
 void AppendErrorJson(const Error& error, std::string* out);
+// This one shows the offset exactly when `has_offset` (a result's ResultOffsetInFile, so
+// that "error" and the envelope never disagree).
+void AppendErrorJson(const Error& error, bool has_offset, std::string* out);
 
 // ErrorText is error.ToString() for a line that already names `path`: a context that
 // begins with the path ("PATH: No such file or directory") is shown without it.

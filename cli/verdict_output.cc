@@ -53,7 +53,7 @@ void AppendResultJson(const CheckResult& result, std::string* out) {
   *out += std::string(",\"ok\":") + (result.valid() ? "true" : "false");
   if (!result.valid()) {
     *out += ",\"error\":";
-    AppendErrorJson(result.error, out);
+    AppendErrorJson(result.error, ResultOffsetInFile(result), out);
   }
 }
 
@@ -65,23 +65,6 @@ void AppendValidEnvelope(const std::string& path, Format format, std::string* ou
   result.is_folder = is_folder;
   result.verdict = Verdict::kValid;
   AppendResultJson(result, out);
-}
-
-void AppendWarningsJson(std::span<const Warning> warnings, std::string* out) {
-  *out += "\"warnings\":[";
-  for (size_t i = 0; i < warnings.size(); ++i) {
-    if (i > 0) *out += ",";
-    *out += "{\"kind\":";
-    AppendJsonString(WarningKindName(warnings[i].kind), out);
-    *out += ",\"file\":";
-    AppendJsonText(warnings[i].file, out);
-    *out += ",\"tensor\":";
-    AppendJsonText(warnings[i].tensor, out);
-    *out += ",\"message\":";
-    AppendJsonText(warnings[i].message, out);
-    *out += "}";
-  }
-  *out += "]";
 }
 
 int PrintResult(const CheckResult& result, bool quiet, bool json) {

@@ -26,8 +26,6 @@ void AppendResultJson(const CheckResult& result, std::string* out);
 void AppendValidEnvelope(const std::string& path, Format format, std::string* out,
                          bool is_folder = false);
 
-// AppendWarningsJson appends "warnings":[{"kind","file","tensor","message"}...].
-void AppendWarningsJson(std::span<const Warning> warnings, std::string* out);
 
 // PrintResult prints a result whose command has nothing to add (text: its line and its
 // warnings; JSON: the envelope, "ok", "error", "warnings") and returns its exit status.

@@ -17,7 +17,8 @@ namespace {
 std::vector<std::string> CodeNamesInList() {
   std::ifstream list(STGUARD_SOURCE_DIR "/include/stguard/error_codes.def");
   EXPECT_TRUE(list.good());
-  const std::regex row(R"(^STGUARD_ERROR_CODE\((\w+), STGUARD_\w+\)$)");
+  const std::regex row(
+      R"(^STGUARD_ERROR_CODE\((\w+), STGUARD_\w+, (true|false), (Valid|Invalid|Refused|Error)\)$)");
   std::vector<std::string> names;
   std::smatch match;
   for (std::string line; std::getline(list, line);) {
@@ -40,9 +41,13 @@ TEST(ErrorTest, EachCodeHasTheNameOfItsRowInTheList) {
   EXPECT_EQ(ErrorCodeName(ErrorCode::kNumErrorCodes), "Unknown");
 }
 
-// The enumerator and the name of a row agree (k<Name> is named "<Name>").
+// The enumerator and the name of a row agree (k<Name> is named "<Name>"), and so do its
+// columns and what ErrorHasOffset and ErrorVerdict say.
 TEST(ErrorTest, EachEnumeratorIsNamedAfterItself) {
-#define STGUARD_ERROR_CODE(name, c_name) EXPECT_EQ(ErrorCodeName(ErrorCode::k##name), #name);
+#define STGUARD_ERROR_CODE(name, c_name, has_offset, verdict) \
+  EXPECT_EQ(ErrorCodeName(ErrorCode::k##name), #name);           \
+  EXPECT_EQ(ErrorHasOffset(ErrorCode::k##name), has_offset) << #name;  \
+  EXPECT_EQ(ErrorVerdict(ErrorCode::k##name), Verdict::k##verdict) << #name;
 #include "stguard/error_codes.def"
 #undef STGUARD_ERROR_CODE
 }

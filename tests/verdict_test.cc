@@ -44,12 +44,68 @@ TEST(VerdictTest, ErrorsToVerdicts) {
 }
 
 TEST(VerdictTest, OffsetOnlyWhenItPointsIntoAFile) {
-  EXPECT_TRUE(ErrorOffsetInFile(Error{ErrorCode::kHeaderTooLarge, 0}));
-  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kIoError}));
-  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kMissingShard}));
-  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kLintError}));
-  EXPECT_FALSE(ErrorOffsetInFile(Error{}));
-  EXPECT_FALSE(ErrorOffsetInFile(Error{ErrorCode::kNoSafetensorsInFolder}));
+  // The HAS_OFFSET column of error_codes.def, the one rule every printer follows.
+  EXPECT_TRUE(ErrorHasOffset(ErrorCode::kHeaderTooLarge));
+  EXPECT_TRUE(ErrorHasOffset(ErrorCode::kShardMismatch));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kIoError));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kMissingShard));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kLintError));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kNotSafetensors));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kOk));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kNoSafetensorsInFolder));
+  EXPECT_FALSE(ErrorHasOffset(ErrorCode::kNumErrorCodes));  // no row
+}
+
+// THE ORDER OF VERDICTS: refused, invalid, error, valid; the worst wins, the first on a
+// tie.
+TEST(VerdictTest, WorstVerdictWins) {
+  EXPECT_EQ(WorseVerdict(Verdict::kError, Verdict::kRefused), Verdict::kRefused);
+  EXPECT_EQ(WorseVerdict(Verdict::kRefused, Verdict::kError), Verdict::kRefused);
+  EXPECT_EQ(WorseVerdict(Verdict::kError, Verdict::kInvalid), Verdict::kInvalid);
+  EXPECT_EQ(WorseVerdict(Verdict::kInvalid, Verdict::kRefused), Verdict::kRefused);
+  EXPECT_EQ(WorseVerdict(Verdict::kValid, Verdict::kError), Verdict::kError);
+  EXPECT_EQ(WorseVerdict(Verdict::kValid, Verdict::kValid), Verdict::kValid);
+  EXPECT_GT(VerdictRank(Verdict::kRefused), VerdictRank(Verdict::kInvalid));
+  EXPECT_GT(VerdictRank(Verdict::kInvalid), VerdictRank(Verdict::kError));
+  EXPECT_GT(VerdictRank(Verdict::kError), VerdictRank(Verdict::kValid));
+}
+
+// A folder: an unreadable file (error) does not hide an invalid one, nor an invalid one
+// a refused one; the folder's own error comes first on a tie; the member is Error::file.
+TEST(VerdictTest, FolderTakesTheWorstVerdict) {
+  auto file = [](const char* name, Verdict verdict, ErrorCode code) {
+    CheckResult member;
+    member.file = name;
+    member.verdict = verdict;
+    member.error = Error{code, 7};
+    return member;
+  };
+  CheckResult folder;
+  folder.is_folder = true;
+  folder.files = {file("a", Verdict::kError, ErrorCode::kIoError),
+                  file("b", Verdict::kInvalid, ErrorCode::kNpyDescr),
+                  file("c", Verdict::kRefused, ErrorCode::kPickleGlobalRefused),
+                  file("d", Verdict::kInvalid, ErrorCode::kGgufTruncated)};
+  DecideFolderVerdict(Error{}, &folder);
+  EXPECT_EQ(folder.verdict, Verdict::kRefused);
+  EXPECT_EQ(folder.member, "c");
+  EXPECT_EQ(folder.error.file, "c");
+  folder.files.erase(folder.files.begin() + 2);  // no refusal: the first invalid file
+  DecideFolderVerdict(Error{}, &folder);
+  EXPECT_EQ(folder.verdict, Verdict::kInvalid);
+  EXPECT_EQ(folder.member, "b");
+  // The folder's own invalid error (in the index) ties with b and comes first.
+  DecideFolderVerdict(Error{ErrorCode::kShardMismatch, 3, "m", "", "", "x.index.json"},
+                      &folder);
+  EXPECT_EQ(folder.error.code, ErrorCode::kShardMismatch);
+  EXPECT_EQ(folder.member, "x.index.json");
+  folder.files.resize(1);  // only the unreadable file: error
+  DecideFolderVerdict(Error{}, &folder);
+  EXPECT_EQ(folder.verdict, Verdict::kError);
+  folder.files.clear();
+  DecideFolderVerdict(Error{}, &folder);
+  EXPECT_EQ(folder.verdict, Verdict::kValid);
+  EXPECT_TRUE(folder.member.empty());
 }
 
 TEST(VerdictTest, ResultOffsetOnlyInAFileOrANamedMember) {
@@ -76,13 +132,13 @@ TEST(VerdictTest, EnvelopeFields) {
   valid.file = "a.safetensors";
   valid.format = Format::kSafetensors;
   valid.verdict = Verdict::kValid;
-  EXPECT_EQ(EnvelopeJson(valid), R"({"schema_version":1,"file":"a.safetensors",)"
+  EXPECT_EQ(EnvelopeJson(valid), R"({"schema_version":2,"file":"a.safetensors",)"
                                   R"("format":"safetensors","verdict":"valid"})");
   CheckResult invalid = valid;
   invalid.verdict = Verdict::kInvalid;
   invalid.error = Error{ErrorCode::kInvalidShape, 42, "bad shape", "dims", "w"};
   EXPECT_EQ(EnvelopeJson(invalid),
-            R"({"schema_version":1,"file":"a.safetensors","format":"safetensors",)"
+            R"({"schema_version":2,"file":"a.safetensors","format":"safetensors",)"
             R"("verdict":"invalid","code":"InvalidShape","message":"bad shape: dims",)"
             R"("offset":42,"tensor":"w"})");
   CheckResult io = valid;
@@ -95,7 +151,7 @@ TEST(VerdictTest, EnvelopeFields) {
   EXPECT_EQ(EnvelopeJson(folder).find("offset"), std::string::npos);
   EXPECT_NE(EnvelopeJson(folder).find(R"("format":"folder")"), std::string::npos);
   folder.member = "model.safetensors";
-  EXPECT_NE(EnvelopeJson(folder).find(R"("member":"model.safetensors","offset":42)"),
+  EXPECT_NE(EnvelopeJson(folder).find(R"("offset":42,"member":"model.safetensors")"),
             std::string::npos);
   // Paths that are not UTF-8 stay valid JSON.
   valid.file = "a\xff";

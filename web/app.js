@@ -29,14 +29,6 @@ const MAX_WORKERS = 3;
 const ROW_PX = 24;
 const OVERSCAN_ROWS = 10;
 
-const VERDICT_SENTENCES = {
-  valid: 'Every rule of the format holds, and loading it runs no code of the file\'s choosing.',
-  invalid: 'Malformed: a rule of the format does not hold.',
-  refused: 'Refused: loading this file would run code of the file\'s choosing, or it ' +
-           'cannot be proven safe. Do not load it.',
-  error: 'No verdict: the file could not be read.',
-};
-
 // What a refused pickle's globals do, for those that are plainly dangerous: shown beside
 // the global's row (a refused file's other globals are highlighted without a sentence).
 const GLOBAL_EFFECTS = {
@@ -254,7 +246,8 @@ function showVerdict(section, result) {
   line.className = `verdict verdict-${verdict}`;
   const format = result.format && result.format !== 'unknown' ? ` · ${result.format}` : '';
   line.textContent = `${verdict}${format}`;
-  line.after(element('p', 'verdict-sentence', VERDICT_SENTENCES[verdict] || ''));
+  // The sentence comes with the result, written by the library (stguard/verdict.h).
+  line.after(element('p', 'verdict-sentence', result.sentence || ''));
 }
 
 function showError(section, result) {

@@ -390,7 +390,7 @@ function progressReporter(id) {
 // errorEnvelope is the result for a check that never reached stguard (the source could
 // not be opened, or the module failed): the front door's verdict "error".
 function errorEnvelope(file, message) {
-  return {schema_version: 1, file, format: 'unknown', verdict: 'error', code: 'IoError',
+  return {schema_version: 2, file, format: 'unknown', verdict: 'error', code: 'IoError',
           message, tensor: ''};
 }
 

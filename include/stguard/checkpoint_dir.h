@@ -205,12 +205,6 @@ STGUARD_API ModelFolderReport CheckModelFolder(const std::string& folder,
                                                const Options& options = {},
                                                bool allow_external_symlinks = false);
 
-// FileNamedByError returns the file of the folder that an error from CheckpointDir or
-// CheckModelFolder is about: its context begins with "file 'NAME'" or "shard 'NAME'"
-// (then ", " or "; " and more). The error's offset, when it has one, is a byte of that
-// file. Empty when the error is about the folder as a whole.
-STGUARD_API std::string FileNamedByError(const Error& error);
-
 }  // namespace stguard
 
 #endif  // STGUARD_CHECKPOINT_DIR_H_

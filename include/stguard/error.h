@@ -22,7 +22,7 @@ namespace stguard {
 // given by stguard/error_codes.def, the one list of codes (a new code is a row there).
 // Names follow the reference implementation's error kinds where the meaning is the same.
 enum class ErrorCode : uint8_t {
-#define STGUARD_ERROR_CODE(name, c_name) k##name,
+#define STGUARD_ERROR_CODE(name, c_name, has_offset, verdict) k##name,
 #include "stguard/error_codes.def"
 #undef STGUARD_ERROR_CODE
   kNumErrorCodes  // not an error: the number of codes above
@@ -32,14 +32,30 @@ static_assert(static_cast<int>(ErrorCode::kOk) == 0, "kOk is the first row and z
 // ErrorCodeName returns the code's name without the leading 'k' ("DuplicateKey").
 STGUARD_API std::string_view ErrorCodeName(ErrorCode code);
 
+// Verdict is what a check concludes about a file: stguard/verdict.h says what each means,
+// their order (VerdictRank) and their exit statuses. It is declared here so that each
+// error code's row in stguard/error_codes.def can state the verdict it means.
+enum class Verdict : uint8_t { kValid, kInvalid, kRefused, kError };
+
+// ErrorVerdict returns the VERDICT column of the code's row in stguard/error_codes.def:
+// kValid for kOk; kError when there is no verdict on the file (I/O, not a regular file,
+// out of memory, an argument that is not usable); kRefused when loading would run code
+// the file chose (a refused pickle global or opcode, an npy object array); kInvalid
+// otherwise.
+STGUARD_API Verdict ErrorVerdict(ErrorCode code);
+
 // Error describes one failure. `message` is a static string; `context` holds dynamic
 // detail (sizes, a key, a path) and `tensor` the tensor concerned; both may be empty.
+// `file` names the file of a folder the error is about (a shard, the index, config.json,
+// a member found by the walk), as a name inside the folder; empty for a single input, or
+// for the folder as a whole. When ErrorHasOffset(code), `offset` is a byte of that file.
 struct STGUARD_API Error {
   ErrorCode code = ErrorCode::kOk;
   uint64_t offset = 0;  // absolute byte offset in the input where the problem was found
   const char* message = "";
   std::string context;
   std::string tensor;
+  std::string file;
 
   bool ok() const { return code == ErrorCode::kOk; }
   // ToString renders "<CodeName> at byte <offset>: <message>[: <context>][ (tensor
@@ -49,11 +65,14 @@ struct STGUARD_API Error {
   std::string ToString() const;
 };
 
-// ErrorHasOffset says whether an error's offset points into the input: false for the
-// errors about reaching a file or about the caller's arguments (kIoError,
-// kNotARegularFile, kOutOfMemory, kFolderTooLarge, kNoSafetensorsInFolder, and the
-// writer's kInvalidTensorName, kDuplicateName, kInvalidArgument) and for kOk, whose offset
-// is always 0 and means nothing. Printers show an offset only when this is true.
+// ErrorHasOffset returns the HAS_OFFSET column of the code's row in
+// stguard/error_codes.def: whether an error's offset is a byte of the input (of
+// Error::file inside a folder). False for the errors about reaching a file or about the
+// caller's arguments (kIoError, kNotARegularFile, kOutOfMemory, the writer's
+// kInvalidTensorName, kDuplicateName, kInvalidArgument), about a folder or a model as a
+// whole (kFolderTooLarge, kNoSafetensorsInFolder, kMissingShard, kLintError), about a file
+// as a whole (kNotSafetensors), and for kOk. Every printer (Error::ToString, the envelope,
+// the C API, Python) shows an offset only when this is true.
 STGUARD_API bool ErrorHasOffset(ErrorCode code);
 
 // PrintableText returns `text` made safe to show on a terminal: the C0 controls

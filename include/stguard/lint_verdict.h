@@ -5,7 +5,9 @@
 // Lint runs check first (CheckPath): a path check does not find valid keeps check's
 // result, and LintModel does not run. On a valid path, lint's findings decide: any error
 // finding makes the result invalid with kLintError, naming the first error's rule and
-// tensor; warnings leave it valid.
+// tensor (and, in a folder, its file as `member`); warnings leave it valid. When lint
+// could not run (LintReport::error: a config it cannot read), the result is error (exit
+// 2) with that error, whatever its code.
 #ifndef STGUARD_LINT_VERDICT_H_
 #define STGUARD_LINT_VERDICT_H_
 

@@ -190,6 +190,7 @@ typedef enum stguard_code {
   /* A GGUF string holds a NUL byte; a GGUF file ends inside its last tensor's padding. */
   STGUARD_GGUF_NUL_IN_STRING,
   STGUARD_GGUF_MISSING_PADDING,
+  STGUARD_NOT_CANONICAL,
 
   STGUARD_NUM_CODES /* not a code: the number of codes above */
 } stguard_code;

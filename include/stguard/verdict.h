@@ -17,11 +17,18 @@
 //   not usable (a flag that does not apply to the format found), or memory ran out.
 //
 // THE ENVELOPE (AppendEnvelopeJson writes it; schema version kEnvelopeSchemaVersion)
-//   "schema_version": 1, "file": the path given, "format": FormatName of what was found,
-//   "verdict": the word above; and when not valid: "code" (the error code's name),
-//   "message" (the sentence and its detail), "offset" (only when it is a byte offset into
-//   the file named by "file", or by "member" inside a folder), "tensor" (may be "").
-//   Commands add their own fields after these.
+//   "schema_version": 2, "file": the path given, "format": FormatName of what was found
+//   ("folder" for a folder), "verdict": the word above; and when not valid: "code" (the
+//   error code's name), "message" (the sentence and its detail), "offset" (only when it is
+//   a byte offset into the file named by "file", or by "member" inside a folder:
+//   ResultOffsetInFile), "member" (inside a folder, the file the error is about:
+//   Error::file), "tensor" (may be ""). Every command's --json (check, lint, scan, inspect,
+//   convert) starts with these and adds its own fields after them; the options a command
+//   was given are part of the verdict (check --canonical: CheckOptions::require_canonical),
+//   so the envelope never says valid where the exit status says otherwise.
+//   Version 2 (this release): one order of verdicts for folders and exit statuses, the
+//   member from Error::file, offsets from error_codes.def's HAS_OFFSET column everywhere,
+//   `check --canonical` and a lint that cannot run as verdicts in the envelope.
 //
 // FOLDERS. CheckPath on a folder (or an index file: a *.safetensors.index.json is read as
 // the index, another *.index.json such as pytorch_model.bin.index.json names no safetensors
@@ -31,11 +38,12 @@
 // by content, subfolders included) statically, and validates every GGUF, npy and npz
 // file in it: each file is examined once and listed once in
 // `files` (pickle-bearing files first, then the others, each in walk order). The
-// folder's verdict is the first refused file's (code outranks any other finding), else
-// the folder's own error (index, shards, config.json, the walk's bounds), else the first
-// file that is not valid. A file of the folder that cannot be read is refused (a loader
-// may read it). A folder without safetensors is checked for its other files; one with no
-// recognised file at all keeps the "no .safetensors file" error.
+// folder's verdict is the worst (THE ORDER OF VERDICTS below) of its own error (index,
+// shards, config.json, the walk's bounds) and its files' verdicts: a refused file
+// outranks any other finding (DecideFolderVerdict). A file of the folder behind a link
+// out of it is refused (a loader may read it); one that cannot be read here is error. A
+// folder without safetensors is checked for its other files; one with no recognised file
+// at all keeps the "no .safetensors file" error.
 #ifndef STGUARD_VERDICT_H_
 #define STGUARD_VERDICT_H_
 
@@ -43,6 +51,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +64,7 @@
 #include "stguard/file_verdict.h"
 #include "stguard/sniff.h"
 #include "stguard/torch_checkpoint.h"
+#include "stguard/writer.h"
 
 namespace stguard {
 
@@ -64,16 +74,34 @@ class GgufFile;
 struct NpyArrayInfo;
 struct NpzInfo;
 
-enum class Verdict : uint8_t { kValid, kInvalid, kRefused, kError };
+// Verdict (stguard/error.h, so that error_codes.def can name one per code) is valid,
+// invalid, refused or error, as described under THE FOUR VERDICTS.
 
 // VerdictName returns "valid", "invalid", "refused" or "error".
 STGUARD_API std::string_view VerdictName(Verdict verdict);
 
+// VerdictSentence returns the verdict's meaning in one sentence for a person (the
+// browser page shows it under the verdict): the page prints it, never a copy of its own.
+STGUARD_API std::string_view VerdictSentence(Verdict verdict);
+
 // VerdictExitStatus returns the exit status for a verdict: 0 valid, 1 invalid or
-// refused, 2 error. A command over several paths exits with the largest.
+// refused, 2 error. A command over several paths exits with its worst verdict's status
+// (WorseVerdict), not with the largest number.
 STGUARD_API int VerdictExitStatus(Verdict verdict);
 
-// VerdictForError classifies an error found while checking a file: kOk → valid; I/O,
+// THE ORDER OF VERDICTS: refused, then invalid, then error, then valid. The worst wins
+// wherever verdicts are combined: a folder's verdict over its files and its own error
+// (CheckFolder), the C API's and Python's folders, and the exit status of a command given
+// several paths. So a file that cannot be read (error, exit 2) never hides one that would
+// run code (refused, exit 1) or one that is malformed (invalid, exit 1): "no verdict" on
+// one input says nothing about the others, while a refusal or a malformed file is a
+// finding. VerdictRank gives the place in this order (refused 3, invalid 2, error 1,
+// valid 0); WorseVerdict returns the worse of two (the first on a tie).
+STGUARD_API int VerdictRank(Verdict verdict);
+STGUARD_API Verdict WorseVerdict(Verdict first, Verdict second);
+
+// VerdictForError classifies an error found while checking a file by the VERDICT column
+// of its code's row in stguard/error_codes.def (ErrorVerdict): kOk → valid; I/O,
 // not-a-regular-file, out-of-memory and invalid-argument → error; codes meaning "would run
 // code" (a refused global or opcode, an npy object array) → refused; anything else →
 // invalid. Pickle-bearing files are classified by their FileVerdict instead
@@ -84,16 +112,17 @@ STGUARD_API Verdict VerdictForError(const Error& error);
 // names-code and cannot-prove-safe → refused (an unreadable file → error).
 STGUARD_API Verdict VerdictForPickle(const PickleFileReport& report);
 
-// ErrorOffsetInFile says whether error.offset is a byte offset into the file it concerns
-// (false for I/O, usage and memory errors, and folder-level errors such as a missing
-// shard, whose offset means nothing).
-STGUARD_API bool ErrorOffsetInFile(const Error& error);
-
-inline constexpr int kEnvelopeSchemaVersion = 1;
+inline constexpr int kEnvelopeSchemaVersion = 2;
 
 struct CheckOptions {
-  // require_aligned_data: every safetensors tensor's data aligned to its element size.
+  // require_aligned_data: every safetensors tensor's data aligned to its element size
+  // (else invalid, kMisalignedData).
   bool require_aligned_data = false;
+  // require_canonical (check --canonical): a valid safetensors file must also be byte for
+  // byte its canonical form (else invalid, kNotCanonical, at the first differing byte;
+  // CheckResult::canonical holds the comparison). Asked of a folder or of another format,
+  // it is a usage error (verdict error, kInvalidArgument), never ignored.
+  bool require_canonical = false;
   // Read files through symbolic links that resolve out of the folder.
   bool allow_external_symlinks = false;
   // How a pickle-bearing file's state dict is selected (--key) and its output bounded.
@@ -182,6 +211,9 @@ struct CheckResult {
   std::shared_ptr<const gguf::GgufFile> gguf;
   std::shared_ptr<const NpyArrayInfo> npy;
   std::shared_ptr<const NpzInfo> npz;
+  // canonical: with CheckOptions::require_canonical, the comparison of a safetensors
+  // file's header with its canonical form (unset when none was made).
+  std::optional<CanonicalDiff> canonical;
   // notes: each check that was skipped and why ("tensor data CRC not checked: the data was
   // not read"), so a valid verdict says what it rests on. Always filled.
   std::vector<std::string> notes;
@@ -217,6 +249,14 @@ STGUARD_API CheckResult CheckSource(const ByteSource& source, const std::string&
                                     const CheckOptions& options = {});
 STGUARD_API CheckResult CheckFolder(const std::string& path, const CheckOptions& options = {});
 
+// DecideFolderVerdict sets a folder's verdict, error and member from the folder's own
+// error (`folder_error`: the index, the shards, config.json, the walk's bounds; ok when
+// none) and the verdicts of result->files, by the order of verdicts: the worst wins; on a
+// tie the folder's own error, then the first file in walk order. A file's error is
+// carried with Error::file and `member` naming it. CheckFolder, and Python's scan of a
+// folder, decide through it.
+STGUARD_API void DecideFolderVerdict(const Error& folder_error, CheckResult* result);
+
 // ResultForPickle builds the result for a pickle-bearing file already judged (`scan`
 // prints it): the verdict by VerdictForPickle, the warning a needs-key or bare pickle
 // gets, the tensor count, and the report itself.
@@ -233,8 +273,9 @@ STGUARD_API CheckResult UsageError(const std::string& path, Format format,
                                    std::string_view flag, std::string_view applies_to);
 
 // ResultOffsetInFile says whether a result's error.offset is a byte of a named file: the
-// file itself, or for a folder the member the error is about (ErrorOffsetInFile for the
-// code). The envelope shows "offset" exactly when this is true; so does the C API.
+// file itself, or for a folder the member the error is about (ErrorHasOffset for the
+// code, the column of stguard/error_codes.def). The envelope shows "offset" exactly when
+// this is true; so do the C API and Python.
 STGUARD_API bool ResultOffsetInFile(const CheckResult& result);
 
 // AppendEnvelopeJson appends the envelope's fields (no braces: `"schema_version":1,
@@ -245,6 +286,10 @@ STGUARD_API void AppendEnvelopeJson(const CheckResult& result, std::string* out)
 // "end":..,"bytes":..},...],"metadata":[[key,value],...],"notes":[...]` (no braces) to
 // *out, every string escaped as JSON (names are the file's text).
 STGUARD_API void AppendContentsJson(const CheckResult& result, std::string* out);
+
+// AppendWarningsJson appends `"warnings":[{"kind":..,"file":..,"tensor":..,"message":..},
+// ...]` (no braces) to *out: the one JSON form of warnings for every front end.
+STGUARD_API void AppendWarningsJson(std::span<const Warning> warnings, std::string* out);
 
 // EnvelopeJson returns the envelope as one JSON object.
 STGUARD_API std::string EnvelopeJson(const CheckResult& result);

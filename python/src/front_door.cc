@@ -136,28 +136,17 @@ py::dict CheckPathDict(const std::string& path, bool allow_external_symlinks,
   return EnvelopeDict(*result);
 }
 
-// ScanFolder scans every pickle-bearing file under a folder; the folder takes the first
-// failing file's verdict (as `check DIR` does), or the walk's own error.
+// ScanFolder scans every pickle-bearing file under a folder; the folder's verdict is
+// decided as `check DIR` decides it (DecideFolderVerdict: the worst verdict wins).
 CheckResult ScanFolder(const std::string& path, const FolderScanOptions& options) {
   FolderScanReport report = ScanFolderForPickles(path, options);
   CheckResult result;
   result.file = path;
   result.is_folder = true;
-  result.verdict = Verdict::kValid;
   for (FolderScanEntry& entry : report.files) {
     result.files.push_back(ResultForPickle(entry.name, std::move(entry.report)));
   }
-  for (const CheckResult& file : result.files) {
-    if (file.verdict == Verdict::kValid) continue;
-    result.verdict = file.verdict;
-    result.error = file.error;
-    result.member = file.file;
-    break;
-  }
-  if (result.verdict == Verdict::kValid && !report.error.ok()) {
-    result.verdict = VerdictForError(report.error);
-    result.error = report.error;
-  }
+  DecideFolderVerdict(report.error, &result);
   return result;
 }
 
@@ -208,12 +197,8 @@ py::dict Lint(const std::string& path, const std::string& config_path,
     result = std::make_unique<CheckResult>(CheckPath(path, check_options));
     if (result->valid()) {
       *report = LintModel(path, options);
-      if (report->error.ok()) {
-        *result = LintVerdict(std::move(*result), *report);
-      } else {  // lint could not run (an unreadable config): no verdict
-        result->verdict = VerdictForError(report->error);
-        result->error = report->error;
-      }
+      // Lint's findings decide, or error when lint could not run (LintVerdict).
+      *result = LintVerdict(std::move(*result), *report);
     }
   }
   py::dict out = EnvelopeDict(*result);
@@ -274,6 +259,7 @@ void ThrowOpenError(const std::string& path, const Error& error) {
 }
 
 void RegisterFrontDoor(py::module_& m) {
+  m.attr("ENVELOPE_SCHEMA_VERSION") = kEnvelopeSchemaVersion;
   m.def("sniff", &Sniff, py::arg("path"),
         "The format's name of the file at `path`, by content ('folder' for a directory).");
   m.def("check_path", &CheckPathDict, py::arg("path"), py::arg("allow_external_symlinks"),

@@ -49,8 +49,8 @@ py::object MakeError(const Error& error, bool show_offset) {
 }  // namespace
 
 py::object MakeSafetensorError(const Error& error) {
-  // A missing file or a refused argument has no byte at fault (ErrorOffsetInFile).
-  return MakeError(error, ErrorOffsetInFile(error));
+  // A missing file or a refused argument has no byte at fault (ErrorHasOffset).
+  return MakeError(error, ErrorHasOffset(error.code));
 }
 
 void ThrowSafetensorError(const Error& error) { Raise(MakeSafetensorError(error)); }

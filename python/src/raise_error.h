@@ -11,7 +11,7 @@ namespace stguard::python {
 
 // MakeSafetensorError builds (does not raise) a stguard.SafetensorError whose message is
 // the CLI's text for `error` (Error::ToString, the offset shown only when it points into
-// a file: ErrorOffsetInFile) and whose .code, .offset and .tensor are the error's code
+// a file: ErrorHasOffset) and whose .code, .offset and .tensor are the error's code
 // name, absolute byte offset and tensor name (None when there is none).
 pybind11::object MakeSafetensorError(const Error& error);
 

@@ -79,6 +79,7 @@ def serialize(tensors: List[TensorEntry], metadata: Optional[Dict[str, str]]) ->
 # (None, or {scan_verdict, description, globals, tensors, key_paths}), files (the same
 # dicts, one per file of a folder) and error (SafetensorError or None).
 Envelope = Dict[str, Any]
+ENVELOPE_SCHEMA_VERSION: int  # the envelope's schema_version (stguard/verdict.h)
 
 def sniff(path: str) -> str: ...
 def check_path(

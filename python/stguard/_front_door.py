@@ -38,7 +38,7 @@ class Envelope:
     """The fields every result has (README "Verdicts and the JSON envelope").
 
     Attributes:
-        schema_version: the envelope's version (1).
+        schema_version: the envelope's version (2, ``_core.ENVELOPE_SCHEMA_VERSION``).
         file: the path given (in a folder's ``results``: the name inside the folder).
         format: what the sniffer found by content: ``"safetensors"``, ``"pytorch-zip"``,
             ``"pytorch-legacy"``, ``"pickle"``, ``"gguf"``, ``"npy"``, ``"npz"``, ``"json"``,
@@ -46,10 +46,12 @@ class Envelope:
         verdict: ``"valid"``; ``"invalid"`` (malformed); ``"refused"`` (would run code, or
             cannot be proven safe); ``"error"`` (I/O or usage: no verdict on the file).
         code, message, offset, tensor: when not valid, the error's name, sentence, byte
-            offset (None unless it points into the file) and tensor (may be "").
+            offset (None unless it points into the file, or into ``member``) and tensor
+            (may be "").
+        member: inside a folder, the file the error is about (None otherwise).
     """
 
-    schema_version: int = 1
+    schema_version: int = _core.ENVELOPE_SCHEMA_VERSION
     file: str = ""
     format: str = "unknown"
     verdict: str = "error"
@@ -57,6 +59,7 @@ class Envelope:
     message: Optional[str] = None
     offset: Optional[int] = None
     tensor: Optional[str] = None
+    member: Optional[str] = None
 
     @property
     def ok(self) -> bool:
@@ -69,10 +72,11 @@ class Envelope:
 
 def _envelope_fields(raw: Dict[str, Any]) -> Dict[str, Any]:
     """Returns the envelope's fields of a result dict from the core."""
-    return {"schema_version": raw.get("schema_version", 1), "file": raw.get("file", ""),
+    return {"schema_version": raw.get("schema_version", _core.ENVELOPE_SCHEMA_VERSION),
+            "file": raw.get("file", ""),
             "format": raw.get("format", "unknown"), "verdict": raw.get("verdict", "error"),
             "code": raw.get("code"), "message": raw.get("message"), "offset": raw.get("offset"),
-            "tensor": raw.get("tensor")}
+            "tensor": raw.get("tensor"), "member": raw.get("member")}
 
 
 def _warnings(raw: Dict[str, Any]) -> List[CheckWarning]:
@@ -441,7 +445,7 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
             raise invalid_argument(f"{option} does not apply to {format_name} input "
                                    f"({source!r})")
     done = row.run(source, target, options)
-    return ConvertResult(schema_version=1, file=source, format=format_name, verdict="valid",
+    return ConvertResult(schema_version=_core.ENVELOPE_SCHEMA_VERSION, file=source, format=format_name, verdict="valid",
                          output=target, tensors=done["tensors"], converted=done["converted"],
                          dropped=[tuple(d) for d in done["dropped"]],
                          written=list(done.get("written", [])))

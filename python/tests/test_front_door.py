@@ -75,7 +75,7 @@ def test_check_verdict_matches_the_command(cli, tmp_path, name):
 
 def test_check_envelope_fields():
     invalid = stguard.check(INVALID)
-    assert (invalid.schema_version, invalid.format, invalid.verdict) == (1, "safetensors", "invalid")
+    assert (invalid.schema_version, invalid.format, invalid.verdict) == (2, "safetensors", "invalid")
     assert invalid.code == "DuplicateKey" and invalid.offset > 0
     assert invalid.error.code == "DuplicateKey"
     missing = stguard.check("/nonexistent/model.safetensors")

@@ -11,20 +11,35 @@
 namespace stguard {
 namespace {
 
-// kErrorCodeNames is indexed by ErrorCode, expanded from the same list as the enum.
-constexpr std::array<std::string_view, static_cast<size_t>(ErrorCode::kNumErrorCodes)>
-    kErrorCodeNames = {
-#define STGUARD_ERROR_CODE(name, c_name) #name,
+// ErrorFacts is one row of stguard/error_codes.def: the name and the columns.
+struct ErrorFacts {
+  std::string_view name;
+  bool has_offset;
+  Verdict verdict;
+};
+
+// kErrorFacts is indexed by ErrorCode, expanded from the same list as the enum.
+constexpr std::array<ErrorFacts, static_cast<size_t>(ErrorCode::kNumErrorCodes)> kErrorFacts = {{
+#define STGUARD_ERROR_CODE(name, c_name, has_offset, verdict) \
+  {#name, has_offset, Verdict::k##verdict},
 #include "stguard/error_codes.def"
 #undef STGUARD_ERROR_CODE
-};
+}};
+static_assert(kErrorFacts[0].verdict == Verdict::kValid && !kErrorFacts[0].has_offset,
+              "kOk is valid and has no offset");
 
 }  // namespace
 
 std::string_view ErrorCodeName(ErrorCode code) {
   const auto index = static_cast<size_t>(code);
-  if (index >= kErrorCodeNames.size()) return "Unknown";
-  return kErrorCodeNames[index];
+  if (index >= kErrorFacts.size()) return "Unknown";
+  return kErrorFacts[index].name;
+}
+
+Verdict ErrorVerdict(ErrorCode code) {
+  const auto index = static_cast<size_t>(code);
+  // A value outside the list (a cast from a caller) is no verdict on a file.
+  return index < kErrorFacts.size() ? kErrorFacts[index].verdict : Verdict::kError;
 }
 
 namespace {
@@ -85,20 +100,8 @@ void AbortOnErrorAccess(const Error& error) noexcept {
 }  // namespace detail
 
 bool ErrorHasOffset(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kOk:
-    case ErrorCode::kIoError:
-    case ErrorCode::kNotARegularFile:
-    case ErrorCode::kOutOfMemory:
-    case ErrorCode::kFolderTooLarge:
-    case ErrorCode::kNoSafetensorsInFolder:
-    case ErrorCode::kInvalidTensorName:
-    case ErrorCode::kDuplicateName:
-    case ErrorCode::kInvalidArgument:
-      return false;
-    default:
-      return true;
-  }
+  const auto index = static_cast<size_t>(code);
+  return index < kErrorFacts.size() && kErrorFacts[index].has_offset;
 }
 
 std::string Error::ToString() const {

@@ -10,7 +10,7 @@ namespace {
 // stguard_code must mirror ErrorCode value for value: the C API converts by casting. Each
 // row of stguard/error_codes.def names its C twin, so a code missing from the C enum, or
 // placed at another position there, stops the build here.
-#define STGUARD_ERROR_CODE(name, c_name)                                               \
+#define STGUARD_ERROR_CODE(name, c_name, has_offset, verdict)                          \
   static_assert(static_cast<int>(c_name) == static_cast<int>(ErrorCode::k##name), \
                 #c_name " is not at " #name "'s position in stguard/error_codes.def");
 #include "stguard/error_codes.def"

@@ -47,27 +47,11 @@ Error InFile(Error error, std::string_view kind, std::string_view name) {
   std::string context = Quoted(kind, name);
   if (!error.context.empty()) context += "; " + error.context;
   error.context = std::move(context);
+  error.file = std::string(name);
   return error;
 }
 
 }  // namespace
-
-std::string FileNamedByError(const Error& error) {
-  const std::string& context = error.context;
-  for (std::string_view kind : {std::string_view("file '"), std::string_view("shard '")}) {
-    if (!context.starts_with(kind)) continue;
-    // The name ends at the quote before "; " or ", " (a name may itself hold quotes), or
-    // at the last character.
-    size_t end = context.size() - 1;
-    for (std::string_view after : {std::string_view("'; "), std::string_view("', ")}) {
-      const size_t at = context.find(after, kind.size());
-      if (at != std::string::npos && at < end) end = at;
-    }
-    if (end < kind.size() || context[end] != '\'') return {};
-    return context.substr(kind.size(), end - kind.size());
-  }
-  return {};
-}
 
 std::string_view WarningKindName(WarningKind kind) {
   switch (kind) {
@@ -188,7 +172,7 @@ Error CheckpointDirBuilder::OpenFolder(const std::string& folder) {
                    "a tensor name is in two shard files",
                    Quoted("shard", dir_.shards_[current.shard].name) + "; also in " +
                        Quoted("shard", dir_.shards_[previous.shard].name),
-                   std::string(tensor.name)};
+                   std::string(tensor.name), dir_.shards_[current.shard].name};
     }
   }
   return Error{};
@@ -205,13 +189,13 @@ Error CheckpointDirBuilder::CheckFoundIndex(const std::string& name) {
     if (errno == ELOOP || errno == ENOENT || errno == ENAMETOOLONG) {
       return Error{ErrorCode::kInvalidIndex, 0,
                    "the index is a symbolic link loop or a link to nothing",
-                   Quoted("file", name)};
+                   Quoted("file", name), {}, name};
     }
     return IoError("cannot open index", path, errno);
   }
   if (!S_ISREG(info.st_mode)) {
     return Error{ErrorCode::kInvalidIndex, 0, "the index is not a regular file",
-                 Quoted("file", name)};
+                 Quoted("file", name), {}, name};
   }
   if (options_.allow_external_symlinks) return Error{};
   std::string real_folder;
@@ -227,7 +211,7 @@ Error CheckpointDirBuilder::CheckFoundIndex(const std::string& name) {
       return Error{ErrorCode::kUnsafeShardName, 0,
                    "the index is a symbolic link that leads out of the folder "
                    "(--allow-external-symlinks reads it)",
-                   Quoted("file", name)};
+                   Quoted("file", name), {}, name};
   }
 }
 
@@ -255,7 +239,7 @@ Error CheckpointDirBuilder::OpenIndex(const std::string& index_path) {
     if (const char* problem = PlainNameProblem(entry.shard); problem != nullptr) {
       return Error{ErrorCode::kUnsafeShardName, entry.value_offset, problem,
                    Quoted("file", index_name_) + ", " + Quoted("shard", entry.shard),
-                   std::string(entry.tensor)};
+                   std::string(entry.tensor), index_name_};
     }
   }
   // Each distinct shard once, in name order, remembering where it was first named.
@@ -297,7 +281,8 @@ Error CheckpointDirBuilder::OpenShards(const std::vector<ShardSource>& sources,
     std::string context = index_name_.empty()
                               ? Quoted("shard", source.name)
                               : Quoted("file", index_name_) + ", " + Quoted("shard", source.name);
-    return Error{code, source.offset, message, std::move(context), source.tensor};
+    return Error{code, source.offset, message, std::move(context), source.tensor,
+                 index_name_.empty() ? source.name : index_name_};
   };
   dir_.shards_.reserve(sources.size());
   for (const ShardSource& source : sources) {
@@ -388,7 +373,7 @@ Error CheckpointDirBuilder::CrossCheckIndex(const IndexFile& index) {
                    "a tensor name is in two shard files",
                    Quoted("shard", shards[by_name[i].shard].name) + "; also in " +
                        Quoted("shard", shards[by_name[i - 1].shard].name),
-                   std::string(tensor.name)};
+                   std::string(tensor.name), shards[by_name[i].shard].name};
     }
   }
   // 2. Every weight_map entry is in the shard it names.
@@ -402,13 +387,13 @@ Error CheckpointDirBuilder::CrossCheckIndex(const IndexFile& index) {
     if (it == by_name.end() || dir.TensorAt(*it).name != entry.tensor) {
       return Error{ErrorCode::kShardMismatch, entry.key_offset,
                    "tensor listed in the index is not in its shard (nor in any other)", where,
-                   std::string(entry.tensor)};
+                   std::string(entry.tensor), index_name_};
     }
     if (shards[it->shard].name != entry.shard) {
       return Error{ErrorCode::kShardMismatch, entry.key_offset,
                    "tensor listed in the index for one shard is in another",
                    where + "; found in " + Quoted("shard", shards[it->shard].name),
-                   std::string(entry.tensor)};
+                   std::string(entry.tensor), index_name_};
     }
   }
   // 3. Every tensor of every shard is listed. (Listed for another shard was caught by 2.)
@@ -426,7 +411,7 @@ Error CheckpointDirBuilder::CrossCheckIndex(const IndexFile& index) {
         return Error{ErrorCode::kShardMismatch, tensor.header_offset,
                      "tensor in a shard is not listed in the index's weight_map",
                      Quoted("shard", shard.name) + "; index " + Quoted("file", index_name_),
-                     std::string(tensor.name)};
+                     std::string(tensor.name), shard.name};
       }
     }
   }

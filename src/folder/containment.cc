@@ -105,12 +105,12 @@ Error ContainInFolder(const std::string& folder, const std::string& name) {
       return Error{ErrorCode::kUnsafeShardName, 0,
                    "a symbolic link out of the folder, not read (--allow-external-symlinks "
                    "reads it)",
-                   context};
+                   context, {}, name};
     case Placement::kLoop:
-      return Error{ErrorCode::kUnsafeShardName, 0, "a symbolic link loop", context};
+      return Error{ErrorCode::kUnsafeShardName, 0, "a symbolic link loop", context, {}, name};
     case Placement::kNameTooLong:
       return Error{ErrorCode::kUnsafeShardName, 0,
-                   "a symbolic link to a path too long for the system", context};
+                   "a symbolic link to a path too long for the system", context, {}, name};
     case Placement::kUnreachable:
       break;
   }

@@ -97,7 +97,8 @@ std::string Lowercase(std::string_view text) {
 Error ConfigError(uint64_t offset, const char* message, std::string detail = {}) {
   std::string context = "file 'config.json'";
   if (!detail.empty()) context += "; " + detail;
-  return Error{ErrorCode::kInvalidConfig, offset, message, std::move(context)};
+  return Error{ErrorCode::kInvalidConfig, offset, message, std::move(context), {},
+               "config.json"};
 }
 
 // TieSetting is what config.json says about tie_word_embeddings at its top level.
@@ -347,12 +348,13 @@ Error CheckEverySafetensors(const std::string& folder, const std::vector<std::st
     if (::stat(path.c_str(), &file_info) != 0 || !S_ISREG(file_info.st_mode)) {
       return Error{ErrorCode::kMissingShard, 0,
                    "a .safetensors name in the folder is not a regular file",
-                   "file '" + name + "'"};
+                   "file '" + name + "'", {}, name};
     }
     Result<Checkpoint> checkpoint = Checkpoint::OpenHeader(path, options);
     if (!checkpoint.ok()) {
       Error error = checkpoint.error();
       error.context = "file '" + name + "'" + (error.context.empty() ? "" : "; " + error.context);
+      error.file = name;
       return error;
     }
   }

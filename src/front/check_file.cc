@@ -364,8 +364,4 @@ CheckResult CheckSource(const ByteSource& source, const std::string& name,
   return JudgeNoThrow(source, nullptr, name, options);
 }
 
-CheckResult CheckPath(const std::string& path, const CheckOptions& options) {
-  return IsFolderPath(path) ? CheckFolder(path, options) : CheckFile(path, options);
-}
-
 }  // namespace stguard

@@ -46,7 +46,7 @@ CheckResult MemberResult(FolderScanEntry entry) {
     CheckResult member;
     member.file = entry.name;
     member.error = entry.report.reason;
-    // The folder's result names the file once (Decide): drop the walk's naming of it.
+    // The folder's result names the file once (DecideFolderVerdict): drop the walk's naming of it.
     if (member.error.context == "file '" + entry.name + "'") member.error.context.clear();
     // A link out is a verdict on the folder; a file that cannot be read here (permission,
     // I/O) is about this machine: an error naming the file, outranked by any refusal.
@@ -91,8 +91,6 @@ void PickleWarnings(const std::vector<CheckResult>& files, const std::string& de
   *warnings = std::move(kept);
 }
 
-// Decide sets the folder's verdict: a refused file first (running code outranks any
-// other finding), then the folder's own error, then the first failing file.
 // ReportProgress tells options.progress, when set, that `bytes` more are checked.
 void ReportProgress(const CheckOptions& options, uint64_t bytes) {
   if (options.progress) options.progress(bytes);
@@ -104,30 +102,37 @@ uint64_t FileBytes(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
 }
 
-void Decide(const Error& folder_error, CheckResult* result) {
+}  // namespace
+
+void DecideFolderVerdict(const Error& folder_error, CheckResult* result) {
+  // The worst verdict wins (WorseVerdict: refused, invalid, error, valid); on a tie the
+  // folder's own error comes first, then the files in walk order.
+  Verdict worst = VerdictForError(folder_error);
   const CheckResult* failing = nullptr;
   for (const CheckResult& file : result->files) {
-    if (file.verdict == Verdict::kRefused) {
+    if (VerdictRank(file.verdict) > VerdictRank(worst)) {
+      worst = file.verdict;
       failing = &file;
-      break;
     }
-    if (failing == nullptr && !file.valid()) failing = &file;
   }
-  if (failing != nullptr && (failing->verdict == Verdict::kRefused || folder_error.ok())) {
+  if (failing != nullptr) {
     result->verdict = failing->verdict;
     result->error = failing->error;
     result->member = failing->file;
+    result->error.file = failing->file;
     // The text form names the file too (Error::ToString shows the context).
     result->error.context = "file '" + failing->file + "'" +
                             (failing->error.context.empty() ? "" : "; " + failing->error.context);
     return;
   }
   result->error = folder_error;
-  result->verdict = VerdictForError(folder_error);
+  result->verdict = worst;
   // An error raised inside a shard, the index or config.json names that file as the
   // member, so that its offset is read in the right file.
-  result->member = FileNamedByError(folder_error);
+  result->member = folder_error.file;
 }
+
+namespace {
 
 void Summarise(const CheckpointDir& checkpoint, CheckResult* result) {
   result->summary.tensors = checkpoint.num_tensors();
@@ -198,7 +203,7 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
     member.file = other.name;
     result.files.push_back(std::move(member));
   }
-  Decide(folder_error, &result);
+  DecideFolderVerdict(folder_error, &result);
   // An index file is checked as its folder (a loader given the folder reads all of it): the
   // verdict is the folder's, and `member` names the file that decided it.
   if (!IsDirectory(path)) {

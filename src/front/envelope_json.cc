@@ -3,6 +3,7 @@
 // stguard/verdict.h for the fields and when each is present).
 #include "stguard/verdict.h"
 
+#include <span>
 #include <string>
 
 #include "stguard/json_escape.h"
@@ -23,15 +24,32 @@ void AppendEnvelopeJson(const CheckResult& result, std::string* out) {
   if (!result.error.context.empty()) message += ": " + result.error.context;
   *out += ",\"message\":";
   AppendJsonText(message, out);
+  if (ResultOffsetInFile(result)) {
+    *out += ",\"offset\":" + std::to_string(result.error.offset);
+  }
   if (!result.member.empty()) {
     *out += ",\"member\":";
     AppendJsonText(result.member, out);
   }
-  if (ResultOffsetInFile(result)) {
-    *out += ",\"offset\":" + std::to_string(result.error.offset);
-  }
   *out += ",\"tensor\":";
   AppendJsonText(result.error.tensor, out);
+}
+
+void AppendWarningsJson(std::span<const Warning> warnings, std::string* out) {
+  *out += "\"warnings\":[";
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (i > 0) *out += ",";
+    *out += "{\"kind\":";
+    AppendJsonString(WarningKindName(warnings[i].kind), out);
+    *out += ",\"file\":";
+    AppendJsonText(warnings[i].file, out);
+    *out += ",\"tensor\":";
+    AppendJsonText(warnings[i].tensor, out);
+    *out += ",\"message\":";
+    AppendJsonText(warnings[i].message, out);
+    *out += "}";
+  }
+  *out += "]";
 }
 
 std::string EnvelopeJson(const CheckResult& result) {

@@ -15,6 +15,20 @@ std::string_view VerdictName(Verdict verdict) {
   return "error";
 }
 
+std::string_view VerdictSentence(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kValid:
+      return "Every rule of the format holds, and loading it runs no code of the file's "
+             "choosing.";
+    case Verdict::kInvalid: return "Malformed: a rule of the format does not hold.";
+    case Verdict::kRefused:
+      return "Refused: loading this file would run code of the file's choosing, or it cannot "
+             "be proven safe. Do not load it.";
+    case Verdict::kError: break;
+  }
+  return "No verdict: the file could not be read.";
+}
+
 int VerdictExitStatus(Verdict verdict) {
   switch (verdict) {
     case Verdict::kValid: return 0;
@@ -24,49 +38,32 @@ int VerdictExitStatus(Verdict verdict) {
   return 2;
 }
 
-namespace {
-
-// IsNoVerdict: the error is about reaching the file, the request, or this machine's
-// memory, never about the file's contents.
-bool IsNoVerdict(ErrorCode code) {
-  return code == ErrorCode::kIoError || code == ErrorCode::kNotARegularFile ||
-         code == ErrorCode::kOutOfMemory || code == ErrorCode::kInvalidArgument;
-}
-
-}  // namespace
-
-Verdict VerdictForError(const Error& error) {
-  switch (error.code) {
-    case ErrorCode::kOk: return Verdict::kValid;
-    // Loading the file would run code it chose.
-    case ErrorCode::kPickleGlobalRefused:
-    case ErrorCode::kPickleOpcodeRefused:
-    case ErrorCode::kNpyObjectArray:
-      return Verdict::kRefused;
-    default: break;
+int VerdictRank(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kRefused: return 3;
+    case Verdict::kInvalid: return 2;
+    case Verdict::kError: return 1;
+    case Verdict::kValid: break;
   }
-  return IsNoVerdict(error.code) ? Verdict::kError : Verdict::kInvalid;
+  return 0;
 }
+
+Verdict WorseVerdict(Verdict first, Verdict second) {
+  return VerdictRank(second) > VerdictRank(first) ? second : first;
+}
+
+Verdict VerdictForError(const Error& error) { return ErrorVerdict(error.code); }
 
 Verdict VerdictForPickle(const PickleFileReport& report) {
-  if (IsNoVerdict(report.reason.code)) return Verdict::kError;
+  if (ErrorVerdict(report.reason.code) == Verdict::kError) return Verdict::kError;
   // needs-key is as safe as clean: only the choice of tensors is left to the user.
   return VerdictFailsFolder(report.verdict) ? Verdict::kRefused : Verdict::kValid;
-}
-
-bool ErrorOffsetInFile(const Error& error) {
-  if (error.ok() || IsNoVerdict(error.code)) return false;
-  // Verdicts on a folder as a whole, on a model's meaning (lint), or on a file as a whole
-  // (another format than the one asked for): no byte of any file is at fault.
-  return error.code != ErrorCode::kFolderTooLarge && error.code != ErrorCode::kMissingShard &&
-         error.code != ErrorCode::kNoSafetensorsInFolder &&
-         error.code != ErrorCode::kLintError && error.code != ErrorCode::kNotSafetensors;
 }
 
 bool ResultOffsetInFile(const CheckResult& result) {
   if (result.verdict == Verdict::kValid) return false;
   // A folder's own error has no file to point into unless it names a member.
-  return ErrorOffsetInFile(result.error) && (!result.is_folder || !result.member.empty());
+  return ErrorHasOffset(result.error.code) && (!result.is_folder || !result.member.empty());
 }
 
 CheckResult UsageError(const std::string& path, Format format, std::string_view flag,

@@ -71,7 +71,7 @@ LintFinding InvalidCheckpointFinding(const Error& error) {
   LintFinding finding;
   finding.severity = LintSeverity::kError;
   finding.rule = "invalid-checkpoint";
-  finding.file = FileNamedByError(error);
+  finding.file = error.file;
   finding.tensor = error.tensor;
   finding.found = std::string(ErrorCodeName(error.code));
   finding.message = "`stguard check` rejects the checkpoint: " + error.ToString();

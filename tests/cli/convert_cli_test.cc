@@ -116,7 +116,7 @@ void ExpectAlikeInBothModes(const ConversionCase& c) {
   const CliRun json = RunCli("convert --json " + arguments, Streams::kStdoutOnly);
   EXPECT_EQ(json.status, c.status) << c.what << ": " << json.output;
   EXPECT_EQ(json.output.find('\n'), json.output.size() - 1) << c.what << ": " << json.output;
-  EXPECT_EQ(json.output.rfind("{\"schema_version\":1,", 0), 0u) << c.what << ": " << json.output;
+  EXPECT_EQ(json.output.rfind("{\"schema_version\":2,", 0), 0u) << c.what << ": " << json.output;
   EXPECT_NE(json.output.find("\"verdict\":\"" + c.verdict + "\""), std::string::npos)
       << c.what << ": " << json.output;
   if (c.code.empty()) {
@@ -206,7 +206,7 @@ TEST(ConvertCliTest, JsonPutsWhatTextPrintsForAPersonInNotes) {
   run = RunCli("convert --json --drop-aliases " + ShellQuoted(in) + " " + ShellQuoted(out),
                Streams::kStdoutOnly);
   ASSERT_EQ(run.status, 0) << run.output;
-  EXPECT_EQ(run.output.rfind("{\"schema_version\":1,", 0), 0u) << run.output;
+  EXPECT_EQ(run.output.rfind("{\"schema_version\":2,", 0), 0u) << run.output;
   EXPECT_EQ(run.output.find('\n'), run.output.size() - 1) << run.output;
   EXPECT_NE(run.output.find("\"tensors\":2,\"notes\":[\"dropped alias 'lm_head.weight'"),
             std::string::npos)

@@ -449,7 +449,9 @@ TEST(HostileCanonicalTest, NoCanonicalFormIsNotCanonical) {
             std::string::npos)
       << result.out;
   EXPECT_TRUE(ValidateJson(result.out).ok());
-  EXPECT_NE(result.out.find(R"("ok":true)"), std::string::npos);  // valid, not canonical
+  // Not canonical is a verdict: invalid, in the envelope as in the exit status.
+  EXPECT_NE(result.out.find(R"("verdict":"invalid","code":"NotCanonical")"), std::string::npos)
+      << result.out;
 }
 
 // ---- 9. Truncation while reading ----

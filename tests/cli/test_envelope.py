@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Every command's --json output carries the envelope (tests/cli/envelope.schema.json) and
-its exit status follows the verdict: 0 valid, 1 invalid or refused, 2 error.
+its exit status follows the verdict: 0 valid, 1 invalid or refused, 2 error; over several
+paths, the worst verdict's (refused, invalid, error, valid). The envelope's fields come in
+their order, and the nested "error" object has an offset exactly when the envelope does.
 
 Standard library only: the schema is checked by the small validator below, which knows
 the keywords the schema uses (type, const, enum, required, properties, minimum, if/then/
@@ -63,9 +65,9 @@ def errors(schema, value, where="$"):
 
 def self_test(schema):
     """The validator rejects what the schema forbids (so the checks below can fail)."""
-    good = {"schema_version": 1, "file": "f", "format": "npy", "verdict": "valid"}
+    good = {"schema_version": 2, "file": "f", "format": "npy", "verdict": "valid"}
     bad_ones = [
-        {**good, "schema_version": 2},
+        {**good, "schema_version": 1},
         {**good, "format": "bin"},
         {**good, "verdict": "ok"},
         {k: v for k, v in good.items() if k != "file"},
@@ -194,7 +196,19 @@ def cases(cli, corpus, tmp):
     shutil.copytree(good, evil)
     shutil.copy(evil_pt, os.path.join(evil, "pytorch_model.bin"))
     missing = os.path.join(tmp, "missing")
+    not_canonical = os.path.join(tmp, "spaced.safetensors")
+    with open(not_canonical, "wb") as f:
+        f.write(safetensors_bytes(b'{ "t":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}'))
+    no_shard = os.path.join(tmp, "no_shard")
+    os.mkdir(no_shard)
+    with open(os.path.join(no_shard, "model.safetensors.index.json"), "w") as f:
+        f.write('{"metadata":{},"weight_map":{"t":"model-00001-of-00001.safetensors"}}')
     return [
+        (["check", "--json", "--canonical", not_canonical], 1),
+        (["check", "--json", no_shard], 1), (["lint", "--json", no_shard], 1),
+        (["scan", "--json", no_shard], 0), (["inspect", "--stats", "--json", no_shard], 1),
+        (["lint", "--json", "--config", missing, good], 2),
+
         (["check", "--json", valid_st], 0), (["check", "--json", valid_pt], 0),
         (["check", "--json", evil_pt], 1), (["check", "--json", npy], 0),
         (["check", "--json", gguf], 0), (["check", "--json", broken], 1),
@@ -218,6 +232,45 @@ def cases(cli, corpus, tmp):
         (["convert", "--json", broken, os.path.join(tmp, "broken_out.safetensors")], 1),
         (["convert", "--json", missing, os.path.join(tmp, "missing_out.safetensors")], 2),
     ]
+
+
+def safetensors_bytes(header):
+    header += b" " * (-len(header) % 8)
+    return struct.pack("<Q", len(header)) + header + b"\x01"
+
+
+ORDER = ["schema_version", "file", "format", "verdict", "code", "message", "offset", "member",
+         "tensor"]
+
+
+def order_errors(args, value):
+    """The envelope's fields first, in their order; "error" agrees about the offset."""
+    keys = list(value)
+    present = [key for key in ORDER if key in value]
+    found = []
+    if keys[:len(present)] != present:
+        found.append(f"{args}: envelope fields {keys[:len(present)]}, expected {present}")
+    nested = value.get("error")
+    if isinstance(nested, dict) and ("offset" in nested) != ("offset" in value):
+        found.append(f"{args}: error.offset and offset disagree: {value}")
+    return found
+
+
+def exit_order_errors(cli, corpus, tmp):
+    """Several paths: the worst verdict's exit status, whatever the order of the paths."""
+    evil_pt = os.path.join(corpus, "torch", "refuse", "PickleGlobalRefused__raw_os_system.pt")
+    valid_st = os.path.join(corpus, "valid", "worked_example.safetensors")
+    broken = os.path.join(tmp, "broken.safetensors")
+    missing = os.path.join(tmp, "missing")
+    found = []
+    for args, status in [(["check", missing, evil_pt], 1), (["check", evil_pt, missing], 1),
+                         (["check", missing, broken], 1), (["check", missing, valid_st], 2),
+                         (["check", valid_st, valid_st], 0), (["scan", missing, evil_pt], 1),
+                         (["scan", evil_pt, missing], 1), (["scan", missing], 2)]:
+        got, out = run(cli, *args)
+        if got != status:
+            found.append(f"{args}: exit {got}, expected {status}: {out}")
+    return found
 
 
 def convert_errors(args, status, value):
@@ -258,11 +311,13 @@ def main():
                 failures.append(f"{args}: not JSON ({error}): {lines[0]!r}")
                 continue
             failures += [f"{args}: {e}" for e in errors(schema, value)]
+            failures += order_errors(args, value)
             failures += convert_errors(args, status, value)
             expected = {0: "valid", 2: "error"}.get(status)
             if expected and value.get("verdict") != expected:
                 failures.append(f"{args}: verdict {value.get('verdict')}, expected {expected}")
         failures += float_errors(cli, schema, tmp)
+        failures += exit_order_errors(cli, corpus, tmp)
     for failure in failures:
         print("FAIL", failure)
     print(f"{'FAILED' if failures else 'ok'}: envelope schema over every command's --json")

@@ -111,7 +111,7 @@ def test_converts_like_torch_load(path, tmp_path):
     assert scan.returncode == 0, scan.stdout
     report = json.loads(scan.stdout)
     assert report["ok"] and report["verdict"] == "valid" and report["torch_format"] in ("zip", "legacy")
-    assert report["format"] in ("pytorch-zip", "pytorch-legacy") and report["schema_version"] == 1
+    assert report["format"] in ("pytorch-zip", "pytorch-legacy") and report["schema_version"] == 2
     assert all(g["allowed"] for g in report["globals"])
 
 

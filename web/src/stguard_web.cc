@@ -100,24 +100,7 @@ std::string& LastAnswer() {
   return answer;
 }
 
-void AppendWarnings(const std::vector<stguard::Warning>& warnings, std::string* out) {
-  *out += "\"warnings\":[";
-  for (size_t i = 0; i < warnings.size(); ++i) {
-    if (i > 0) *out += ",";
-    *out += "{\"kind\":";
-    stguard::AppendJsonString(stguard::WarningKindName(warnings[i].kind), out);
-    *out += ",\"file\":";
-    stguard::AppendJsonText(warnings[i].file, out);
-    *out += ",\"tensor\":";
-    stguard::AppendJsonText(warnings[i].tensor, out);
-    *out += ",\"message\":";
-    stguard::AppendJsonText(warnings[i].message, out);
-    *out += "}";
-  }
-  *out += "]";
-}
-
-// AppendResult writes a result's envelope, its summary and warnings; a folder's files
+// AppendResult writes a result's envelope, its summary, sentence and warnings; a folder's files
 // follow, each written the same way.
 void AppendResult(const stguard::CheckResult& result, std::string* out) {
   *out += "{";
@@ -125,8 +108,11 @@ void AppendResult(const stguard::CheckResult& result, std::string* out) {
   *out += ",\"tensors_count\":" + std::to_string(result.summary.tensors) +
           ",\"data_bytes\":" + std::to_string(result.summary.data_bytes) + ",\"detail\":";
   stguard::AppendJsonText(result.summary.detail, out);
+  // The verdict's sentence is the library's (stguard/verdict.h): the page prints it.
+  *out += ",\"sentence\":";
+  stguard::AppendJsonString(stguard::VerdictSentence(result.verdict), out);
   *out += ",";
-  AppendWarnings(result.warnings, out);
+  stguard::AppendWarningsJson(result.warnings, out);
   if (result.is_folder) {
     *out += ",\"files\":[";
     for (size_t i = 0; i < result.files.size(); ++i) {
@@ -198,7 +184,8 @@ EMSCRIPTEN_KEEPALIVE const char* stguard_check_source(int source_id, const char*
   if (!(size >= 0 && size < kMaxExactOffset) || std::floor(size) != size) {
     stguard::CheckResult bad = stguard::UsageError(name, stguard::Format::kUnknown, "size",
                                                    "a whole number of bytes below 2^53");
-    answer = stguard::EnvelopeJson(bad);
+    answer.clear();
+    AppendResult(bad, &answer);
     return answer.c_str();
   }
   const JsByteSource source(source_id, name, static_cast<uint64_t>(size), remote != 0);
