@@ -349,8 +349,9 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
       !inapplicable.empty()) {
     return ConvertUnusable(in, inapplicable);
   }
-  // Only safetensors to safetensors may write onto IN (crash-safely, as `canon IN IN`).
-  if (out != "-" && format != kSafetensors) {
+  // Only a safetensors file may be converted onto itself (crash-safely, as `canon IN IN`).
+  const bool safetensors_file = !format.is_folder && format.format == Format::kSafetensors;
+  if (out != "-" && !safetensors_file) {
     if (const Error same = CheckOutputIsNotInput(in, out); !same.ok()) {
       return ConvertUnusable(in, std::string(same.message) + ": " + PrintableText(same.context));
     }
@@ -366,7 +367,7 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
     return ConvertUnusable(in, refusal);
   }
   // A safetensors IN is streamed; the other writers need a file.
-  if (format.format == Format::kSafetensors || format.set() == 0) {
+  if (safetensors_file || format.set() == 0) {
     return ConvertTo(line, format, out);
   }
   return ConvertThroughTemporary(line, format);
