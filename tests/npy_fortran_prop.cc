@@ -2,7 +2,7 @@
 // Property: a Fortran-order .npy of any rank (1 to 4, sizes 0 and 1 included) and any
 // element size (1, 2, 4, 8 bytes, either byte order) converts to the bytes of its C-order
 // array, little-endian, computed here element by element, independently of the blocked
-// transpose in src/write/npy_convert.cc.
+// transpose in src/convert/npy_sources.cc.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>

@@ -192,25 +192,38 @@ struct TorchDroppedAlias {
 
 // AddTorchTensors adds the checkpoint's tensors to `writer` as streamed producers and the
 // metadata {"format": "pt"}; dropped aliases go to *dropped. `checkpoint` must outlive
-// the writer's last write.
+// the writer's last write. *num_converted, when given, is incremented for every tensor
+// added whose dtype options.dtype changes (the `converted` of every format's conversion).
 [[nodiscard]] STGUARD_API Error AddTorchTensors(const TorchCheckpoint& checkpoint,
                                                 const TorchConvertOptions& options,
                                                 Writer* writer,
-                                                std::vector<TorchDroppedAlias>* dropped);
+                                                std::vector<TorchDroppedAlias>* dropped,
+                                                size_t* num_converted = nullptr);
+
+// TorchFileReport says what ConvertTorchFile wrote.
+struct TorchFileReport {
+  size_t num_tensors = 0;    // tensors written (dropped aliases not counted)
+  size_t num_converted = 0;  // tensors whose dtype convert_options.dtype changed
+};
 
 // ConvertTorchFile converts the checkpoint at `in_path` to a canonical safetensors file at
-// `out_path` through the crash-safe writer. On any error nothing is written.
+// `out_path` through the crash-safe writer (the conversion pipeline, src/convert/). OUT
+// must not be IN (CheckOutputIsNotInput); a target dtype other than F32, F16 or BF16 is
+// kInvalidArgument before anything is read. On any error nothing is written; on success
+// *report, when given, says what was.
 [[nodiscard]] STGUARD_API Error ConvertTorchFile(const std::string& in_path,
                                                  const std::string& out_path,
                                                  const TorchOptions& options,
                                                  const TorchConvertOptions& convert_options,
-                                                 std::vector<TorchDroppedAlias>* dropped);
+                                                 std::vector<TorchDroppedAlias>* dropped,
+                                                 TorchFileReport* report = nullptr);
 
 // TorchFolderReport says what ConvertTorchFolder wrote.
 struct TorchFolderReport {
   std::vector<std::string> written;  // file names in the output folder, index last
   size_t num_tensors = 0;
-  uint64_t total_size = 0;
+  size_t num_converted = 0;  // tensors whose dtype options.dtype changed (not every tensor)
+  uint64_t total_size = 0;   // data bytes written (after conversion)
   std::vector<TorchDroppedAlias> dropped;
 };
 

@@ -76,39 +76,23 @@ py::dict ConvertTorchFile(const std::string& in, const std::string& out,
   convert_options.drop_aliases = drop_aliases;
   convert_options.dtype = ConversionTarget(dtype);  // converted as it streams
   Error error;
-  size_t num_tensors = 0;
-  size_t num_converted = 0;
+  TorchFileReport report;
   std::vector<TorchDroppedAlias> dropped;
   {
     py::gil_scoped_release release;
-    error = CheckOutputIsNotInput(in, out);  // before anything is read or written
-    Result<TorchCheckpoint> checkpoint =
-        error.ok() ? TorchCheckpoint::Open(in, options) : Result<TorchCheckpoint>(error);
-    if (!checkpoint.ok()) {
-      error = checkpoint.error();
-    } else {
-      Writer writer;
-      error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
-      if (error.ok()) error = writer.WriteToFile(out);
-      num_tensors = writer.num_tensors();
-      // converted counts the tensors whose dtype changed, as for every other format.
-      for (const TorchTensor& tensor : checkpoint->tensors()) {
-        num_converted += convert_options.dtype && IsConvertibleFloat(tensor.dtype) &&
-                         tensor.dtype != *convert_options.dtype;
-      }
-    }
+    error = stguard::ConvertTorchFile(in, out, options, convert_options, &dropped, &report);
     if (error.code == ErrorCode::kNotAStateDict && key_path.empty()) {
       // As `stguard convert` says it: the keys that lead to the tensors.
-      const PickleFileReport report = JudgePickleFile(in, options);
-      if (report.verdict == FileVerdict::kNeedsKey && !report.key_paths.empty()) {
-        error.context = DescribeVerdict(report);
+      const PickleFileReport verdict = JudgePickleFile(in, options);
+      if (verdict.verdict == FileVerdict::kNeedsKey && !verdict.key_paths.empty()) {
+        error.context = DescribeVerdict(verdict);
       }
     }
   }
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
-  result["tensors"] = num_tensors;
-  result["converted"] = num_converted;
+  result["tensors"] = report.num_tensors;
+  result["converted"] = report.num_converted;
   result["dropped"] = DroppedList(dropped);
   return result;
 }
@@ -130,7 +114,7 @@ py::dict ConvertTorchFolder(const std::string& in_dir, const std::string& out_di
   if (!error.ok()) ThrowSafetensorError(error);
   py::dict result;
   result["tensors"] = report.num_tensors;
-  result["converted"] = report.num_tensors;
+  result["converted"] = report.num_converted;
   result["dropped"] = DroppedList(report.dropped);
   result["written"] = report.written;
   return result;

@@ -75,3 +75,30 @@ def test_converted_counts_dtype_changes_for_npy_and_npz(tmp_path):
     assert stguard.convert(tmp_path / "w.npz", tmp_path / "c.safetensors").converted == 0
     half = stguard.convert(tmp_path / "w.npz", tmp_path / "d.safetensors", "F16")
     assert (half.tensors, half.converted) == (2, 1)
+
+
+def test_converted_counts_dtype_changes_for_a_torch_folder(tmp_path):
+    # A folder of PyTorch weights counts as its file does: the tensors whose dtype changed.
+    folder = tmp_path / "model"
+    folder.mkdir()
+    shutil.copy(TORCH / "dtypes.zip.pt", folder / "pytorch_model.bin")
+    plain = stguard.convert(folder, tmp_path / "plain")
+    assert plain.converted == 0 and plain.tensors > 0
+    half = stguard.convert(folder, tmp_path / "half", "F16")
+    one = stguard.convert(TORCH / "dtypes.zip.pt", tmp_path / "one.safetensors", "F16")
+    assert half.converted == one.converted and 0 < half.converted < half.tensors
+
+
+def test_a_sharded_torch_folder_converted_to_a_dtype_indexes_the_new_sizes(tmp_path):
+    # The index's total_size is the data written: after conversion, not before.
+    import json
+    out = tmp_path / "half"
+    half = stguard.convert(TORCH / "sharded", out, "F16")
+    index = json.loads((out / "model.safetensors.index.json").read_text())
+    data_bytes = 0
+    for name in set(index["weight_map"].values()):
+        shard = (out / name).read_bytes()
+        data_bytes += len(shard) - 8 - int.from_bytes(shard[:8], "little")
+    assert index["metadata"]["total_size"] == data_bytes
+    plain = stguard.convert(TORCH / "sharded", tmp_path / "plain")
+    assert plain.converted == 0 and 0 < half.converted <= half.tensors

@@ -29,13 +29,6 @@ class ProgressSink final : public ByteSink {
   const std::function<void(uint64_t)>& progress_;
 };
 
-// ConvertedSize is the byte size `tensor` has once converted to `target`: WriteConverted
-// changes exactly the tensors IsConvertibleFloat says, element for element.
-uint64_t ConvertedSize(const TensorView& tensor, Dtype target) {
-  if (!IsConvertibleFloat(tensor.dtype) || tensor.dtype == target) return tensor.byte_size();
-  return tensor.byte_size() / ElementSize(tensor.dtype) * ElementSize(target);
-}
-
 // IndexName is the file name of the index `dir` read (the text after the last '/').
 std::string IndexName(const CheckpointDir& dir) {
   const std::string& path = dir.index_path();
@@ -67,7 +60,7 @@ Error ConvertSafetensorsFolder(const std::string& in, const std::string& out_dir
     done.written.push_back(shard.name);
     done.num_converted += converted;
     for (const TensorView& tensor : shard.checkpoint.tensors()) {
-      done.total_size += ConvertedSize(tensor, target);
+      done.total_size += ConvertedByteLen(tensor.dtype, tensor.byte_size(), target);
       if (dir->has_index()) weight_map.emplace(std::string(tensor.name), shard.name);
     }
     done.num_tensors += shard.checkpoint.num_tensors();

@@ -469,4 +469,17 @@ Error CheckConversionTarget(Dtype target) {
                          std::string(DtypeName(target)));
 }
 
+bool ChangesDtype(Dtype from, std::optional<Dtype> target) {
+  return target.has_value() && IsConvertibleFloat(from) && from != *target;
+}
+
+Dtype OutputDtype(Dtype from, std::optional<Dtype> target) {
+  return ChangesDtype(from, target) ? *target : from;
+}
+
+uint64_t ConvertedByteLen(Dtype from, uint64_t byte_len, std::optional<Dtype> target) {
+  if (!ChangesDtype(from, target)) return byte_len;
+  return byte_len / ElementSize(from) * ElementSize(*target);
+}
+
 }  // namespace stguard

@@ -6,12 +6,14 @@
 #include <mutex>
 #include <utility>
 
+#include "data/conversion_target.h"
 #include "stguard/mapped_file.h"
 #include "stguard/writer.h"
 #include "torch/containers.h"
 #include "torch/scan_loaded.h"
 #include "torch/strided_gather.h"
 #include "torch/tensor_views.h"
+#include "torch/torch_sources.h"
 #include "write/converting_sink.h"
 #include "write/string_sink.h"
 #include "zip/zip_archive.h"
@@ -310,68 +312,33 @@ TorchScanReport ScanTorchFile(const std::string& path, const TorchOptions& optio
   return ScanTorchSniffed(SniffFormat((*file)->bytes()), (*file)->bytes(), file->get(), options);
 }
 
-namespace {
-
-// ConvertsTo says whether a tensor of `dtype` is rewritten under options.dtype.
-bool ConvertsTo(Dtype dtype, const TorchConvertOptions& options) {
-  return options.dtype.has_value() && IsConvertibleFloat(dtype) && dtype != *options.dtype;
-}
-
-// AddConvertedTensor adds tensor k, converted to `target` while it streams.
-Error AddConvertedTensor(const TorchCheckpoint& checkpoint, size_t k, Dtype target,
-                         Writer* writer) {
-  const TorchTensor& tensor = checkpoint.tensors()[k];
-  const uint64_t count = tensor.byte_len / ElementSize(tensor.dtype);
-  return writer->AddTensor(tensor.name, target, tensor.shape, count * ElementSize(target),
-                           [&checkpoint, k, from = tensor.dtype, target](ByteSink& sink) {
-                             ConvertingSink converting(from, target, sink);
-                             if (Error error = checkpoint.StreamTensor(k, converting);
-                                 !error.ok()) {
-                               return error;
-                             }
-                             return converting.Finish();
-                           });
-}
-
-}  // namespace
-
-Error AddTorchTensors(const TorchCheckpoint& checkpoint, const TorchConvertOptions& options,
-                      Writer* writer, std::vector<TorchDroppedAlias>* dropped) {
-  if (options.dtype.has_value() && !IsConversionTarget(*options.dtype)) {
-    return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
-                 std::string(DtypeName(*options.dtype))};
-  }
+TensorSources TorchSources(const TorchCheckpoint& checkpoint, bool drop_aliases,
+                           std::vector<TorchDroppedAlias>* dropped) {
+  TensorSources sources;
   const std::vector<TorchTensor>& tensors = checkpoint.tensors();
   for (size_t k = 0; k < tensors.size(); ++k) {
     const TorchTensor& tensor = tensors[k];
-    if (options.drop_aliases && tensor.alias_of.has_value()) {
+    if (drop_aliases && tensor.alias_of.has_value()) {
       if (dropped != nullptr) dropped->push_back({tensor.name, tensors[*tensor.alias_of].name});
       continue;
     }
-    Error error = ConvertsTo(tensor.dtype, options)
-                      ? AddConvertedTensor(checkpoint, k, *options.dtype, writer)
-                      : writer->AddTensor(tensor.name, tensor.dtype, tensor.shape,
-                                          tensor.byte_len, [&checkpoint, k](ByteSink& sink) {
-                                            return checkpoint.StreamTensor(k, sink);
-                                          });
-    if (!error.ok()) return error;
+    sources.tensors.push_back({tensor.name, tensor.dtype, tensor.shape, tensor.byte_len,
+                               [&checkpoint, k](ByteSink& sink) {
+                                 return checkpoint.StreamTensor(k, sink);
+                               }});
   }
-  return writer->AddMetadata("format", "pt");
+  sources.metadata.emplace_back("format", "pt");
+  return sources;
 }
 
-Error ConvertTorchFile(const std::string& in_path, const std::string& out_path,
-                       const TorchOptions& options, const TorchConvertOptions& convert_options,
-                       std::vector<TorchDroppedAlias>* dropped) {
-  if (Error e = CheckOutputIsNotInput(in_path, out_path); !e.ok()) return e;
-  Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(in_path, options);
-  if (!checkpoint.ok()) return checkpoint.error();
-  Writer writer;
-  if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, dropped);
-      !error.ok()) {
-    return error;
+Error AddTorchTensors(const TorchCheckpoint& checkpoint, const TorchConvertOptions& options,
+                      Writer* writer, std::vector<TorchDroppedAlias>* dropped,
+                      size_t* num_converted) {
+  if (options.dtype.has_value()) {
+    if (Error error = CheckConversionTarget(*options.dtype); !error.ok()) return error;
   }
-  writer.set_progress(convert_options.progress);
-  return writer.WriteToFile(out_path);
+  return AddSources(*writer, TorchSources(checkpoint, options.drop_aliases, dropped),
+                    options.dtype, num_converted);
 }
 
 }  // namespace stguard

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "base/plain_name.h"
+#include "data/conversion_target.h"
 #include "folder/folder_util.h"
 #include "folder/index_file.h"
 #include "stguard/mapped_file.h"
@@ -70,7 +71,8 @@ Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
   if (!checkpoint.ok()) return checkpoint.error();
   Writer writer;
   std::vector<TorchDroppedAlias> dropped;
-  if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped);
+  if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped,
+                                    &report->num_converted);
       !error.ok()) {
     return error;
   }
@@ -82,7 +84,9 @@ Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
   report->written.push_back(kOutSingleName);
   report->num_tensors = writer.num_tensors();
   for (const TorchTensor& tensor : checkpoint->tensors()) {
-    if (!WasDropped(dropped, tensor.name)) report->total_size += tensor.byte_len;
+    if (WasDropped(dropped, tensor.name)) continue;
+    report->total_size +=
+        ConvertedByteLen(tensor.dtype, tensor.byte_len, convert_options.dtype);
   }
   report->dropped = std::move(dropped);
   return {};
@@ -153,7 +157,8 @@ Error WriteShards(const std::string& out_dir, const std::vector<TorchCheckpoint>
     const std::string out_name = ShardName(k, shards.size());
     Writer writer;
     std::vector<TorchDroppedAlias> dropped;
-    if (Error error = AddTorchTensors(shards[k], convert_options, &writer, &dropped);
+    if (Error error = AddTorchTensors(shards[k], convert_options, &writer, &dropped,
+                                      &report->num_converted);
         !error.ok()) {
       return error;
     }
@@ -166,7 +171,7 @@ Error WriteShards(const std::string& out_dir, const std::vector<TorchCheckpoint>
     for (const TorchTensor& tensor : shards[k].tensors()) {
       if (WasDropped(dropped, tensor.name)) continue;
       weight_map[tensor.name] = out_name;
-      total_size += tensor.byte_len;
+      total_size += ConvertedByteLen(tensor.dtype, tensor.byte_len, convert_options.dtype);
       ++report->num_tensors;
     }
     report->dropped.insert(report->dropped.end(), dropped.begin(), dropped.end());

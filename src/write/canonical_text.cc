@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "data/conversion_target.h"
 #include "stguard/dtype.h"
 #include "stguard/json_escape.h"
 #include "stguard/options.h"
@@ -29,14 +30,11 @@ CanonicalText::CanonicalText(const Checkpoint& checkpoint, std::optional<Dtype> 
 }
 
 Dtype CanonicalText::OutDtype(const TensorView& tensor) const {
-  return convert_to_ && IsConvertibleFloat(tensor.dtype) ? *convert_to_ : tensor.dtype;
+  return OutputDtype(tensor.dtype, convert_to_);
 }
 
 uint64_t CanonicalText::OutByteSize(const TensorView& tensor) const {
-  const Dtype out = OutDtype(tensor);
-  if (out == tensor.dtype) return tensor.byte_size();
-  // Both are whole-byte float dtypes (F64, F32, F16, BF16).
-  return tensor.byte_size() / ElementSize(tensor.dtype) * ElementSize(out);
+  return ConvertedByteLen(tensor.dtype, tensor.byte_size(), convert_to_);
 }
 
 bool CanonicalText::Next(std::string* piece) {

@@ -26,7 +26,7 @@ Error AddConvertedCheckpoint(const Checkpoint& checkpoint, Dtype target, Writer*
     const Checkpoint* source = &checkpoint;
     const uint64_t data_start = 8 + checkpoint.header_len();
     for (const TensorView& tensor : checkpoint.tensors()) {
-      const bool convert = IsConvertibleFloat(tensor.dtype) && tensor.dtype != target;
+      const bool convert = ChangesDtype(tensor.dtype, target);
       const Dtype src_dtype = tensor.dtype;
       const Dtype dst_dtype = convert ? target : tensor.dtype;
       // Whole elements per step (F4 packs 2 per byte, F6 4 per 3 bytes): step by bytes

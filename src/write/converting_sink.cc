@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
+#include "data/conversion_target.h"
 #include "stguard/convert.h"
 
 namespace stguard {
@@ -59,6 +61,38 @@ Error ConvertingSink::Write(std::span<const std::byte> bytes) {
 Error ConvertingSink::Finish() const {
   if (carried_ == 0) return {};
   return Error{ErrorCode::kInvalidArgument, 0, "a tensor ended inside an element"};
+}
+
+Error AddSource(Writer& writer, TensorSource source, std::optional<Dtype> target,
+                size_t* num_converted) {
+  if (!ChangesDtype(source.dtype, target)) {
+    return writer.AddTensor(source.name, source.dtype, source.shape, source.byte_len,
+                            std::move(source.stream));
+  }
+  if (num_converted != nullptr) ++*num_converted;
+  const Dtype from = source.dtype;
+  const Dtype to = *target;
+  return writer.AddTensor(
+      source.name, to, source.shape, ConvertedByteLen(from, source.byte_len, target),
+      [from, to, stream = std::move(source.stream)](ByteSink& sink) -> Error {
+        ConvertingSink converting(from, to, sink);
+        if (Error error = stream(converting); !error.ok()) return error;
+        return converting.Finish();
+      });
+}
+
+Error AddSources(Writer& writer, TensorSources sources, std::optional<Dtype> target,
+                 size_t* num_converted) {
+  for (TensorSource& source : sources.tensors) {
+    if (Error error = AddSource(writer, std::move(source), target, num_converted);
+        !error.ok()) {
+      return error;
+    }
+  }
+  for (const auto& [key, value] : sources.metadata) {
+    if (Error error = writer.AddMetadata(key, value); !error.ok()) return error;
+  }
+  return {};
 }
 
 }  // namespace stguard

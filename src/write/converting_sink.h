@@ -7,6 +7,12 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "stguard/dtype.h"
@@ -40,6 +46,33 @@ class ConvertingSink final : public ByteSink {
   size_t carried_ = 0;
   std::vector<std::byte> buffer_;
 };
+
+// TensorSource is one tensor as a format's adapter yields it: its name, dtype and shape
+// as stored, its byte length, and a producer streaming its little-endian row-major bytes.
+struct TensorSource {
+  std::string_view name;
+  Dtype dtype = Dtype::kU8;
+  std::span<const uint64_t> shape;
+  uint64_t byte_len = 0;
+  TensorProducer stream;
+};
+
+// AddSource adds `source` to `writer`, converted to `target` as it streams when
+// ChangesDtype(source.dtype, target) (then *num_converted, when given, is incremented):
+// the one place a streamed tensor changes dtype. The name and shape are copied; the
+// producer runs at write time.
+[[nodiscard]] Error AddSource(Writer& writer, TensorSource source, std::optional<Dtype> target,
+                              size_t* num_converted);
+
+// TensorSources is a format adapter's yield: its tensors in order and its metadata.
+struct TensorSources {
+  std::vector<TensorSource> tensors;
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+// AddSources adds every tensor of `sources` (AddSource) and then its metadata.
+[[nodiscard]] Error AddSources(Writer& writer, TensorSources sources,
+                               std::optional<Dtype> target, size_t* num_converted);
 
 }  // namespace stguard
 

@@ -42,11 +42,6 @@ struct TensorPlan {
   uint64_t out_len = 0;     // bytes written
 };
 
-bool IsFloating(Dtype dtype) {
-  return dtype == Dtype::kF32 || dtype == Dtype::kF16 || dtype == Dtype::kBF16 ||
-         dtype == Dtype::kF64;
-}
-
 Error CannotDequantize(const TensorInfo& tensor, const char* why) {
   return Error{ErrorCode::kGgufNotDequantizable, tensor.info_offset, why,
                "type " + std::string(tensor.type->name), std::string(tensor.name)};
@@ -272,7 +267,7 @@ Error ConvertSplitPath(const std::string& in_path, const std::string& out_dir,
 Result<Dtype> GgufOutputDtype(const TensorInfo& tensor, std::optional<Dtype> target) {
   if (target && !IsConversionTarget(*target)) return CheckConversionTarget(*target);
   if (const std::optional<Dtype> plain = tensor.type->dtype) {
-    return target && IsFloating(*plain) ? *target : *plain;
+    return OutputDtype(*plain, target);
   }
   if (!gguf::CanDequantize(*tensor.type)) {
     return CannotDequantize(tensor, "no decoder for this ggml type: it cannot be dequantized");
@@ -283,7 +278,7 @@ Result<Dtype> GgufOutputDtype(const TensorInfo& tensor, std::optional<Dtype> tar
 Error DequantizeTensor(const GgmlType& type, std::span<const std::byte> blocks,
                        std::span<float> out) {
   if (const std::optional<Dtype> plain = type.dtype) {
-    if (!IsFloating(*plain)) {
+    if (!IsConvertibleFloat(*plain)) {
       return Error{ErrorCode::kGgufNotDequantizable, 0, "an integer tensor is not dequantized",
                    "type " + std::string(type.name)};
     }

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// A validated .npy array, or every array of an .npz, rewritten as a safetensors file: the
-// bytes stream from the mapped file (through the inflater, once, for a deflated member)
-// through fixed buffers into the crash-safe writer, byte-swapped when the array is
-// big-endian, reordered when it is stored in Fortran order (safetensors is little-endian,
-// row-major), and converted to another floating dtype when asked.
+// The .npy and .npz adapters of the conversion pipeline (convert/pipeline.h): a validated
+// .npy array, or every array of an .npz, yielded as tensor sources whose bytes stream from
+// the mapped file (through the inflater, once, for a deflated member) through fixed
+// buffers, byte-swapped when the array is big-endian and reordered when it is stored in
+// Fortran order (safetensors is little-endian, row-major); the pipeline converts them to
+// another floating dtype when asked and writes them crash-safely.
 #include "stguard/npy_convert.h"
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "convert/pipeline.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npz.h"
@@ -260,34 +264,24 @@ Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& 
   return writer.Flush();
 }
 
-// TargetError refuses a --dtype that arrays are not converted to.
-Error TargetError(std::optional<Dtype> dtype) {
-  if (!dtype.has_value() || IsConversionTarget(*dtype)) return {};
-  return Error{ErrorCode::kInvalidArgument, 0, "the target dtype must be F32, F16 or BF16",
-               std::string(DtypeName(*dtype))};
+// ArraySource is one array as a tensor source. `stream` writes the array's little-endian
+// row-major bytes; `info` must outlive the conversion.
+TensorSource ArraySource(std::string_view name, const NpyArrayInfo& info, TensorProducer stream) {
+  return TensorSource{name, *info.type.dtype, info.shape, info.data_len, std::move(stream)};
 }
 
-// AddArray adds one array as a tensor: converted to `dtype` when it is a floating type
-// that differs (counted in *num_converted), else as it is. `stream` writes the array's
-// little-endian row-major bytes.
-Error AddArray(Writer& writer, const std::string& name, const NpyArrayInfo& info,
-               std::optional<Dtype> dtype, std::function<Error(ByteSink&)> stream,
-               size_t* num_converted) {
-  const Dtype from = *info.type.dtype;
-  const bool convert = dtype.has_value() && IsConvertibleFloat(from) && from != *dtype;
-  *num_converted += convert;
-  const Dtype to = convert ? *dtype : from;
-  const uint64_t out_len = convert ? info.data_len / ElementSize(from) * ElementSize(to)
-                                   : info.data_len;
-  return writer.AddTensor(
-      name, to, std::span<const uint64_t>(info.shape), out_len,
-      [from, to, convert, stream = std::move(stream)](ByteSink& sink) -> Error {
-        if (!convert) return stream(sink);
-        // The streams hand on little-endian elements: convert them as they pass.
-        ConvertingSink converting(from, to, sink);
-        if (Error error = stream(converting); !error.ok()) return error;
-        return converting.Finish();
-      });
+// ConvertNpy writes `sources` as the pipeline does and reports the counts asked for.
+Error ConvertNpy(TensorSources sources, std::optional<Dtype> dtype,
+                 const std::function<void(uint64_t bytes)>& progress, const std::string& out,
+                 size_t* num_tensors, size_t* num_converted) {
+  ConvertedFile done;
+  if (Error e = Convert(std::move(sources), ConversionPlan{dtype, progress}, out, &done);
+      !e.ok()) {
+    return e;
+  }
+  if (num_tensors != nullptr) *num_tensors = done.num_tensors;
+  if (num_converted != nullptr) *num_converted = done.num_converted;
+  return {};
 }
 
 }  // namespace
@@ -296,7 +290,7 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
                        std::optional<Dtype> dtype, size_t* num_tensors,
                        const std::function<void(uint64_t bytes)>& progress,
                        size_t* num_converted) {
-  if (Error e = TargetError(dtype); !e.ok()) return e;
+  if (Error e = CheckPlan(ConversionPlan{dtype, {}}); !e.ok()) return e;
   if (Error e = CheckOutputIsNotInput(npz_path, out_path); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npz_path);
   if (!file.ok()) return file.error();
@@ -306,40 +300,28 @@ Error NpzToSafetensors(const std::string& npz_path, const std::string& out_path,
   Result<NpzInfo> parsed = ParseNpz(bytes, NpzDepth::kHeaders);
   if (!parsed.ok()) return parsed.error();
   const NpzInfo& npz = *parsed;
+  TensorSources sources;
   for (const NpzMember& member : npz.members) {  // refuse before anything is written
     if (!member.array.type.dtype) {
       return NoDtypeError(member.array, member.data_offset, member.key);
     }
+    sources.tensors.push_back(
+        ArraySource(member.key, member.array, [&bytes, &member](ByteSink& sink) {
+          if (member.compressed) return StreamDeflatedMember(bytes, member, sink);
+          const NpyArrayInfo& array = member.array;
+          return StreamArray(
+              bytes.subspan(member.data_offset + array.data_offset, array.data_len), array,
+              sink);
+        }));
   }
-  Writer writer;
-  size_t converted = 0;
-  for (const NpzMember& member : npz.members) {
-    Error added = AddArray(writer, member.key, member.array, dtype,
-                           [&bytes, &member](ByteSink& sink) {
-                             if (member.compressed) {
-                               return StreamDeflatedMember(bytes, member, sink);
-                             }
-                             const NpyArrayInfo& array = member.array;
-                             return StreamArray(
-                                 bytes.subspan(member.data_offset + array.data_offset,
-                                               array.data_len),
-                                 array, sink);
-                           },
-                           &converted);
-    if (!added.ok()) return added;
-  }
-  writer.set_progress(progress);
-  Error written = writer.WriteToFile(out_path);
-  if (written.ok() && num_tensors != nullptr) *num_tensors = writer.num_tensors();
-  if (written.ok() && num_converted != nullptr) *num_converted = converted;
-  return written;
+  return ConvertNpy(std::move(sources), dtype, progress, out_path, num_tensors, num_converted);
 }
 
 Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_path,
                             const std::string& tensor_name, std::optional<Dtype> dtype,
                             const std::function<void(uint64_t bytes)>& progress,
                             size_t* num_converted) {
-  if (Error e = TargetError(dtype); !e.ok()) return e;
+  if (Error e = CheckPlan(ConversionPlan{dtype, {}}); !e.ok()) return e;
   if (Error e = CheckOutputIsNotInput(npy_path, out_path); !e.ok()) return e;
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(npy_path);
   if (!file.ok()) return file.error();
@@ -349,16 +331,10 @@ Error NpyArrayToSafetensors(const std::string& npy_path, const std::string& out_
   const NpyArrayInfo info = std::move(*parsed);
   if (!info.type.dtype) return NoDtypeError(info, info.data_offset, tensor_name);
   const std::span<const std::byte> data = bytes.subspan(info.data_offset, info.data_len);
-  Writer writer;
-  size_t converted = 0;
-  Error added = AddArray(
-      writer, tensor_name, info, dtype,
-      [&](ByteSink& sink) { return StreamArray(data, info, sink); }, &converted);
-  if (!added.ok()) return added;
-  writer.set_progress(progress);
-  Error written = writer.WriteToFile(out_path);
-  if (written.ok() && num_converted != nullptr) *num_converted = converted;
-  return written;
+  TensorSources sources;
+  sources.tensors.push_back(ArraySource(
+      tensor_name, info, [&](ByteSink& sink) { return StreamArray(data, info, sink); }));
+  return ConvertNpy(std::move(sources), dtype, progress, out_path, nullptr, num_converted);
 }
 
 }  // namespace stguard
