@@ -244,7 +244,7 @@ TEST(VerdictTest, ShardErrorNamesTheShardAsMember) {
   EXPECT_EQ(broken.verdict, Verdict::kInvalid);
   EXPECT_EQ(broken.error.code, ErrorCode::kHeaderTooLarge);
   EXPECT_EQ(broken.member, "b.safetensors");
-  EXPECT_NE(EnvelopeJson(broken).find(R"("member":"b.safetensors","offset":0)"),
+  EXPECT_NE(EnvelopeJson(broken).find(R"("offset":0,"member":"b.safetensors")"),
             std::string::npos) << EnvelopeJson(broken);
   // Reject: a folder with no weights at all is the folder's own error, with no member.
   TempDir empty;

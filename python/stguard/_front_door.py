@@ -48,7 +48,7 @@ class Envelope:
         code, message, offset, tensor: when not valid, the error's name, sentence, byte
             offset (None unless it points into the file, or into ``member``) and tensor
             (may be "").
-        member: inside a folder, the file the error is about (None otherwise).
+        member: inside a folder, the file the error is about ("" otherwise).
     """
 
     schema_version: int = _core.ENVELOPE_SCHEMA_VERSION
@@ -59,7 +59,7 @@ class Envelope:
     message: Optional[str] = None
     offset: Optional[int] = None
     tensor: Optional[str] = None
-    member: Optional[str] = None
+    member: str = ""
 
     @property
     def ok(self) -> bool:
@@ -76,7 +76,7 @@ def _envelope_fields(raw: Dict[str, Any]) -> Dict[str, Any]:
             "file": raw.get("file", ""),
             "format": raw.get("format", "unknown"), "verdict": raw.get("verdict", "error"),
             "code": raw.get("code"), "message": raw.get("message"), "offset": raw.get("offset"),
-            "tensor": raw.get("tensor"), "member": raw.get("member")}
+            "tensor": raw.get("tensor"), "member": raw.get("member", "")}
 
 
 def _warnings(raw: Dict[str, Any]) -> List[CheckWarning]:
@@ -130,7 +130,7 @@ def _check_result(raw: Dict[str, Any]) -> CheckResult:
     return CheckResult(**_envelope_fields(raw), path=raw.get("file", ""),
                        files=num_files if valid else 0, tensors=summary["tensors"],
                        header_size=summary["header_bytes"], error=raw["error"],
-                       warnings=_warnings(raw), member=raw["member"],
+                       warnings=_warnings(raw),
                        results=[_check_result(f) for f in raw["files"]])
 
 
@@ -217,14 +217,13 @@ def _scan_result(raw: Dict[str, Any]) -> ScanResult:
         return ScanResult(**_envelope_fields(raw),
                           scan_verdict=failing[0].scan_verdict if failing else "clean",
                           description=failing[0].description if failing else "",
-                          error=raw["error"], member=raw["member"], results=results)
+                          error=raw["error"], results=results)
     return ScanResult(
         **_envelope_fields(raw), scan_verdict=details["scan_verdict"],
         description=details["description"],
         globals=[PickleGlobal(*g) for g in details["globals"]],
         tensors=[TorchTensorInfo(n, d, tuple(s), c, a) for n, d, s, c, a in details["tensors"]],
-        key_paths=details["key_paths"], error=raw["error"], member=raw["member"],
-        results=results)
+        key_paths=details["key_paths"], error=raw["error"], results=results)
 
 
 def scan(path: PathLike, key: KeyPath = None, *, max_output_ratio: Optional[int] = None,

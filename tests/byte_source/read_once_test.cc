@@ -163,12 +163,12 @@ struct SecondRead {
 // double read not listed here, and on a listed one that no longer reads twice (so the list
 // shrinks as they are fixed and never says more than is true).
 // Why a command still reads some bytes twice (each names where the second read is made).
-// kReaderByPath: `inspect` of an npz reads the archive again after the front door's check
-// (its member listing opens the path itself). check and lint read a ZIP once: the sniff
-// serves a small archive's tail from the first block it read, and a PyTorch ZIP is judged
-// through the sniff's cached source. (A legacy stream's sniff reads its first block, then
-// the scan maps it once.)
-constexpr const char* kReaderByPath = "reader opens the path again after the sniff";
+// kFolderListedAgain: `inspect` of a folder asks the front door for the folder's verdict,
+// then opens each shard again for its listing (InspectPath: the folder check keeps no
+// reader). check and lint read a ZIP once: the sniff serves a small archive's tail from
+// the first block it read, and a PyTorch ZIP is judged through the sniff's cached source.
+// (A legacy stream's sniff reads its first block, then the scan maps it once.)
+constexpr const char* kFolderListedAgain = "inspect lists a folder's shards after its check";
 // kFolderSniffsAgain: a folder's shards are validated (checkpoint_dir.cc), then the walk
 // for pickle-bearing files (folder_scan.cc) sniffs every file again: its first block.
 constexpr const char* kFolderSniffsAgain = "folder walk sniffs the shards again";
@@ -188,8 +188,8 @@ constexpr const char* kSniffMapsThenReader = "cli sniffs by mapping, the reader 
 const SecondRead kSecondReads[] = {
     {"check", "model", kFolderSniffsAgain},
     {"check --json", "model", kFolderSniffsAgain},
-    {"inspect", "arrays.npz", kReaderByPath},
-    {"inspect --json", "arrays.npz", kReaderByPath},
+    {"inspect", "model", kFolderListedAgain},
+    {"inspect --json", "model", kFolderListedAgain},
     {"inspect --stats", "model", kFolderSniffsAgain},
     {"inspect --stats", "large.safetensors", kCheckThenReopen},
     {"inspect --stats", "small.safetensors", kCheckThenReopen},
