@@ -43,7 +43,7 @@ struct InspectResult {
 };
 
 // InspectPath decides what `path` is and checks it as above. `options` are check's
-// (list_contents and keep_reader are set by InspectPath).
+// (InspectPath sets list_contents for a folder and keep_reader for a file).
 STGUARD_API InspectResult InspectPath(const std::string& path, const CheckOptions& options = {});
 
 }  // namespace stguard
