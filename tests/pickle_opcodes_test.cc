@@ -103,13 +103,16 @@ TEST(PickleOpcodesTest, DecodeArgDecodesEachKindAndReportsACut) {
   ASSERT_EQ(DecodeArg(ArgKind::kF64BigEnd, Bytes("\x3f\xf0\0\0\0\0\0\0"s), &arg),
             ArgStatus::kOk);
   EXPECT_EQ(arg.f, 1.0);
-  ASSERT_EQ(DecodeArg(ArgKind::kBytes1, Bytes("\x02" "abc"s), &arg), ArgStatus::kOk);
+  // The decoded bytes point into the input: it must outlive `arg`.
+  const std::string counted = "\x02" "abc"s;
+  ASSERT_EQ(DecodeArg(ArgKind::kBytes1, Bytes(counted), &arg), ArgStatus::kOk);
   EXPECT_EQ(arg.bytes, "ab");
   EXPECT_EQ(arg.len, 3u);
   EXPECT_EQ(DecodeArg(ArgKind::kBytes4, Bytes("\x05\0\0\0" "abc"s), &arg),
             ArgStatus::kLengthPastEnd);
   EXPECT_EQ(DecodeArg(ArgKind::kBytes8, Bytes("\x01\0\0"s), &arg), ArgStatus::kPastEnd);
-  ASSERT_EQ(DecodeArg(ArgKind::kTwoLines, Bytes("os\nsystem\nrest"s), &arg), ArgStatus::kOk);
+  const std::string two_lines = "os\nsystem\nrest";
+  ASSERT_EQ(DecodeArg(ArgKind::kTwoLines, Bytes(two_lines), &arg), ArgStatus::kOk);
   EXPECT_EQ(arg.bytes, "os");
   EXPECT_EQ(arg.line2, "system");
   EXPECT_EQ(arg.len, 10u);
