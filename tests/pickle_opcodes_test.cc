@@ -92,34 +92,34 @@ std::span<const std::byte> Bytes(std::string_view text) {
 
 // DecodeArg, the one argument decoder of the machine and the walk: each kind, whole and cut.
 TEST(PickleOpcodesTest, DecodeArgDecodesEachKindAndReportsACut) {
-  using namespace std::string_literals;
+  // String-view literals have static storage, so the decoded views stay valid.
+  using namespace std::string_view_literals;
   PickleArg arg;
-  ASSERT_EQ(DecodeArg(ArgKind::kI32, Bytes("\xfe\xff\xff\xff"s), &arg), ArgStatus::kOk);
+  ASSERT_EQ(DecodeArg(ArgKind::kI32, Bytes("\xfe\xff\xff\xff"sv), &arg), ArgStatus::kOk);
   EXPECT_EQ(arg.i, -2);
   EXPECT_EQ(arg.len, 4u);
-  EXPECT_EQ(DecodeArg(ArgKind::kI32, Bytes("\xfe\xff\xff"s), &arg), ArgStatus::kPastEnd);
-  ASSERT_EQ(DecodeArg(ArgKind::kU16, Bytes("\x01\x02"s), &arg), ArgStatus::kOk);
+  EXPECT_EQ(DecodeArg(ArgKind::kI32, Bytes("\xfe\xff\xff"sv), &arg), ArgStatus::kPastEnd);
+  ASSERT_EQ(DecodeArg(ArgKind::kU16, Bytes("\x01\x02"sv), &arg), ArgStatus::kOk);
   EXPECT_EQ(arg.u, 0x0201u);
-  ASSERT_EQ(DecodeArg(ArgKind::kF64BigEnd, Bytes("\x3f\xf0\0\0\0\0\0\0"s), &arg),
+  ASSERT_EQ(DecodeArg(ArgKind::kF64BigEnd, Bytes("\x3f\xf0\0\0\0\0\0\0"sv), &arg),
             ArgStatus::kOk);
   EXPECT_EQ(arg.f, 1.0);
-  // The decoded bytes point into the input: it must outlive `arg`.
-  const std::string counted = "\x02" "abc"s;
+  constexpr std::string_view counted = "\x02" "abc"sv;
   ASSERT_EQ(DecodeArg(ArgKind::kBytes1, Bytes(counted), &arg), ArgStatus::kOk);
   EXPECT_EQ(arg.bytes, "ab");
   EXPECT_EQ(arg.len, 3u);
-  EXPECT_EQ(DecodeArg(ArgKind::kBytes4, Bytes("\x05\0\0\0" "abc"s), &arg),
+  EXPECT_EQ(DecodeArg(ArgKind::kBytes4, Bytes("\x05\0\0\0" "abc"sv), &arg),
             ArgStatus::kLengthPastEnd);
-  EXPECT_EQ(DecodeArg(ArgKind::kBytes8, Bytes("\x01\0\0"s), &arg), ArgStatus::kPastEnd);
-  const std::string two_lines = "os\nsystem\nrest";
+  EXPECT_EQ(DecodeArg(ArgKind::kBytes8, Bytes("\x01\0\0"sv), &arg), ArgStatus::kPastEnd);
+  constexpr std::string_view two_lines = "os\nsystem\nrest";
   ASSERT_EQ(DecodeArg(ArgKind::kTwoLines, Bytes(two_lines), &arg), ArgStatus::kOk);
   EXPECT_EQ(arg.bytes, "os");
   EXPECT_EQ(arg.line2, "system");
   EXPECT_EQ(arg.len, 10u);
-  EXPECT_EQ(DecodeArg(ArgKind::kTwoLines, Bytes("os\nsystem"s), &arg), ArgStatus::kPastEnd);
-  ASSERT_EQ(DecodeArg(ArgKind::kLine, Bytes("12\n."s), &arg), ArgStatus::kOk);
+  EXPECT_EQ(DecodeArg(ArgKind::kTwoLines, Bytes("os\nsystem"sv), &arg), ArgStatus::kPastEnd);
+  ASSERT_EQ(DecodeArg(ArgKind::kLine, Bytes("12\n."sv), &arg), ArgStatus::kOk);
   EXPECT_EQ(arg.bytes, "12");
-  EXPECT_EQ(DecodeArg(ArgKind::kLine, Bytes("12"s), &arg), ArgStatus::kPastEnd);
+  EXPECT_EQ(DecodeArg(ArgKind::kLine, Bytes("12"sv), &arg), ArgStatus::kPastEnd);
 }
 
 }  // namespace
