@@ -88,12 +88,12 @@ void PrintText(const std::string& path, const Checkpoint& checkpoint) {
             " data bytes, " + std::to_string(checkpoint.header_len()) + " header bytes");
 }
 
-void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
+void PrintJson(const CheckResult& result, const Checkpoint& checkpoint) {
   // Streamed through a small buffer: the output can be larger than the header.
   JsonStreamOut stream;
   std::string& out = stream.text();
   out = "{";
-  AppendValidEnvelope(path, Format::kSafetensors, &out);
+  AppendResultJson(result, &out);
   out += ",\"metadata\":{";
   bool first = true;
   for (const MetadataEntry& entry : checkpoint.metadata()) {
@@ -256,19 +256,15 @@ int RunInspect(const CommandLine& line) {
   }
   // A file of another format than its name says: said once, then described as what it is.
   if (!inspected.note.empty()) PrintErrorLine(PrintableText(path) + ": note: " + inspected.note);
-  switch (result.format) {
-    case Format::kGguf: return InspectGguf(path, *result.gguf, json);  // gguf_output.cc
-    case Format::kNpy: return InspectNpy(path, *result.npy, json);     // npy_output.cc
-    case Format::kNpz: return InspectNpz(path, *result.npz, json);     // npy_output.cc
-    case Format::kPytorchZip:
-    case Format::kPytorchLegacy:
-    case Format::kPickle:
-    case Format::kTar:
-      return InspectPickle(result, json);  // pickle_output.cc
-    default: break;
-  }
+  // Described from what the library's check kept: each reader's result has one printer,
+  // and which reader read the file is the library's decision, never asked here again.
+  if (result.gguf) return InspectGguf(path, *result.gguf, json);  // gguf_output.cc
+  if (result.npy) return InspectNpy(path, *result.npy, json);     // npy_output.cc
+  if (result.npz) return InspectNpz(path, *result.npz, json);     // npy_output.cc
+  if (result.pickle) return InspectPickle(result, json);          // pickle_output.cc
+  if (!result.checkpoint) return PrintResult(result, /*quiet=*/false, json);  // nothing kept
   if (json) {
-    PrintJson(path, *result.checkpoint);
+    PrintJson(result, *result.checkpoint);
   } else {
     PrintText(path, *result.checkpoint);
   }

@@ -69,6 +69,12 @@ extern "C" int stguard_verdict_exit_status(stguard_verdict verdict) {
   return stguard::VerdictExitStatus(static_cast<stguard::Verdict>(verdict));
 }
 
+extern "C" const char* stguard_verdict_sentence(stguard_verdict verdict) {
+  if (!stguard::capi::IsValidVerdict(verdict)) verdict = STGUARD_VERDICT_ERROR;
+  // VerdictSentence's views are made from string literals, so data() is NUL-terminated.
+  return stguard::VerdictSentence(static_cast<stguard::Verdict>(verdict)).data();
+}
+
 extern "C" stguard_code stguard_check_path(const char* path,
                                            const stguard_check_options* options,
                                            stguard_result** out_result, stguard_error* err) {

@@ -129,6 +129,9 @@ static void test_arguments(void) {
   CHECK(strcmp(stguard_verdict_name((stguard_verdict)42), "error") == 0);
   CHECK(stguard_verdict_exit_status(STGUARD_VERDICT_VALID) == 0);
   CHECK(stguard_verdict_exit_status(STGUARD_VERDICT_ERROR) == 2);
+  CHECK(strncmp(stguard_verdict_sentence(STGUARD_VERDICT_REFUSED), "Refused: ", 9) == 0);
+  CHECK(strcmp(stguard_verdict_sentence((stguard_verdict)42),
+               stguard_verdict_sentence(STGUARD_VERDICT_ERROR)) == 0);
   CHECK(stguard_result_verdict(NULL) == STGUARD_VERDICT_ERROR);
   CHECK(strcmp(stguard_result_json(NULL), "") == 0);
   stguard_result_free(NULL);
