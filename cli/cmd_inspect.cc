@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "arguments.h"
+#include "command_table.h"
 #include "commands.h"
 #include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
 #include "pickle_output.h"
+#include "stguard/formats.h"
 #include "stguard/inspect.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
@@ -211,17 +213,41 @@ void PrintFolderJson(const InspectResult& inspected) {
   stream.Flush(/*force=*/true);
 }
 
+// RefuseInapplicable refuses an option that does not apply to what `path` is (--stats
+// on a GGUF file) as a usage error: the usage on stderr and, with --json, the library's
+// usage-error result (verdict error, InvalidArgument) on stdout, so that a reader of the
+// JSON gets an envelope for every path. nullopt when every option applies.
+std::optional<int> RefuseInapplicable(const CommandLine& line, const std::string& path,
+                                      std::optional<Format> sniffed) {
+  const CommandRow& command = *FindCommand("inspect");
+  const FormatSet found = FormatOf(path, sniffed);
+  const std::string what = InapplicableOption(command, line, found, path);
+  if (what.empty()) return std::nullopt;
+  if (line.json) {
+    for (const std::string_view name : line.given) {
+      const OptionRow* option = FindOption(command.name, name);
+      if (option == nullptr || (option->formats & found) != 0) continue;
+      const Result<PathFormat> named = FormatOfPath(path, sniffed);
+      CheckResult usage = stguard::UsageError(path, named.ok() ? named->format : Format::kUnknown,
+                                              name, FormatSetNames(option->formats));
+      if (found == kFolderInput) {
+        usage.is_folder = true;
+        usage.error.context = what;
+      }
+      PrintResult(usage, /*quiet=*/false, /*json=*/true);
+      break;
+    }
+  }
+  return UsageError(command, what);
+}
+
 }  // namespace
 
 int RunInspect(const CommandLine& line) {
   const std::string& path = line.operands[0];
-  // An option that does not apply to what IN is (--stats on a GGUF file) is a usage error.
-  const auto inapplicable = [&](std::optional<Format> sniffed) {
-    return InapplicableOption(*FindCommand("inspect"), line, FormatOf(path, sniffed), path);
-  };
   if (line.stats) {
-    if (const std::string what = inapplicable(std::nullopt); !what.empty()) {
-      return UsageError(*FindCommand("inspect"), what);
+    if (std::optional<int> refused = RefuseInapplicable(line, path, std::nullopt)) {
+      return *refused;
     }
     return RunInspectStats(line);  // cmd_stats.cc
   }
@@ -233,8 +259,8 @@ int RunInspect(const CommandLine& line) {
   const InspectResult inspected = InspectPath(path, options);
   const CheckResult& result = inspected.check;
   if (!inspected.is_folder) {
-    if (const std::string what = inapplicable(result.format); !what.empty()) {
-      return UsageError(*FindCommand("inspect"), what);
+    if (std::optional<int> refused = RefuseInapplicable(line, path, result.format)) {
+      return *refused;
     }
   }
   const bool json = line.json;

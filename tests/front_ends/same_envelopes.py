@@ -184,20 +184,24 @@ def node_envelopes(repo, build_web, paths):
     return [json_envelope(line) for line in run.stdout.splitlines()]
 
 
-def compare(name, got, expected, path, failures):
-    if got != expected:
-        failures.append(f"{path}:\n  CLI    {expected}\n  {name:6} {got}")
+def compare(name, gots, expecteds, paths, failures):
+    """Each of `gots` against the CLI's envelope of the same path (as a dict for Python)."""
+    if len(gots) != len(paths):
+        failures.append(f"{name}: {len(gots)} envelopes for {len(paths)} paths")
+    for path, got, expected in zip(paths, gots, expecteds):
+        if got != (dict(expected) if isinstance(got, dict) else expected):
+            failures.append(f"{path}:\n  CLI    {expected}\n  {name:6} {got}")
 
 
 def main():
-    repo, cli, printer, pythonpath, build_web = sys.argv[1:6]
+    repo, cli_path, printer, pythonpath, build_web = sys.argv[1:6]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         paths = inputs(repo, tmp) + [os.path.join(tmp, "does-not-exist.safetensors")]
         assert len(paths) == 40, len(paths)
         missing = [p for p in paths[:-1] if not os.path.exists(p)]
         assert not missing, f"inputs missing from the tree: {missing}"
-        cli = cli_envelopes(cli, paths)
+        cli = cli_envelopes(cli_path, paths)
         verdicts = {}
         for path, envelope in zip(paths, cli):
             fields = dict(envelope)
@@ -211,19 +215,16 @@ def main():
         for word in ("safetensors", "pytorch-zip", "pytorch-legacy", "pickle", "tar", "zip",
                      "gguf", "npy", "npz", "json", "unknown", "folder"):
             assert word in formats, f"no input of format {word}: {sorted(formats)}"
-        for path, got, expected in zip(paths, capi_envelopes(printer, paths), cli):
-            compare("C API", got, expected, path, failures)
+        compare("C API", capi_envelopes(printer, paths), cli, paths, failures)
         if pythonpath != "none":
-            for path, got, expected in zip(paths, python_envelopes(pythonpath, paths), cli):
-                compare("Python", got, dict(expected), path, failures)
+            compare("Python", python_envelopes(pythonpath, paths), cli, paths, failures)
             print(f"python: {len(paths)} envelopes compared")
         else:
             print("SKIPPED python: the Python module is not built in this tree")
         if shutil.which("node") and os.path.isfile(os.path.join(build_web, "stguard.js")):
             # The page is never given a path that does not exist: the last one is left out.
-            for path, got, expected in zip(paths, node_envelopes(repo, build_web, paths[:-1]),
-                                           cli):
-                compare("node", got, expected, path, failures)
+            compare("node", node_envelopes(repo, build_web, paths[:-1]), cli, paths[:-1],
+                    failures)
             print(f"node: {len(paths) - 1} envelopes compared")
         else:
             print(f"SKIPPED node glue: node or {build_web}/stguard.js is missing "
