@@ -111,6 +111,12 @@ STGUARD_API const char* stguard_verdict_name(stguard_verdict verdict);
  * 1 invalid or refused, 2 error (and for a value outside the enum). */
 STGUARD_API int stguard_verdict_exit_status(stguard_verdict verdict);
 
+/* stguard_verdict_worse returns the worse of two verdicts in the library's order (refused,
+ * then invalid, then error, then valid; the first on a tie; a value outside the enum is
+ * error): the verdict of several results taken together, as a folder's, and whose exit
+ * status a command given several paths exits with. */
+STGUARD_API stguard_verdict stguard_verdict_worse(stguard_verdict first, stguard_verdict second);
+
 /* stguard_verdict_sentence returns the verdict's meaning in one sentence for a person, the
  * library's own (the one the browser page and Python show; error's for a value outside
  * the enum); static, never freed. */

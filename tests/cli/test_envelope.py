@@ -70,12 +70,17 @@ def errors(schema, value, where="$"):
     return found
 
 
-def format_errors(schema):
-    """The schema's "format" words are formats.def's, in its order, then "folder"."""
+def format_words():
+    """formats.def's words ("unknown", "safetensors"...), then "folder"."""
     with open(os.path.join(HERE, "..", "..", "include", "stguard", "formats.def"),
               encoding="utf-8") as f:
         words = re.findall(r'^STGUARD_FORMAT\(\w+,\s*\w+,\s*"([^"]+)"', f.read(), re.M)
-    expected = [word for word in words if word != "unknown"] + ["unknown", "folder"]
+    return words + ["folder"]
+
+
+def format_errors(schema):
+    """The schema's "format" words are formats.def's and "folder"."""
+    expected = format_words()
     listed = schema["properties"]["format"]["enum"]
     if sorted(listed) != sorted(expected):
         return [f"envelope.schema.json's formats {listed}, formats.def's {expected}"]
@@ -406,7 +411,9 @@ def main():
     self_test(schema)
     failures = format_errors(schema)
     with tempfile.TemporaryDirectory() as tmp:
-        for args, status in cases(cli, corpus, tmp) + matrix_cases(corpus, tmp):
+        matrix = matrix_cases(corpus, tmp)
+        checked_formats = set()
+        for args, status in cases(cli, corpus, tmp) + matrix:
             got, out = run(cli, *args)
             lines = [line for line in out.splitlines() if line.strip()]
             if status is not None and got != status:
@@ -435,9 +442,15 @@ def main():
                 failures.append(f"{args}: exit {got} for verdict {value.get('verdict')}")
             failures += order_errors(args, value)
             failures += convert_errors(args, got, value)
+            if (args, status) in matrix and args[0] == "check":
+                checked_formats.add(value.get("format"))
             expected = {0: "valid", 2: "error"}.get(status)
             if expected and value.get("verdict") != expected:
                 failures.append(f"{args}: verdict {value.get('verdict')}, expected {expected}")
+        # The matrix has an input of every format formats.def lists: a new format needs one.
+        if checked_formats != set(format_words()):
+            failures.append(f"the matrix checks formats {sorted(checked_formats)}, "
+                            f"formats.def lists {sorted(format_words())}: add an input")
         failures += float_errors(cli, schema, tmp)
         failures += exit_order_errors(cli, corpus, tmp)
     for failure in failures:
