@@ -213,6 +213,23 @@ void PrintFolderJson(const InspectResult& inspected) {
   stream.Flush(/*force=*/true);
 }
 
+// PrintFailedJson prints what was not valid as `check --json` does, then, as for a valid
+// folder, what was inspected and the note saying why (an index file: its folder).
+int PrintFailedJson(const InspectResult& inspected) {
+  std::string line = "{";
+  AppendResultJson(inspected.check, &line);
+  line += ",\"inspected\":";
+  AppendJsonText(inspected.inspected, &line);  // paths need not be UTF-8
+  if (!inspected.note.empty()) {
+    line += ",\"note\":";
+    AppendJsonText(inspected.note, &line);
+  }
+  line += ",";
+  AppendWarningsJson(inspected.check.warnings, &line);
+  PrintLine(line + "}");
+  return inspected.check.exit_status();
+}
+
 // RefuseInapplicable refuses an option that does not apply to what `path` is (--stats
 // on a GGUF file) as a usage error: the usage on stderr and, with --json, the library's
 // usage-error result (verdict error, InvalidArgument) on stdout, so that a reader of the
@@ -265,7 +282,7 @@ int RunInspect(const CommandLine& line) {
   }
   const bool json = line.json;
   if (!result.valid()) {
-    if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
+    if (json) return PrintFailedJson(inspected);
     if (!inspected.note.empty() && inspected.is_folder) {
       PrintErrorLine(PrintableText(path) + ": " + PrintableText(inspected.note));
     }
