@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "arguments.h"
+#include "command_table.h"
 #include "commands.h"
 #include "gguf_output.h"
 #include "npy_output.h"
 #include "output.h"
 #include "pickle_output.h"
+#include "stguard/formats.h"
 #include "stguard/inspect.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
@@ -88,12 +90,12 @@ void PrintText(const std::string& path, const Checkpoint& checkpoint) {
             " data bytes, " + std::to_string(checkpoint.header_len()) + " header bytes");
 }
 
-void PrintJson(const std::string& path, const Checkpoint& checkpoint) {
+void PrintJson(const CheckResult& result, const Checkpoint& checkpoint) {
   // Streamed through a small buffer: the output can be larger than the header.
   JsonStreamOut stream;
   std::string& out = stream.text();
   out = "{";
-  AppendValidEnvelope(path, Format::kSafetensors, &out);
+  AppendResultJson(result, &out);
   out += ",\"metadata\":{";
   bool first = true;
   for (const MetadataEntry& entry : checkpoint.metadata()) {
@@ -211,17 +213,58 @@ void PrintFolderJson(const InspectResult& inspected) {
   stream.Flush(/*force=*/true);
 }
 
+// PrintFailedJson prints what was not valid as `check --json` does, then, as for a valid
+// folder, what was inspected and the note saying why (an index file: its folder).
+int PrintFailedJson(const InspectResult& inspected) {
+  std::string line = "{";
+  AppendResultJson(inspected.check, &line);
+  line += ",\"inspected\":";
+  AppendJsonText(inspected.inspected, &line);  // paths need not be UTF-8
+  if (!inspected.note.empty()) {
+    line += ",\"note\":";
+    AppendJsonText(inspected.note, &line);
+  }
+  line += ",";
+  AppendWarningsJson(inspected.check.warnings, &line);
+  PrintLine(line + "}");
+  return inspected.check.exit_status();
+}
+
+// RefuseInapplicable refuses an option that does not apply to what `path` is (--stats
+// on a GGUF file) as a usage error: the usage on stderr and, with --json, the library's
+// usage-error result (verdict error, InvalidArgument) on stdout, so that a reader of the
+// JSON gets an envelope for every path. nullopt when every option applies.
+std::optional<int> RefuseInapplicable(const CommandLine& line, const std::string& path,
+                                      std::optional<Format> sniffed) {
+  const CommandRow& command = *FindCommand("inspect");
+  const FormatSet found = FormatOf(path, sniffed);
+  const std::string what = InapplicableOption(command, line, found, path);
+  if (what.empty()) return std::nullopt;
+  if (line.json) {
+    for (const std::string_view name : line.given) {
+      const OptionRow* option = FindOption(command.name, name);
+      if (option == nullptr || (option->formats & found) != 0) continue;
+      const Result<PathFormat> named = FormatOfPath(path, sniffed);
+      CheckResult usage = stguard::UsageError(path, named.ok() ? named->format : Format::kUnknown,
+                                              name, FormatSetNames(option->formats));
+      if (found == kFolderInput) {
+        usage.is_folder = true;
+        usage.error.context = what;
+      }
+      PrintResult(usage, /*quiet=*/false, /*json=*/true);
+      break;
+    }
+  }
+  return UsageError(command, what);
+}
+
 }  // namespace
 
 int RunInspect(const CommandLine& line) {
   const std::string& path = line.operands[0];
-  // An option that does not apply to what IN is (--stats on a GGUF file) is a usage error.
-  const auto inapplicable = [&](std::optional<Format> sniffed) {
-    return InapplicableOption(*FindCommand("inspect"), line, FormatOf(path, sniffed), path);
-  };
   if (line.stats) {
-    if (const std::string what = inapplicable(std::nullopt); !what.empty()) {
-      return UsageError(*FindCommand("inspect"), what);
+    if (std::optional<int> refused = RefuseInapplicable(line, path, std::nullopt)) {
+      return *refused;
     }
     return RunInspectStats(line);  // cmd_stats.cc
   }
@@ -233,13 +276,13 @@ int RunInspect(const CommandLine& line) {
   const InspectResult inspected = InspectPath(path, options);
   const CheckResult& result = inspected.check;
   if (!inspected.is_folder) {
-    if (const std::string what = inapplicable(result.format); !what.empty()) {
-      return UsageError(*FindCommand("inspect"), what);
+    if (std::optional<int> refused = RefuseInapplicable(line, path, result.format)) {
+      return *refused;
     }
   }
   const bool json = line.json;
   if (!result.valid()) {
-    if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
+    if (json) return PrintFailedJson(inspected);
     if (!inspected.note.empty() && inspected.is_folder) {
       PrintErrorLine(PrintableText(path) + ": " + PrintableText(inspected.note));
     }
@@ -256,19 +299,15 @@ int RunInspect(const CommandLine& line) {
   }
   // A file of another format than its name says: said once, then described as what it is.
   if (!inspected.note.empty()) PrintErrorLine(PrintableText(path) + ": note: " + inspected.note);
-  switch (result.format) {
-    case Format::kGguf: return InspectGguf(path, *result.gguf, json);  // gguf_output.cc
-    case Format::kNpy: return InspectNpy(path, *result.npy, json);     // npy_output.cc
-    case Format::kNpz: return InspectNpz(path, *result.npz, json);     // npy_output.cc
-    case Format::kPytorchZip:
-    case Format::kPytorchLegacy:
-    case Format::kPickle:
-    case Format::kTar:
-      return InspectPickle(result, json);  // pickle_output.cc
-    default: break;
-  }
+  // Described from what the library's check kept: each reader's result has one printer,
+  // and which reader read the file is the library's decision, never asked here again.
+  if (result.gguf) return InspectGguf(path, *result.gguf, json);  // gguf_output.cc
+  if (result.npy) return InspectNpy(path, *result.npy, json);     // npy_output.cc
+  if (result.npz) return InspectNpz(path, *result.npz, json);     // npy_output.cc
+  if (result.pickle) return InspectPickle(result, json);          // pickle_output.cc
+  if (!result.checkpoint) return PrintResult(result, /*quiet=*/false, json);  // nothing kept
   if (json) {
-    PrintJson(path, *result.checkpoint);
+    PrintJson(result, *result.checkpoint);
   } else {
     PrintText(path, *result.checkpoint);
   }

@@ -89,6 +89,12 @@ int RunLint(const CommandLine& command_line) {
   const CommandRow& command = *FindCommand("lint");
   if (const FormatSet found = verdict.is_folder ? kFolderInput : FormatOf(path, verdict.format);
       found != 0 && (found & command.formats) == 0) {
+    // With --json, the usage error is an envelope too (verdict error, InvalidArgument).
+    if (json) {
+      const CheckResult usage =
+          stguard::UsageError(path, verdict.format, "lint", FormatSetNames(command.formats));
+      PrintResult(usage, /*quiet=*/false, /*json=*/true);
+    }
     return UsageError(command, "lint reads " + FormatSetNames(command.formats) + ", not " +
                                    FormatSetNames(found) + " (" + PrintableText(path) + ")");
   }

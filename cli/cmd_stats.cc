@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -165,16 +166,30 @@ void AppendJsonRow(const ShardFile& shard, const TensorView& tensor, const Tenso
 namespace {
 
 // RefuseUnlessValid prints the front door's result and returns its exit status when the
-// path is not valid; nullopt when it is.
+// path is not valid; nullopt when it is (*checked keeps the result).
 std::optional<int> RefuseUnlessValid(const std::string& path, const DirOptions& options,
-                                     bool json) {
+                                     bool json, CheckResult* checked) {
   CheckOptions check;
   check.allow_external_symlinks = options.allow_external_symlinks;
-  const CheckResult result = CheckPath(path, check);
-  if (result.valid()) return std::nullopt;
-  if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
-  PrintErrorLine(ResultLine(result));
-  return result.exit_status();
+  *checked = CheckPath(path, check);
+  if (checked->valid()) return std::nullopt;
+  if (json) return PrintResult(*checked, /*quiet=*/false, /*json=*/true);
+  PrintErrorLine(ResultLine(*checked));
+  return checked->exit_status();
+}
+
+// PrintFailure prints an error found after the check (a valid folder without safetensors
+// shards, a read failing while scanning): with --json the check's result with that error
+// and the verdict the library gives it (VerdictForError), so --json prints an envelope.
+int PrintFailure(CheckResult checked, const Error& error, bool json) {
+  if (!json) {
+    PrintFileError("inspect", checked.file, error);
+    return IsIoError(error) ? kExitUsage : kExitInvalid;
+  }
+  checked.verdict = VerdictForError(error);
+  checked.error = error;
+  checked.member.clear();
+  return PrintResult(checked, /*quiet=*/false, /*json=*/true);
 }
 
 }  // namespace
@@ -284,12 +299,16 @@ int RunInspectStats(const CommandLine& line) {
   const std::string& path = line.operands[0];
   // The front door's verdict first: statistics are computed only over a file or folder
   // that check calls valid (a malicious pickle beside the weights stops it here).
-  if (std::optional<int> status = RefuseUnlessValid(path, options, json)) return *status;
+  CheckResult checked;
+  if (std::optional<int> status = RefuseUnlessValid(path, options, json, &checked)) {
+    return *status;
+  }
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
-  if (!checkpoint.ok()) {
+  if (!checkpoint.ok() && !json) {
     PrintErrorLine(PrintableText(path) + ": error: " + ErrorText(path, checkpoint.error()));
     return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
   }
+  if (!checkpoint.ok()) return PrintFailure(std::move(checked), checkpoint.error(), json);
   uint64_t total = 0;
   uint64_t header_bytes = 0;
   for (const ShardFile& shard : checkpoint->shards()) {
@@ -303,10 +322,9 @@ int RunInspectStats(const CommandLine& line) {
   StatsStore kept(checkpoint->num_tensors(), header_bytes);
   std::vector<size_t> widths = ColumnWidths(kHeadings, {});
   ProgressBar progress(total, ShowProgress(json, /*quiet=*/false));  // progress.h
-  const auto fail = [&path, &progress](const Error& error) {
+  const auto fail = [&checked, &progress, json](const Error& error) {
     progress.Clear();
-    PrintFileError("inspect", path, error);
-    return IsIoError(error) ? kExitUsage : kExitInvalid;
+    return PrintFailure(checked, error, json);
   };
   const Clock::time_point start = Clock::now();
   if (Error error = ScanPass(*checkpoint, json, &progress, &kept, &widths); !error.ok()) {

@@ -111,6 +111,17 @@ STGUARD_API const char* stguard_verdict_name(stguard_verdict verdict);
  * 1 invalid or refused, 2 error (and for a value outside the enum). */
 STGUARD_API int stguard_verdict_exit_status(stguard_verdict verdict);
 
+/* stguard_verdict_worse returns the worse of two verdicts in the library's order (refused,
+ * then invalid, then error, then valid; the first on a tie; a value outside the enum is
+ * error): the verdict of several results taken together, as a folder's, and whose exit
+ * status a command given several paths exits with. */
+STGUARD_API stguard_verdict stguard_verdict_worse(stguard_verdict first, stguard_verdict second);
+
+/* stguard_verdict_sentence returns the verdict's meaning in one sentence for a person, the
+ * library's own (the one the browser page and Python show; error's for a value outside
+ * the enum); static, never freed. */
+STGUARD_API const char* stguard_verdict_sentence(stguard_verdict verdict);
+
 /* stguard_check_options tunes stguard_check_path. Zero-initialise it: every zero field is
  * the command's default. Fields may be added at the end in a later version. */
 typedef struct stguard_check_options {
@@ -141,7 +152,7 @@ typedef struct stguard_summary {
   uint64_t tensors;
   uint64_t data_bytes;   /* tensor data bytes */
   uint64_t header_bytes; /* a single safetensors file's JSON header */
-  uint64_t shards;       /* a folder's safetensors shards */
+  uint64_t shards;       /* safetensors files validated: a folder's shards, 1 for a file */
 } stguard_summary;
 
 /* stguard_check_path decides the verdict on `path` as `stguard check PATH` does: a file of

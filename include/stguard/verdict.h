@@ -176,7 +176,7 @@ struct CheckSummary {
   uint64_t tensors = 0;
   uint64_t data_bytes = 0;    // tensor data bytes (safetensors, gguf, npy)
   uint64_t header_bytes = 0;  // a single safetensors file's JSON header
-  uint64_t shards = 0;        // a folder's safetensors shards
+  uint64_t shards = 0;        // safetensors files validated: a folder's shards, 1 for a file
   std::string index;          // a folder's index file, when it has one
   // detail: what was found, in a few words for a person ("gguf v3, 2 tensors, 5 keys";
   // "npy 1.0, <f4, 64 data bytes"); empty when there is nothing to add.

@@ -226,6 +226,15 @@ py::str Sniff(const std::string& path) {
   return Text(FormatName(*format));
 }
 
+// Sentence returns the library's sentence for the verdict named `word` ("valid"...), as
+// the page shows it; error's for a word that names no verdict.
+py::str Sentence(const std::string& word) {
+  for (const Verdict verdict : {Verdict::kValid, Verdict::kInvalid, Verdict::kRefused}) {
+    if (VerdictName(verdict) == word) return Text(VerdictSentence(verdict));
+  }
+  return Text(VerdictSentence(Verdict::kError));
+}
+
 // ConvertHint says what a file of `format` is and how to convert it, or "" when it is no
 // format with a conversion to point to (the facts of stguard/formats.def).
 std::string ConvertHint(Format format) {
@@ -262,6 +271,8 @@ void RegisterFrontDoor(py::module_& m) {
   m.attr("ENVELOPE_SCHEMA_VERSION") = kEnvelopeSchemaVersion;
   m.def("sniff", &Sniff, py::arg("path"),
         "The format's name of the file at `path`, by content ('folder' for a directory).");
+  m.def("verdict_sentence", &Sentence, py::arg("verdict"),
+        "The library's sentence for a verdict ('valid', 'invalid', 'refused', 'error').");
   m.def("check_path", &CheckPathDict, py::arg("path"), py::arg("allow_external_symlinks"),
         py::arg("require_aligned_data"), py::arg("key_path"), py::arg("max_output_ratio"),
         "The envelope (dict) of CheckPath for a file of any format, a folder or an index.");

@@ -82,6 +82,7 @@ Envelope = Dict[str, Any]
 ENVELOPE_SCHEMA_VERSION: int  # the envelope's schema_version (stguard/verdict.h)
 
 def sniff(path: str) -> str: ...
+def verdict_sentence(verdict: str) -> str: ...
 def check_path(
     path: str, allow_external_symlinks: bool, require_aligned_data: bool,
     key_path: List[str], max_output_ratio: Optional[int]

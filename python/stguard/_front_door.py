@@ -66,6 +66,12 @@ class Envelope:
         """Whether the verdict is valid."""
         return self.verdict == "valid"
 
+    @property
+    def sentence(self) -> str:
+        """The verdict's meaning in one sentence for a person: the library's, as the
+        browser page shows it."""
+        return _core.verdict_sentence(self.verdict)
+
     def __bool__(self) -> bool:
         return self.ok
 
@@ -126,9 +132,8 @@ class CheckResult(Envelope):
 def _check_result(raw: Dict[str, Any]) -> CheckResult:
     summary = raw["summary"]
     valid = raw.get("verdict") == "valid"
-    num_files = summary["shards"] if raw["is_folder"] else int(raw.get("format") == "safetensors")
     return CheckResult(**_envelope_fields(raw), path=raw.get("file", ""),
-                       files=num_files if valid else 0, tensors=summary["tensors"],
+                       files=summary["shards"] if valid else 0, tensors=summary["tensors"],
                        header_size=summary["header_bytes"], error=raw["error"],
                        warnings=_warnings(raw),
                        results=[_check_result(f) for f in raw["files"]])

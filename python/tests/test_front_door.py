@@ -83,6 +83,10 @@ def test_check_envelope_fields():
     assert missing.offset is None  # no byte of any file is at fault
     refused = stguard.check(OS_SYSTEM)
     assert (refused.format, refused.verdict) == ("pytorch-zip", "refused")
+    # The verdict's sentence is the library's, one per verdict.
+    assert refused.sentence.startswith("Refused: ")
+    assert len({invalid.sentence, missing.sentence, refused.sentence,
+                stguard.check(VALID).sentence}) == 4
 
 
 # ------------------------------------------------------------------------------- scan

@@ -69,6 +69,20 @@ extern "C" int stguard_verdict_exit_status(stguard_verdict verdict) {
   return stguard::VerdictExitStatus(static_cast<stguard::Verdict>(verdict));
 }
 
+extern "C" stguard_verdict stguard_verdict_worse(stguard_verdict first, stguard_verdict second) {
+  if (!stguard::capi::IsValidVerdict(first)) first = STGUARD_VERDICT_ERROR;
+  if (!stguard::capi::IsValidVerdict(second)) second = STGUARD_VERDICT_ERROR;
+  const stguard::Verdict worse = stguard::WorseVerdict(static_cast<stguard::Verdict>(first),
+                                                      static_cast<stguard::Verdict>(second));
+  return static_cast<stguard_verdict>(worse);
+}
+
+extern "C" const char* stguard_verdict_sentence(stguard_verdict verdict) {
+  if (!stguard::capi::IsValidVerdict(verdict)) verdict = STGUARD_VERDICT_ERROR;
+  // VerdictSentence's views are made from string literals, so data() is NUL-terminated.
+  return stguard::VerdictSentence(static_cast<stguard::Verdict>(verdict)).data();
+}
+
 extern "C" stguard_code stguard_check_path(const char* path,
                                            const stguard_check_options* options,
                                            stguard_result** out_result, stguard_error* err) {

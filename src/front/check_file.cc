@@ -54,6 +54,7 @@ void CheckSafetensors(const ByteSource& source, const CheckOptions& options,
   result->verdict = Verdict::kValid;
   result->summary.tensors = checkpoint->num_tensors();
   result->summary.header_bytes = checkpoint->header_len();
+  result->summary.shards = 1;  // the one safetensors file validated
   for (const TensorView& tensor : checkpoint->tensors()) {
     result->summary.data_bytes += tensor.byte_size();
   }

@@ -6,7 +6,8 @@
  *            MIXED_FOLDER holds a valid model.safetensors and a pytorch_model.bin that
  *            names os.system (CMake makes it).
  *        capi_check_c99_test --json PATH...   prints each path's envelope, one per line, and
- *            exits with the largest exit status, as `stguard check --json` (ctest compares). */
+ *            exits with the worst verdict's status, as `stguard check --json` does
+ *            (tests/front_ends/same_envelopes.py compares the lines with the CLI's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,23 +130,35 @@ static void test_arguments(void) {
   CHECK(strcmp(stguard_verdict_name((stguard_verdict)42), "error") == 0);
   CHECK(stguard_verdict_exit_status(STGUARD_VERDICT_VALID) == 0);
   CHECK(stguard_verdict_exit_status(STGUARD_VERDICT_ERROR) == 2);
+  CHECK(strncmp(stguard_verdict_sentence(STGUARD_VERDICT_REFUSED), "Refused: ", 9) == 0);
+  /* The order of verdicts: refused, invalid, error, valid; an unreadable path (error)
+   * never hides a refusal or a malformed file. */
+  CHECK(stguard_verdict_worse(STGUARD_VERDICT_ERROR, STGUARD_VERDICT_REFUSED) ==
+        STGUARD_VERDICT_REFUSED);
+  CHECK(stguard_verdict_worse(STGUARD_VERDICT_INVALID, STGUARD_VERDICT_ERROR) ==
+        STGUARD_VERDICT_INVALID);
+  CHECK(stguard_verdict_worse(STGUARD_VERDICT_VALID, STGUARD_VERDICT_ERROR) ==
+        STGUARD_VERDICT_ERROR);
+  CHECK(stguard_verdict_worse(STGUARD_VERDICT_VALID, (stguard_verdict)42) ==
+        STGUARD_VERDICT_ERROR);
+  CHECK(strcmp(stguard_verdict_sentence((stguard_verdict)42),
+               stguard_verdict_sentence(STGUARD_VERDICT_ERROR)) == 0);
   CHECK(stguard_result_verdict(NULL) == STGUARD_VERDICT_ERROR);
   CHECK(strcmp(stguard_result_json(NULL), "") == 0);
   stguard_result_free(NULL);
 }
 
-/* print_envelopes prints each path's envelope and returns the largest exit status. */
+/* print_envelopes prints each path's envelope and returns the worst verdict's status. */
 static int print_envelopes(int argc, char** argv) {
   int i;
-  int status = 0;
+  stguard_verdict worst = STGUARD_VERDICT_VALID;
   for (i = 2; i < argc; ++i) {
     stguard_result* result = check_path(argv[i]);
-    int file_status = stguard_verdict_exit_status(stguard_result_verdict(result));
     printf("%s\n", stguard_result_json(result));
-    if (file_status > status) status = file_status;
+    worst = stguard_verdict_worse(worst, stguard_result_verdict(result));
     stguard_result_free(result);
   }
-  return failures != 0 ? 3 : status;
+  return failures != 0 ? 3 : stguard_verdict_exit_status(worst);
 }
 
 int main(int argc, char** argv) {

@@ -131,6 +131,38 @@ TEST(InspectFolderCliTest, AnInvalidFolderIsReportedAsCheckReportsIt) {
   EXPECT_FALSE(Has(run, "totals:")) << run.output;
 }
 
+TEST(InspectFolderCliTest, AnInvalidIndexSaysInJsonWhatWasInspected) {
+  TempDir dir;
+  testing::WriteShardedFolder(dir, 2);
+  ASSERT_TRUE(WriteFileBytes(dir.File("model-00002-of-00002.safetensors"), "broken"));
+  const std::string index = dir.File("model.safetensors.index.json");
+  CliRun run = RunCli("inspect --json " + ShellQuoted(index));
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_TRUE(Has(run, "\"verdict\":\"invalid\"")) << run.output;
+  EXPECT_TRUE(Has(run, "\"member\":\"model-00002-of-00002.safetensors\"")) << run.output;
+  EXPECT_TRUE(Has(run, "\"note\":\"an index file: inspected as its folder ")) << run.output;
+  // The folder given as itself: nothing to note.
+  run = RunCli("inspect --json " + ShellQuoted(dir.path()));
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_FALSE(Has(run, "\"note\"")) << run.output;
+}
+
+TEST(InspectFolderCliTest, AnInputTheCommandDoesNotReadIsAnEnvelopeInJson) {
+  const std::string torch = kTorchSharded + "/pytorch_model-00001-of-00002.bin";
+  for (const std::string& command : {"inspect --stats --json ", "lint --json "}) {
+    const CliRun run = RunCli(command + ShellQuoted(torch));
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_TRUE(Has(run, "{\"schema_version\":2,")) << command << run.output;
+    EXPECT_TRUE(Has(run, "\"format\":\"pytorch-zip\",\"verdict\":\"error\","
+                         "\"code\":\"InvalidArgument\"")) << command << run.output;
+    EXPECT_TRUE(Has(run, "usage: stguard ")) << command << run.output;  // on stderr
+  }
+  // Without --json, the usage alone.
+  const CliRun text = RunCli("inspect --stats " + ShellQuoted(torch));
+  EXPECT_EQ(text.status, 2) << text.output;
+  EXPECT_FALSE(Has(text, "schema_version")) << text.output;
+}
+
 TEST(InspectFolderCliTest, AFileSaysWhatItIsWhenItsNameSaysOtherwise) {
   TempDir dir;
   testing::WriteShardedFolder(dir, 2);

@@ -1,26 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Every command's --json output carries the envelope (tests/cli/envelope.schema.json) and
-its exit status follows the verdict: 0 valid, 1 invalid or refused, 2 error; over several
+"""Every command's --json output carries the envelope (tests/cli/envelope.schema.json), the
+fields every command adds ($defs.result) and its own command's ($defs.check, .inspect...),
+and its exit status follows the verdict: 0 valid, 1 invalid or refused, 2 error; over several
 paths, the worst verdict's (refused, invalid, error, valid). The envelope's fields come in
 their order, and the nested "error" object has an offset exactly when the envelope does.
 
 Standard library only: the schema is checked by the small validator below, which knows
 the keywords the schema uses (type, const, enum, required, properties, minimum, if/then/
 else, not, anyOf, $defs) and fails on any other, so the schema cannot silently outgrow it.
+Every command (check, inspect, inspect --stats, scan, lint, convert) runs on a file of
+every format formats.def names and on folders (matrix_cases), besides the cases below.
 GGUF float metadata in inspect --json follows $defs.gguf_float and reads back as the same
 float (the sign of -0.0 included); the text output prints the same digits.
 
 Usage: test_envelope.py STGUARD_CLI CORPUS_DIR
 """
+import io
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TYPES = {"object": dict, "string": str, "integer": int, "array": list, "boolean": bool,
@@ -63,6 +70,23 @@ def errors(schema, value, where="$"):
     return found
 
 
+def format_words():
+    """formats.def's words ("unknown", "safetensors"...), then "folder"."""
+    with open(os.path.join(HERE, "..", "..", "include", "stguard", "formats.def"),
+              encoding="utf-8") as f:
+        words = re.findall(r'^STGUARD_FORMAT\(\w+,\s*\w+,\s*"([^"]+)"', f.read(), re.M)
+    return words + ["folder"]
+
+
+def format_errors(schema):
+    """The schema's "format" words are formats.def's and "folder"."""
+    expected = format_words()
+    listed = schema["properties"]["format"]["enum"]
+    if sorted(listed) != sorted(expected):
+        return [f"envelope.schema.json's formats {listed}, formats.def's {expected}"]
+    return []
+
+
 def self_test(schema):
     """The validator rejects what the schema forbids (so the checks below can fail)."""
     good = {"schema_version": 2, "file": "f", "format": "npy", "verdict": "valid"}
@@ -79,11 +103,97 @@ def self_test(schema):
     assert not errors(schema, good), errors(schema, good)
     for bad in bad_ones:
         assert errors(schema, bad), f"validator accepted {bad}"
+    # The fields every command adds, and each command's own.
+    defs = schema["$defs"]
+    error = {"code": "X", "message": "m", "context": "", "tensor": ""}
+    bad_invalid = {**good, "verdict": "invalid", "code": "X", "message": "m", "tensor": ""}
+    command_cases = [  # (schema, accepted, rejected)
+        (defs["result"], {**good, "ok": True}, {**good, "ok": False}),
+        (defs["result"], {**bad_invalid, "ok": False, "error": error},
+         {**bad_invalid, "ok": False}),
+        (defs["check"], {**good, "tensors": 1, "warnings": []}, {**good, "warnings": []}),
+        (defs["check"], {**good, "format": "folder", "tensors": 1, "shards": 1, "data_bytes": 4,
+                         "index": None, "warnings": []},
+         {**good, "format": "folder", "tensors": 1, "warnings": []}),
+        (defs["inspect"], {**good, "arrays": []}, {**good, "metadata": {}}),
+        (defs["inspect_stats"], {**good, "tensors": [], "totals": {}}, {**good, "tensors": []}),
+        (defs["scan"], {**good, "pickle": None}, {**good, "scan_verdict": "clean"}),
+        (defs["lint"], {**good, "family": None, "errors": 0, "warnings": 0, "findings": []},
+         {**good, "family": None, "errors": 0, "warnings": 0}),
+        (defs["convert"], {**good, "output": [], "tensors": 0, "notes": []},
+         {**good, "output": "x", "tensors": 0, "notes": []}),
+    ]
+    for sub, accepted, rejected in command_cases:
+        assert not errors(sub, accepted), (accepted, errors(sub, accepted))
+        assert errors(sub, rejected), f"validator accepted {rejected}"
     gguf_float = schema["$defs"]["gguf_float"]
     for good_float in (-0.0, 1.0, 1e300, "nan", "inf", "-inf"):
         assert not errors(gguf_float, good_float), good_float
     for bad_float in ("NaN", "Infinity", "1.0", True, None):
         assert errors(gguf_float, bad_float), f"validator accepted {bad_float!r}"
+
+
+def command_schema(schema, args):
+    """The schema of the command `args` runs: $defs.<command> (inspect_stats for --stats)."""
+    name = "inspect_stats" if args[0] == "inspect" and "--stats" in args else args[0]
+    return schema["$defs"][name]
+
+
+EXIT_STATUS = {"valid": 0, "invalid": 1, "refused": 1, "error": 2}
+
+
+def tar_bytes():
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as archive:
+        member = tarfile.TarInfo("storages")
+        member.size = 4
+        archive.addfile(member, io.BytesIO(b"\0\0\0\0"))
+    return out.getvalue()
+
+
+def zip_bytes():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("model/keras_metadata.txt", "not a checkpoint")
+    return out.getvalue()
+
+
+def matrix_cases(corpus, tmp):
+    """Every command on a file of every format and on folders: (arguments, None), the exit
+    status to follow the verdict printed."""
+    conformance = os.path.join(os.path.dirname(os.path.abspath(corpus)), "conformance")
+    folder = os.path.join(tmp, "matrix")
+    os.mkdir(folder)
+
+    def make(name, data):
+        path = os.path.join(folder, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+    torch = os.path.join(corpus, "torch")
+    inputs = [
+        os.path.join(corpus, "valid", "worked_example.safetensors"),
+        os.path.join(torch, "valid", "dtypes.zip.pt"),
+        os.path.join(torch, "valid", "dtypes.legacy.pt"),
+        os.path.join(torch, "refuse", "RawPickle__raw_clean_pickle.pt"),
+        make("archive.tar", tar_bytes()),
+        make("keras.zip", zip_bytes()),
+        os.path.join(conformance, "gguf", "y_alignment_16.gguf"),
+        os.path.join(conformance, "npy", "y_dtype_be_f4.npy"),
+        os.path.join(conformance, "npz", "y_deflated_member.npz"),
+        make("config.txt", b'{"model_type": "llama"}'),
+        make("noise.bin", b"no checkpoint at all\n"),
+        os.path.join(torch, "valid", "sharded"),
+        os.path.join(tmp, "good"),
+        os.path.join(tmp, "evil"),
+        os.path.join(tmp, "no_shard"),
+    ]
+    cases = []
+    for i, path in enumerate(inputs):
+        for command in (["check"], ["inspect"], ["inspect", "--stats"], ["scan"], ["lint"]):
+            cases.append(([*command, "--json", path], None))
+        cases.append((["convert", "--json", path, os.path.join(folder, f"out{i}")], None))
+    return cases
 
 
 def run(cli, *args):
@@ -283,8 +393,12 @@ def convert_errors(args, status, value):
         if value.get("output") != [] or os.path.exists(out):
             return [f"{args}: wrote {value.get('output')} for an input that is not valid"]
         return []
-    if value.get("output") != [out] or not os.path.isfile(out):
-        return [f"{args}: output {value.get('output')}, expected [{out!r}]"]
+    written = value.get("output")
+    # A file converts to OUT; a folder (of PyTorch shards) into OUT, its files listed.
+    into_folder = os.path.isdir(out) and written and \
+        all(os.path.dirname(path) == out and os.path.isfile(path) for path in written)
+    if not into_folder and (written != [out] or not os.path.isfile(out)):
+        return [f"{args}: output {written}, expected [{out!r}] or files in it"]
     if not isinstance(value.get("tensors"), int) or value["tensors"] < 1:
         return [f"{args}: tensors {value.get('tensors')!r}"]
     return []
@@ -295,27 +409,48 @@ def main():
     with open(os.path.join(HERE, "envelope.schema.json"), encoding="utf-8") as f:
         schema = json.load(f)
     self_test(schema)
-    failures = []
+    failures = format_errors(schema)
     with tempfile.TemporaryDirectory() as tmp:
-        for args, status in cases(cli, corpus, tmp):
+        matrix = matrix_cases(corpus, tmp)
+        checked_formats = set()
+        for args, status in cases(cli, corpus, tmp) + matrix:
             got, out = run(cli, *args)
             lines = [line for line in out.splitlines() if line.strip()]
-            if got != status:
+            if status is not None and got != status:
                 failures.append(f"{args}: exit {got}, expected {status}: {out}")
-            if len(lines) != 1:
+            # scan of a folder reports each pickle-bearing file on a line of its own.
+            if len(lines) != 1 and not (args[0] == "scan" and os.path.isdir(args[-1])):
                 failures.append(f"{args}: expected one JSON line, got {out!r}")
                 continue
+            for line in lines[:-1]:
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as error:
+                    failures.append(f"{args}: not JSON ({error}): {line!r}")
+                    continue
+                failures += [f"{args}: {e}" for e in errors(schema, value)]
+                failures += [f"{args}: {e}" for e in errors(schema["$defs"]["scan"], value)]
             try:
-                value = json.loads(lines[0])
+                value = json.loads(lines[-1])
             except json.JSONDecodeError as error:
                 failures.append(f"{args}: not JSON ({error}): {lines[0]!r}")
                 continue
             failures += [f"{args}: {e}" for e in errors(schema, value)]
+            failures += [f"{args}: {e}" for e in errors(schema["$defs"]["result"], value)]
+            failures += [f"{args}: {e}" for e in errors(command_schema(schema, args), value)]
+            if EXIT_STATUS.get(value.get("verdict")) != got:
+                failures.append(f"{args}: exit {got} for verdict {value.get('verdict')}")
             failures += order_errors(args, value)
-            failures += convert_errors(args, status, value)
+            failures += convert_errors(args, got, value)
+            if (args, status) in matrix and args[0] == "check":
+                checked_formats.add(value.get("format"))
             expected = {0: "valid", 2: "error"}.get(status)
             if expected and value.get("verdict") != expected:
                 failures.append(f"{args}: verdict {value.get('verdict')}, expected {expected}")
+        # The matrix has an input of every format formats.def lists: a new format needs one.
+        if checked_formats != set(format_words()):
+            failures.append(f"the matrix checks formats {sorted(checked_formats)}, "
+                            f"formats.def lists {sorted(format_words())}: add an input")
         failures += float_errors(cli, schema, tmp)
         failures += exit_order_errors(cli, corpus, tmp)
     for failure in failures:

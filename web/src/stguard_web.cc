@@ -139,21 +139,22 @@ void AppendFinding(const stguard::LintFinding& finding, std::string* out) {
 }
 
 // AppendLint writes "lint": the findings of LintModel on a folder check found valid, with
-// lint's verdict (stguard/lint_verdict.h); null when the folder has no config.json.
+// lint's verdict (stguard/lint_verdict.h) as its envelope, as `stguard lint --json` prints
+// it, a lint that could not run included (verdict error; "error" repeats its message for
+// the page); null when the folder has no config.json.
 void AppendLint(const std::string& path, const stguard::CheckResult& checked,
                 std::string* out) {
   const stguard::LintReport report = stguard::LintModel(path);
+  const stguard::CheckResult verdict = stguard::LintVerdict(checked, report);
   *out += ",\"lint\":{";
+  stguard::AppendEnvelopeJson(verdict, out);
   if (!report.error.ok()) {
-    *out += "\"error\":";
+    *out += ",\"error\":";
     stguard::AppendJsonText(std::string(report.error.message) + ": " + report.error.context,
                             out);
-    *out += ",\"code\":";
-    stguard::AppendJsonString(stguard::ErrorCodeName(report.error.code), out);
     *out += "}";
     return;
   }
-  stguard::AppendEnvelopeJson(stguard::LintVerdict(checked, report), out);
   *out += ",\"family\":";
   stguard::AppendJsonText(report.family, out);
   *out += ",\"errors\":" + std::to_string(report.num_errors()) +
