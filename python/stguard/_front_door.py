@@ -375,10 +375,8 @@ def _convert_npz(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]
 
 def _convert_gguf(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
     # GGUF converts to dtype itself, from the dequantized F32 (one rounding, not two).
-    files, tensors, dequantized, _, _ = _core.gguf_convert(path, out, options.get("dtype"),
-                                                           bool(options.get("all_metadata")))
-    written = list(files) if len(files) > 1 else []
-    return {"tensors": tensors, "converted": dequantized, "dropped": [], "written": written}
+    return _core.convert(path, out, options.get("dtype"),
+                         all_metadata=bool(options.get("all_metadata")))
 
 
 _TORCH_OPTIONS = frozenset({"key", "max_output_ratio", "drop_aliases", "dtype"})

@@ -23,7 +23,7 @@
 #include "stguard/gguf_dequant.h"
 #include "stguard/mapped_file.h"
 #include "stguard/writer.h"
-#include "write/output_folder.h"
+#include "write/sharded_output.h"
 
 namespace stguard {
 namespace {
@@ -31,8 +31,6 @@ namespace {
 using gguf::GgmlType;
 using gguf::GgufFile;
 using gguf::TensorInfo;
-
-constexpr char kIndexName[] = "model.safetensors.index.json";
 
 // TensorPlan is what one GGUF tensor becomes.
 struct TensorPlan {
@@ -174,13 +172,9 @@ Error NameFile(Error error, const std::string& path) {
   return error;
 }
 
-std::string ShardName(size_t index, size_t count) {
-  char name[64];
-  std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", index + 1, count);
-  return name;
-}
-
-// ConvertSplit writes every part of `set` into the folder `out_dir`, then the index.
+// ConvertSplit writes every part of `set` into the folder `out_dir`, then the index
+// (WriteShardedFolder), after planning every part: a tensor that cannot be written
+// stops everything before any output exists.
 Error ConvertSplit(const gguf::GgufSplitSet& set, const std::vector<std::string>& paths,
                    const std::string& out_dir, const GgufConvertOptions& options,
                    GgufConvertReport* report) {
@@ -190,34 +184,25 @@ Error ConvertSplit(const gguf::GgufSplitSet& set, const std::vector<std::string>
       return NameFile(plans.error(), paths[k]);
     }
   }
-  OutputFolder out;
-  if (Error error = out.Create(out_dir); !error.ok()) return error;
-  std::map<std::string, std::string> weight_map;
-  std::vector<std::string> written;
-  for (size_t k = 0; k < set.parts.size(); ++k) {
-    Result<std::unique_ptr<MappedFile>> data = MappedFile::OpenUnmapped(paths[k]);
-    if (!data.ok()) return data.error();
-    Writer writer;
+  std::unique_ptr<MappedFile> data;  // the part being written; read until it is staged
+  const FillShard fill = [&](size_t k, Writer* writer, ShardContent* content) -> Error {
+    Result<std::unique_ptr<MappedFile>> opened = MappedFile::OpenUnmapped(paths[k]);
+    if (!opened.ok()) return opened.error();
+    data = std::move(opened).value();
     const size_t before = report->num_tensors;
-    if (Error error = AddGgufTensors(set.parts[k], **data, options, &writer, report);
+    const uint64_t size_before = report->total_size;
+    if (Error error = AddGgufTensors(set.parts[k], *data, options, writer, report);
         !error.ok()) {
       return NameFile(error, paths[k]);
     }
-    const std::string name = ShardName(k, set.parts.size());
-    if (Error error = out.Stage(name, writer); !error.ok()) return error;
     for (size_t t = 0; t < report->num_tensors - before; ++t) {
-      weight_map[std::string(set.parts[k].tensors()[t].name)] = name;
+      content->names.emplace_back(set.parts[k].tensors()[t].name);
     }
-    written.push_back(name);
-  }
-  if (Error error = out.StageText(kIndexName, SafetensorsIndexJson(weight_map, report->total_size));
-      !error.ok()) {
-    return error;
-  }
-  if (Error error = out.Publish(); !error.ok()) return error;
-  written.push_back(kIndexName);
-  report->written = std::move(written);
-  return {};
+    content->data_bytes = report->total_size - size_before;
+    return {};
+  };
+  uint64_t total_size = 0;
+  return WriteShardedFolder(out_dir, set.parts.size(), fill, {}, &report->written, &total_size);
 }
 
 // SplitCount reads split.no or split.count as gguf::CheckSplitSet does: an unsigned or a
@@ -320,6 +305,7 @@ Error AddGgufTensors(const GgufFile& file, const MappedFile& data,
       }
       ++report->num_tensors;
       if (plan.dequantize) ++report->num_dequantized;
+      if (plan.dequantize || plan.out_dtype != *plan.info->type->dtype) ++report->num_converted;
       report->total_size += plan.out_len;
     }
     return AddMetadata(file, options, writer, report);
