@@ -18,10 +18,12 @@
 #include "convert/pipeline.h"
 #include "stguard/conversion.h"
 #include "stguard/file_verdict.h"
+#include "stguard/gguf.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy_convert.h"
 #include "stguard/reader.h"
 #include "torch/torch_sources.h"
+#include "write/gguf_sources.h"
 
 namespace stguard {
 namespace {
@@ -206,17 +208,37 @@ Error NpzFile(const std::string& in, const std::string& out, const ConvertOption
   return {};
 }
 
+// GgufSingle converts one GGUF file that is no part of a split model through the
+// pipeline: its sources (write/gguf_sources.h), the target dtype by the one decorator.
+Error GgufSingle(const gguf::GgufFile& file, const std::string& in, const std::string& out,
+                 const GgufConvertOptions& gguf, const ConvertOptions& options,
+                 GgufConvertReport* done) {
+  Result<std::unique_ptr<MappedFile>> data = MappedFile::OpenUnmapped(in);
+  if (!data.ok()) return data.error();
+  Result<GgufSourceSet> set = GgufSources(file, **data, gguf, done);
+  if (!set.ok()) return set.error();
+  ConvertedFile written;
+  return Convert(std::move(set->sources), ConversionPlan{options.dtype, options.progress}, out,
+                 &written);
+}
+
 Error GgufFile(const std::string& in, const std::string& out, const ConvertOptions& options,
                ConvertReport* report) {
   GgufConvertOptions gguf;
   gguf.all_metadata = options.all_metadata;
   gguf.dtype = options.dtype;
   GgufConvertReport done;
-  if (Error error = ConvertGguf(in, out, gguf, &done); !error.ok()) {
+  Result<gguf::GgufFile> file = gguf::GgufFile::Open(in);
+  if (!file.ok()) return file.error();
+  // A split model's part: the whole set converts into a folder, a later part is refused.
+  const Error error = file->FindKey("split.count") != nullptr
+                          ? ConvertGguf(in, out, gguf, &done)
+                          : GgufSingle(*file, in, out, gguf, options, &done);
+  if (!error.ok()) {
     report->about_output = IsIoError(error);
     return error;
   }
-  report->written = std::move(done.written);
+  report->written = done.written.empty() ? std::vector<std::string>{out} : done.written;
   report->num_tensors = done.num_tensors;
   report->num_converted = done.num_converted;
   report->total_size = done.total_size;
