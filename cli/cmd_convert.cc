@@ -51,8 +51,9 @@ void AddNotes(const ConvertReport& report, ConvertResult* result) {
 
 // Failure is the result of a conversion the library refused with `error`. A request that
 // cannot be done is a usage error; an error writing OUT has no verdict on IN; otherwise,
-// when `check IN` refuses IN (a pickle that cannot be proven safe), so does convert, with
-// check's reason, whatever the converter tripped on first.
+// when `check IN` refuses IN (a pickle that cannot be proven safe), so does convert: a
+// file with the converter's own error, a folder with check's (the member it refuses),
+// whatever the converter tripped on first.
 ConvertResult Failure(const CommandLine& line, const ConvertReport& report, const Error& error) {
   const std::string& in = line.operands[0];
   const std::string& out = line.operands[1];
@@ -63,7 +64,8 @@ ConvertResult Failure(const CommandLine& line, const ConvertReport& report, cons
     check.allow_external_symlinks = line.allow_external_symlinks;
     const CheckResult judged = CheckPath(in, check);
     if (judged.verdict == Verdict::kRefused) {
-      return ConvertFailed(in, in, judged.error, Verdict::kRefused);
+      return ConvertFailed(in, in, report.input.is_folder ? judged.error : error,
+                           Verdict::kRefused);
     }
   }
   ConvertResult result = ConvertFailed(in, in, error);

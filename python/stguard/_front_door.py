@@ -319,7 +319,7 @@ class ConvertResult(Envelope):
     Attributes (beside the envelope's):
         output: the path written.
         tensors: how many tensors it holds; converted: how many changed dtype (for
-        every format and folder kind; for GGUF, the tensors it dequantized).
+        every format and folder kind; a GGUF block type dequantized counts as changed).
         dropped: (dropped name, kept name) for each tied name dropped (drop_aliases).
         written: for a folder, the file names written in it, the index last.
     """

@@ -101,7 +101,10 @@ Error TorchFile(const std::string& in, const std::string& out, const ConvertOpti
   if (Error error = Convert(TorchSources(*checkpoint, options.drop_aliases, &report->dropped),
                             plan, out, &done);
       !error.ok()) {
-    return Failed(error, out, report);  // a CRC-32 failure is about IN
+    // Reading IN was checked when it opened: an I/O error now is writing OUT's. A CRC-32
+    // failure, found as the data streams, is about IN.
+    report->about_output = IsIoError(error);
+    return error;
   }
   report->num_tensors = done.num_tensors;
   report->num_converted = done.num_converted;

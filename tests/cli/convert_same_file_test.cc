@@ -157,10 +157,10 @@ TEST(ConvertSameFileTest, LibraryConvertersRefuseOutThatIsIn) {
   // The one entry every front end calls, and the C API's: a usage error for every format.
   for (const std::string& in : {npy, npz, gguf, pt}) {
     const std::string before = ReadFileBytes(in);
-    ConvertReport report;
-    const Error same = ConvertPath(in, in, {}, &report);
+    ConvertReport refused;
+    const Error same = ConvertPath(in, in, {}, &refused);
     EXPECT_EQ(same.code, ErrorCode::kInvalidArgument) << in;
-    EXPECT_TRUE(report.usage) << in;
+    EXPECT_TRUE(refused.usage) << in;
     stguard_error err{};
     EXPECT_EQ(stguard_convert(in.c_str(), in.c_str(), STGUARD_NUM_DTYPES, nullptr, &err),
               STGUARD_INVALID_ARGUMENT)
