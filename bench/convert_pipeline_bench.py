@@ -73,8 +73,9 @@ for f in os.listdir(work):
 
 def run(binary, args, folder):
     out = os.path.join(work, "out" if folder else "out.safetensors")
-    argv = [binary, "convert"] + [os.path.join(work, a) if a not in ("OUT", "OUTDIR", "-") and not a.startswith("-") and a not in ("F16", "BF16") else a for a in args]
-    argv = [out if a in ("OUT", "OUTDIR") else a for a in argv]
+    # The first argument is the input, in WORKDIR; OUT/OUTDIR name the output.
+    argv = [binary, "convert", os.path.join(work, args[0])]
+    argv += [out if a in ("OUT", "OUTDIR") else a for a in args[1:]]
     result = run_child(argv)
     if os.path.isdir(out):
         shutil.rmtree(out)

@@ -116,8 +116,8 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
   const Error error = ConvertPath(in, out, options, &report);
   progress.Clear();
   if (!error.ok()) return Failure(line, report, error);
-  ConvertResult result =
-      Converted(in, out, report.num_tensors, PrintableText(out) + ": " + PrintableText(report.summary));
+  ConvertResult result = Converted(in, out, report.num_tensors,
+                                   PrintableText(out) + ": " + PrintableText(report.summary));
   AddNotes(report, &result);
   // The summary goes to stderr when the file itself goes to standard output.
   result.summary_on_stderr = out == "-";
