@@ -52,10 +52,14 @@ constexpr CommandRow kCommandRows[] = {
      "      (pytorch_model.bin[.index.json]); a .npy or .npz file; a GGUF file (the first\n"
      "      part of a split model converts to a folder); told by its bytes, before any\n"
      "      option is applied\n"
-     "OUT   the file written (atomically), or - for standard output; a folder for a folder\n"
-     "      or a split GGUF model (new or empty, created with its parents; never -).\n"
-     "      OUT must not be IN (the same path, a hard link or a symbolic link: exit 2,\n"
-     "      nothing written), except a safetensors file converted in place with --dtype",
+     "OUT   the file written (atomically), or - for standard output (every file IN; built\n"
+     "      in a private temporary file and copied when its writer seeks, nothing left); a\n"
+     "      folder for a folder or a split GGUF model (new or empty, created with its\n"
+     "      parents; never -). OUT must not be IN (the same path, a hard link or a symbolic\n"
+     "      link: exit 2, nothing written), except a safetensors file converted in place\n"
+     "      with --dtype (crash-safe, as canon IN IN)\n"
+     "Converted tensors (\"N of M converted\", Python's converted) are those whose dtype\n"
+     "changed, for every format; a GGUF block type dequantized counts as changed.",
      kConverted | kFolder, 2, 2, true, RunConvert},
     {"scan", "FILE|DIR...",
      "static report on PyTorch checkpoints: globals, tensors, storages, first refusal",

@@ -73,8 +73,10 @@ void PrintText(const ConvertResult& result) {
     std::fputs(result.failure_line.c_str(), stderr);
     return;
   }
-  for (const std::string& detail : result.details) PrintLine(detail);
-  (result.summary_on_stderr ? PrintErrorLine : PrintLine)(result.summary);
+  // When the file itself went to standard output, every line for a person goes to stderr.
+  const auto print = result.summary_on_stderr ? PrintErrorLine : PrintLine;
+  for (const std::string& detail : result.details) print(detail);
+  print(result.summary);
 }
 
 }  // namespace

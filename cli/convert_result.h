@@ -27,8 +27,9 @@ struct ConvertResult {
   std::string out;
   uint64_t tensors = 0;
   // details: lines for a person about what was written (a dropped alias), printed on
-  // stdout before the summary; warnings: notes printed on stderr (a metadata key left
-  // out). Both are the "notes" of the JSON result.
+  // stdout before the summary (on stderr with it when the file went to standard output);
+  // warnings: notes printed on stderr (a metadata key left out). Both are the "notes" of
+  // the JSON result.
   std::vector<std::string> details;
   std::vector<std::string> warnings;
   // summary: the closing line of text mode ("OUT: 3 tensors ..."), on stderr when the file

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Printing GGUF files for `check` and `inspect`, and `convert` to safetensors. Keys, strings and tensor names come from
-// the file: text output passes them through PrintableText, JSON through the JSON escaper
+// Printing GGUF files for `check` and `inspect`. Keys, strings and tensor names come
+// from the file: text output passes them through PrintableText, JSON through the JSON escaper
 // (validation proved them UTF-8).
 #include "gguf_output.h"
 
@@ -9,11 +9,9 @@
 #include <vector>
 
 #include "commands.h"
-#include "convert_result.h"
 #include "output.h"
 #include "verdict_output.h"
 #include "stguard/gguf.h"
-#include "stguard/gguf_convert.h"
 #include "stguard/json_escape.h"
 
 namespace stguard::cli {
@@ -208,41 +206,6 @@ int InspectGguf(const std::string& path, const GgufFile& file, bool json) {
     PrintText(path, file);
   }
   return kExitOk;
-}
-
-namespace {
-
-// OmittedNotes says which metadata arrays were left out of __metadata__.
-std::vector<std::string> OmittedNotes(const std::vector<GgufOmittedKey>& omitted) {
-  std::vector<std::string> notes;
-  for (const GgufOmittedKey& key : omitted) {
-    notes.push_back("stguard convert: note: metadata '" + PrintableText(key.key) + "' (" +
-                    std::to_string(key.count) + " " + key.element_type +
-                    " elements) left out of __metadata__; --all-metadata keeps it");
-  }
-  return notes;
-}
-
-}  // namespace
-
-ConvertResult ConvertGgufFile(const std::string& in, const std::string& out,
-                              std::optional<Dtype> dtype, bool all_metadata) {
-  GgufConvertOptions options;
-  options.all_metadata = all_metadata;
-  options.dtype = dtype;
-  PrintLeftoverNotes("convert", out);
-  GgufConvertReport report;
-  if (Error error = ConvertGguf(in, out, options, &report); !error.ok()) {
-    return ConvertFailed(in, IsIoError(error) ? out : in, error);
-  }
-  ConvertResult result = Converted(
-      in, out, report.num_tensors,
-      PrintableText(out) + ": " + Plural(report.num_tensors, "tensor") + " (" +
-          std::to_string(report.num_dequantized) + " dequantized) in " +
-          Plural(report.written.size(), "file") + ", " + std::to_string(report.total_size) +
-          " data bytes");
-  result.warnings = OmittedNotes(report.omitted);
-  return result;
 }
 
 }  // namespace stguard::cli

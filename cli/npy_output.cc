@@ -5,21 +5,16 @@
 #include <array>
 #include <cstring>
 #include <cstdio>
-#include <filesystem>
-#include <optional>
 #include <vector>
 #include <memory>
 #include <span>
 
 #include "commands.h"
-#include "convert_result.h"
 #include "output.h"
-#include "progress.h"
 #include "stguard/dtype.h"
 #include "verdict_output.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
-#include "stguard/npy_convert.h"
 #include "stguard/npz.h"
 #include "stguard/sniff.h"
 
@@ -113,42 +108,6 @@ int InspectNpy(const std::string& path, const NpyArrayInfo& info, bool json) {
     PrintLine("  bytes:         " + std::to_string(info.data_len));
   }
   return kExitOk;
-}
-
-ConvertResult ConvertNpz(const std::string& in, const std::string& out,
-                         std::optional<Dtype> dtype, bool json) {
-  size_t num_tensors = 0;
-  // The output's size is known only once its header is planned: bytes and rate show.
-  ProgressBar progress(/*total=*/0, ShowProgress(json, /*quiet=*/false));
-  const Error error = NpzToSafetensors(in, out, dtype, &num_tensors,
-                                       [&progress](uint64_t bytes) { progress.Add(bytes); });
-  progress.Clear();
-  if (!error.ok()) {
-    return ConvertFailed(in, IsIoError(error) && error.context.starts_with(out) ? out : in,
-                         error);
-  }
-  return Converted(in, out, num_tensors,
-                   PrintableText(out) + ": " + Plural(num_tensors, "tensor") +
-                       " from an npz archive");
-}
-
-ConvertResult ConvertNpy(const std::string& in, const std::string& out, std::string name,
-                         std::optional<Dtype> dtype, bool json) {
-  if (name.empty()) {
-    name = std::filesystem::path(in).filename().string();
-    if (name.size() > 4 && name.ends_with(".npy")) name.resize(name.size() - 4);
-  }
-  ProgressBar progress(/*total=*/0, ShowProgress(json, /*quiet=*/false));
-  const Error error = NpyArrayToSafetensors(
-      in, out, name, dtype, [&progress](uint64_t bytes) { progress.Add(bytes); });
-  progress.Clear();
-  if (!error.ok()) {
-    return ConvertFailed(in, IsIoError(error) && error.context.starts_with(out) ? out : in,
-                         error);
-  }
-  return Converted(in, out, 1,
-                   PrintableText(out) + ": 1 tensor ('" + PrintableText(name) +
-                       "') from an npy array");
 }
 
 }  // namespace stguard::cli

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@
 #include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/export.h"
+#include "stguard/formats.h"
+#include "stguard/gguf_convert.h"
+#include "stguard/torch_checkpoint.h"
+#include "stguard/writer.h"
 
 namespace stguard {
 
@@ -49,6 +54,56 @@ struct SafetensorsFolderReport {
 [[nodiscard]] STGUARD_API Error ConvertSafetensorsFolder(
     const std::string& in, const std::string& out_dir, Dtype target, const DirOptions& options,
     const std::function<void(uint64_t bytes)>& progress, SafetensorsFolderReport* report);
+
+// ConvertOptions is everything a conversion of any input can be asked. An option that
+// does not apply to IN's format is a usage error (ConvertReport::usage).
+struct ConvertOptions {
+  std::optional<Dtype> dtype;              // F32, F16 or BF16: every input
+  std::vector<std::string> key_path;       // a PyTorch file: where its state dict sits
+  std::optional<uint64_t> max_output_ratio;  // a PyTorch file: TorchOptions's bound
+  bool drop_aliases = false;               // PyTorch: one name per tied tensor
+  bool allow_external_symlinks = false;    // folders: links out of IN are read
+  std::string name;                        // .npy: the tensor's name (default: the file's)
+  bool all_metadata = false;               // GGUF: keep long metadata arrays
+  // progress, when set, is called with the bytes of each write (Writer::set_progress).
+  std::function<void(uint64_t bytes)> progress;
+  // stdout_sink receives the file when OUT is "-" (standard output). It must be set then.
+  ByteSink* stdout_sink = nullptr;
+};
+
+// ConvertReport says what ConvertPath did, and on failure what the error is about.
+struct ConvertReport {
+  PathFormat input;                  // what IN was found to be
+  std::vector<std::string> written;  // OUT, or the output folder's file names, index last
+  size_t num_tensors = 0;
+  // num_converted counts, for every format, the tensors whose dtype changed (ChangesDtype);
+  // a GGUF block type decoded to F32 (or --dtype) is a change.
+  size_t num_converted = 0;
+  uint64_t total_size = 0;           // data bytes written (a folder: every shard)
+  std::vector<TorchDroppedAlias> dropped;
+  std::vector<GgufOmittedKey> omitted;
+  std::string summary;               // what was written, for a person ("3 tensors from ...")
+  // On failure: usage, the request cannot be done as asked (kInvalidArgument, the sentence
+  // in the error's message and context; nothing is judged about IN); about_output, the
+  // error is about writing OUT, not about IN; needs_key, a PyTorch file whose tensors sit
+  // under a key: the error's context is the static scan's sentence listing the keys.
+  bool usage = false;
+  bool about_output = false;
+  bool needs_key = false;
+};
+
+// ConvertPath converts IN, a file or folder of any format stguard converts, to OUT: the
+// one conversion every front end calls (`stguard convert`, Python's convert, the C API).
+// IN's format is told by its bytes (FormatOfPath). A file becomes one safetensors file; a
+// folder (PyTorch shards, a safetensors model folder) or the first part of a split GGUF
+// model a folder. OUT "-" is standard output for every single-file conversion: the bytes
+// go to options.stdout_sink (safetensors streamed, the others built in a private temporary
+// folder that is removed whatever happens). OUT that is IN (CheckOutputIsNotInput) is a
+// usage error before anything is written, except safetensors to safetensors, which the
+// crash-safe writer does in place as `canon IN IN` does.
+[[nodiscard]] STGUARD_API Error ConvertPath(const std::string& in, const std::string& out,
+                                            const ConvertOptions& options,
+                                            ConvertReport* report);
 
 }  // namespace stguard
 

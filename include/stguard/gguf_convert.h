@@ -84,6 +84,7 @@ struct STGUARD_API GgufConvertReport {
   std::vector<std::string> written;  // the output file, or the folder's file names, index last
   size_t num_tensors = 0;
   size_t num_dequantized = 0;  // tensors of a block type
+  size_t num_converted = 0;    // tensors whose dtype changed: dequantized, or to `dtype`
   uint64_t total_size = 0;     // data bytes written
   std::vector<GgufOmittedKey> omitted;
 };

@@ -175,6 +175,22 @@ STGUARD_API stguard_code stguard_torch_convert_folder(const char* in_dir, const 
                                                       const stguard_torch_options* options,
                                                       stguard_error* err);
 
+/* stguard_convert converts the file or folder at `in_path`, of any format stguard
+ * converts (safetensors, PyTorch, GGUF, .npy, .npz, a PyTorch or safetensors model folder),
+ * to safetensors at `out_path`, as `stguard convert IN OUT` does: the same library call
+ * (ConvertPath in stguard/conversion.h), the same output bytes and the same refusals.
+ * `dtype` is what floating tensors become (STGUARD_DTYPE_F32, _F16 or _BF16), or
+ * STGUARD_NUM_DTYPES to keep them (a safetensors input needs one). `options` (NULL for
+ * the defaults) are the PyTorch options; one that does not apply to the input is
+ * STGUARD_INVALID_ARGUMENT. `out_path` naming the input (the same path, a hard link, a
+ * symbolic link) is STGUARD_INVALID_ARGUMENT before anything is written, except a
+ * safetensors file converted in place. "-" is not standard output here. Anything refused
+ * writes nothing. */
+STGUARD_API stguard_code stguard_convert(const char* in_path, const char* out_path,
+                                         stguard_dtype dtype,
+                                         const stguard_torch_options* options,
+                                         stguard_error* err);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Conversions to safetensors from Python, one function per source format the library
-// converts (stguard/_front_door.py picks one by the sniffed format). Each raises
-// SafetensorError on any refusal, and then nothing is written.
+// Conversions to safetensors from Python: convert, one call of the library's ConvertPath
+// for every format, and the rows stguard/_front_door.py's table names (the same call with
+// a format's options). Each raises SafetensorError on any refusal, and then nothing is
+// written.
 #ifndef STGUARD_PYTHON_CONVERTING_H_
 #define STGUARD_PYTHON_CONVERTING_H_
 
@@ -9,8 +10,8 @@
 
 namespace stguard::python {
 
-// RegisterConverting adds convert_safetensors, convert_torch_file, convert_torch_folder
-// and convert_npy to the module.
+// RegisterConverting adds convert, convert_safetensors, convert_torch_file,
+// convert_torch_folder, convert_npy and convert_npz to the module.
 void RegisterConverting(pybind11::module_& m);
 
 }  // namespace stguard::python

@@ -94,7 +94,13 @@ def scan(
 # lint adds findings [{severity, rule, file, tensor, expected, found, transposed, message}],
 # family, lint_error, num_errors, num_warnings, num_tensors, num_shards.
 def lint(path: str, config_path: str, allow_external_symlinks: bool) -> Envelope: ...
-# Conversions return {tensors, converted, dropped [(dropped, kept)]} (folders: + written).
+# Conversions return {tensors, converted, dropped [(dropped, kept)], written (folders)}:
+# each is one call of the library's ConvertPath, as `stguard convert` makes it.
+def convert(
+    path: str, out: str, dtype: Optional[str] = None, key_path: List[str] = ...,
+    max_output_ratio: Optional[int] = None, drop_aliases: bool = False,
+    allow_external_symlinks: bool = False, name: str = "", all_metadata: bool = False
+) -> Dict[str, Any]: ...
 def convert_safetensors(path: str, out: str, dtype: str) -> Dict[str, Any]: ...
 def convert_torch_file(
     path: str, out: str, key_path: List[str], max_output_ratio: Optional[int],

@@ -324,7 +324,7 @@ class ConvertResult(Envelope):
     Attributes (beside the envelope's):
         output: the path written.
         tensors: how many tensors it holds; converted: how many changed dtype (for
-        every format and folder kind; for GGUF, the tensors it dequantized).
+        every format and folder kind; a GGUF block type dequantized counts as changed).
         dropped: (dropped name, kept name) for each tied name dropped (drop_aliases).
         written: for a folder, the file names written in it, the index last.
     """
@@ -380,10 +380,8 @@ def _convert_npz(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]
 
 def _convert_gguf(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
     # GGUF converts to dtype itself, from the dequantized F32 (one rounding, not two).
-    files, tensors, dequantized, _, _ = _core.gguf_convert(path, out, options.get("dtype"),
-                                                           bool(options.get("all_metadata")))
-    written = list(files) if len(files) > 1 else []
-    return {"tensors": tensors, "converted": dequantized, "dropped": [], "written": written}
+    return _core.convert(path, out, options.get("dtype"),
+                         all_metadata=bool(options.get("all_metadata")))
 
 
 _TORCH_OPTIONS = frozenset({"key", "max_output_ratio", "drop_aliases", "dtype"})

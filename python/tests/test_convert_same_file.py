@@ -102,3 +102,30 @@ def test_a_sharded_torch_folder_converted_to_a_dtype_indexes_the_new_sizes(tmp_p
     assert index["metadata"]["total_size"] == data_bytes
     plain = stguard.convert(TORCH / "sharded", tmp_path / "plain")
     assert plain.converted == 0 and 0 < half.converted <= half.tensors
+
+
+def test_every_format_converts_through_one_call_and_refuses_out_that_is_in(tmp_path):
+    """stguard.convert and _core.convert are the library's one ConvertPath: a GGUF input
+    is refused as OUT too, and the result counts dtype changes as for every format."""
+    from stguard import _core
+    from test_gguf_convert import gguf_bytes
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(gguf_bytes())
+    before = gguf.read_bytes()
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(gguf, gguf)
+    assert raised.value.code == "InvalidArgument" and "OUT is IN" in str(raised.value)
+    assert gguf.read_bytes() == before
+    done = _core.convert(str(gguf), str(tmp_path / "a.safetensors"), "BF16")
+    assert (done["tensors"], done["converted"]) == (3, 2)
+    assert (tmp_path / "a.safetensors").read_bytes() == \
+        _convert_bytes(tmp_path, gguf, "BF16")
+    with pytest.raises(stguard.SafetensorError) as raised:
+        _core.convert(str(TORCH / "training.zip.pt"), str(tmp_path / "t.safetensors"))
+    assert "--key state_dict" in str(raised.value)
+
+
+def _convert_bytes(tmp_path, path, dtype):
+    out = tmp_path / "front.safetensors"
+    stguard.convert(path, out, dtype)
+    return out.read_bytes()

@@ -151,7 +151,10 @@ def test_a_nan_scale_dequantizes_as_ggml_does(tmp_path):
 def test_the_front_door_converts_gguf_and_npz(model, tmp_path):
     out = tmp_path / "front.safetensors"
     result = stguard.convert(model, out, dtype="F16")
-    assert (result.format, result.tensors, result.converted) == ("gguf", 3, 1)
+    # converted counts the tensors whose dtype changed, as for every format: q dequantized
+    # and w rewritten from F32 to F16 (ids, an integer tensor, is copied).
+    assert (result.format, result.tensors, result.converted) == ("gguf", 3, 2)
+    assert stguard.convert(model, tmp_path / "plain.safetensors").converted == 1  # q only
     loaded = stguard.numpy.load_file(out)
     assert loaded["q"].dtype == np.float16
     np.testing.assert_array_equal(loaded["q"], q8_expected().astype(np.float16))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// C API: dtype names and sizes, and decoding tensors to F32 into the caller's buffer.
+// C API: dtype names and sizes, decoding tensors to F32 into the caller's buffer, and
+// converting any file or folder to safetensors (one ConvertPath call).
 #include <cstddef>
 #include <cstdio>
 #include <optional>
@@ -7,8 +8,11 @@
 #include <string_view>
 
 #include "capi/capi_common.h"
+#include "capi/capi_torch_options.h"
+#include "stguard/conversion.h"
 #include "stguard/convert.h"
 #include "stguard/dtype.h"
+#include "stguard/stguard_torch.h"
 
 namespace stguard::capi {
 namespace {
@@ -127,4 +131,37 @@ extern "C" stguard_code stguard_convert_to_f32(stguard_dtype dtype, const void* 
                                                size_t src_len, float* out, size_t out_len,
                                                stguard_error* err) {
   return stguard::capi::DecodeInto(dtype, src, src_len, out, out_len, {}, err);
+}
+
+extern "C" stguard_code stguard_convert(const char* in_path, const char* out_path,
+                                        stguard_dtype dtype,
+                                        const stguard_torch_options* options,
+                                        stguard_error* err) {
+  if (in_path == nullptr || out_path == nullptr) {
+    return Fail(err, STGUARD_INVALID_ARGUMENT, "in_path or out_path is NULL");
+  }
+  if (dtype != STGUARD_NUM_DTYPES && !stguard::capi::IsValidDtype(dtype)) {
+    return Fail(err, STGUARD_INVALID_ARGUMENT, "dtype is not a stguard_dtype value");
+  }
+  if (std::string_view(out_path) == "-") {
+    return Fail(err, STGUARD_INVALID_ARGUMENT, "out_path \"-\" is not standard output here");
+  }
+  return stguard::capi::Guarded(err, [&] {
+    stguard::TorchOptions torch;
+    stguard::TorchConvertOptions convert;
+    if (!stguard::capi::ReadTorchOptions(options, &torch, &convert, err)) {
+      return STGUARD_INVALID_ARGUMENT;
+    }
+    stguard::ConvertOptions request;
+    if (dtype != STGUARD_NUM_DTYPES) request.dtype = static_cast<stguard::Dtype>(dtype);
+    request.key_path = torch.key_path;
+    if (options != nullptr && (options->max_output_ratio != 0 || options->unbounded_output)) {
+      request.max_output_ratio = torch.max_output_ratio;
+    }
+    request.drop_aliases = convert.drop_aliases;
+    request.allow_external_symlinks = convert.allow_external_symlinks;
+    stguard::ConvertReport report;
+    const stguard::Error error = stguard::ConvertPath(in_path, out_path, request, &report);
+    return error.ok() ? STGUARD_OK : stguard::capi::FillError(err, error);
+  });
 }

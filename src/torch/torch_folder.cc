@@ -23,6 +23,7 @@
 #include "stguard/mapped_file.h"
 #include "stguard/torch_checkpoint.h"
 #include "write/output_folder.h"
+#include "write/sharded_output.h"
 
 namespace stguard {
 using folder::JoinPath;
@@ -31,18 +32,11 @@ namespace {
 
 constexpr char kTorchIndexName[] = "pytorch_model.bin.index.json";
 constexpr char kTorchSingleName[] = "pytorch_model.bin";
-constexpr char kOutIndexName[] = "model.safetensors.index.json";
 constexpr char kOutSingleName[] = "model.safetensors";
 
 bool IsRegularFile(const std::string& path) {
   struct stat info;
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
-std::string ShardName(size_t index, size_t count) {
-  char name[64];
-  std::snprintf(name, sizeof(name), "model-%05zu-of-%05zu.safetensors", index + 1, count);
-  return name;
 }
 
 // Contain refuses `name` in the input folder when it is a link that leaves it (unless
@@ -143,48 +137,35 @@ Error OpenShards(const std::string& in_dir, bool allow_external, const TorchInde
   return {};
 }
 
-// WriteShards stages one safetensors shard per input shard and the index last, then
-// publishes them together.
+// WriteShards writes one safetensors shard per input shard and the index last
+// (WriteShardedFolder), published together.
 Error WriteShards(const std::string& out_dir, const std::vector<TorchCheckpoint>& shards,
                   const std::vector<std::string>& shard_names,
                   const TorchConvertOptions& convert_options, TorchFolderReport* report) {
-  OutputFolder out;
-  if (Error error = out.Create(out_dir); !error.ok()) return error;
-  std::vector<std::string> written;
-  std::map<std::string, std::string> weight_map;
-  uint64_t total_size = 0;
-  for (size_t k = 0; k < shards.size(); ++k) {
-    const std::string out_name = ShardName(k, shards.size());
-    Writer writer;
+  const FillShard fill = [&](size_t k, Writer* writer, ShardContent* content) -> Error {
     std::vector<TorchDroppedAlias> dropped;
-    if (Error error = AddTorchTensors(shards[k], convert_options, &writer, &dropped,
+    if (Error error = AddTorchTensors(shards[k], convert_options, writer, &dropped,
                                       &report->num_converted);
         !error.ok()) {
       return error;
     }
-    writer.set_progress(convert_options.progress);
-    // A storage failing its CRC-32 surfaces here, while streaming: name the shard.
-    if (Error error = out.Stage(out_name, writer); !error.ok()) {
-      return error.code == ErrorCode::kZipChecksum ? ShardError(error, shard_names[k]) : error;
-    }
-    written.push_back(out_name);
+    writer->set_progress(convert_options.progress);
     for (const TorchTensor& tensor : shards[k].tensors()) {
       if (WasDropped(dropped, tensor.name)) continue;
-      weight_map[tensor.name] = out_name;
-      total_size += ConvertedByteLen(tensor.dtype, tensor.byte_len, convert_options.dtype);
+      content->names.push_back(tensor.name);
+      content->data_bytes +=
+          ConvertedByteLen(tensor.dtype, tensor.byte_len, convert_options.dtype);
       ++report->num_tensors;
     }
     report->dropped.insert(report->dropped.end(), dropped.begin(), dropped.end());
-  }
-  if (Error error = out.StageText(kOutIndexName, SafetensorsIndexJson(weight_map, total_size));
-      !error.ok()) {
-    return error;
-  }
-  if (Error error = out.Publish(); !error.ok()) return error;
-  written.push_back(kOutIndexName);
-  report->written = std::move(written);
-  report->total_size = total_size;
-  return {};
+    return {};
+  };
+  // A storage failing its CRC-32 surfaces while streaming: name the shard.
+  const auto stage_error = [&](size_t k, Error error) {
+    return error.code == ErrorCode::kZipChecksum ? ShardError(error, shard_names[k]) : error;
+  };
+  return WriteShardedFolder(out_dir, shards.size(), fill, stage_error, &report->written,
+                            &report->total_size);
 }
 
 }  // namespace

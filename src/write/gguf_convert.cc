@@ -23,7 +23,8 @@
 #include "stguard/gguf_dequant.h"
 #include "stguard/mapped_file.h"
 #include "stguard/writer.h"
-#include "write/output_folder.h"
+#include "write/gguf_sources.h"
+#include "write/sharded_output.h"
 
 namespace stguard {
 namespace {
@@ -31,8 +32,6 @@ namespace {
 using gguf::GgmlType;
 using gguf::GgufFile;
 using gguf::TensorInfo;
-
-constexpr char kIndexName[] = "model.safetensors.index.json";
 
 // TensorPlan is what one GGUF tensor becomes.
 struct TensorPlan {
@@ -62,28 +61,15 @@ Result<TensorPlan> PlanGgufTensor(const TensorInfo& tensor, std::optional<Dtype>
   return plan;
 }
 
-// SinkWriteFloats writes `values` to `sink` as `dtype` (F32 as is, F16/BF16 rounded to
-// nearest even into `scratch`).
-Error SinkWriteFloats(std::span<const float> values, Dtype dtype, std::vector<std::byte>* scratch,
-                      ByteSink& sink) {
-  const std::span<const std::byte> f32 = std::as_bytes(values);
-  if (dtype == Dtype::kF32) return sink.Write(f32);
-  const std::span<std::byte> out(scratch->data(), values.size() * ElementSize(dtype));
-  if (Error error = ConvertElements(Dtype::kF32, f32, dtype, out); !error.ok()) return error;
-  return sink.Write(out);
-}
-
-// StreamDequantized reads whole blocks a step at a time, decodes them to F32 and writes
-// them as the plan's dtype.
-Error StreamDequantized(const MappedFile& data, const TensorPlan& plan, ByteSink& sink) {
-  const TensorInfo& tensor = *plan.info;
+// StreamDequantized reads whole blocks a step at a time and writes them decoded to F32
+// (the tensor's stored form; a target dtype is the pipeline's decorator's, AddSource).
+Error StreamDequantized(const MappedFile& data, const TensorInfo& tensor, ByteSink& sink) {
   const GgmlType& type = *tensor.type;
   const uint64_t num_blocks = tensor.byte_size / type.type_size;
   const uint64_t step = std::min<uint64_t>(
       num_blocks, std::max<uint64_t>(1, kGgufConvertStepElements / type.block_size));
   std::vector<std::byte> in(static_cast<size_t>(step * type.type_size));
   std::vector<float> decoded(static_cast<size_t>(step * type.block_size));
-  std::vector<std::byte> scratch(plan.out_dtype == Dtype::kF32 ? 0 : decoded.size() * 2);
   for (uint64_t done = 0; done < num_blocks;) {
     const uint64_t n = std::min(step, num_blocks - done);
     const std::span<std::byte> blocks(in.data(), static_cast<size_t>(n * type.type_size));
@@ -96,48 +82,36 @@ Error StreamDequantized(const MappedFile& data, const TensorPlan& plan, ByteSink
       error.tensor = std::string(tensor.name);
       return error;
     }
-    if (Error error = SinkWriteFloats(values, plan.out_dtype, &scratch, sink); !error.ok()) {
-      return error;
-    }
+    if (Error error = sink.Write(std::as_bytes(values)); !error.ok()) return error;
     done += n;
   }
   return {};
 }
 
-// StreamPlain copies a plain tensor a step at a time, converting floating elements when
-// the plan's dtype differs from the stored one.
-Error StreamPlain(const MappedFile& data, const TensorPlan& plan, ByteSink& sink) {
-  const TensorInfo& tensor = *plan.info;
-  const Dtype src_dtype = *tensor.type->dtype;
-  const bool convert = src_dtype != plan.out_dtype;
-  const uint64_t src_size = ElementSize(src_dtype);
+// StreamPlain copies a plain tensor's stored bytes a step at a time.
+Error StreamPlain(const MappedFile& data, const TensorInfo& tensor, ByteSink& sink) {
+  const uint64_t src_size = ElementSize(*tensor.type->dtype);
   const uint64_t count = tensor.byte_size / src_size;
   const uint64_t step = std::min(count, kGgufConvertStepElements);
   std::vector<std::byte> in(static_cast<size_t>(step * src_size));
-  std::vector<std::byte> out(convert ? static_cast<size_t>(step * ElementSize(plan.out_dtype)) : 0);
   for (uint64_t done = 0; done < count;) {
     const uint64_t n = std::min(step, count - done);
     const std::span<std::byte> src(in.data(), static_cast<size_t>(n * src_size));
     if (Error error = data.ReadAt(tensor.absolute_offset + done * src_size, src); !error.ok()) {
       return error;
     }
-    if (!convert) {
-      if (Error error = sink.Write(src); !error.ok()) return error;
-    } else {
-      const std::span<std::byte> dst(out.data(),
-                                     static_cast<size_t>(n * ElementSize(plan.out_dtype)));
-      if (Error error = ConvertElements(src_dtype, src, plan.out_dtype, dst); !error.ok()) {
-        return error;
-      }
-      if (Error error = sink.Write(dst); !error.ok()) return error;
-    }
+    if (Error error = sink.Write(src); !error.ok()) return error;
     done += n;
   }
   return {};
 }
 
-Error AddMetadata(const GgufFile& file, const GgufConvertOptions& options, Writer* writer,
-                  GgufConvertReport* report) {
+// GgufMetadata is __metadata__'s entries: every key, but arrays longer than
+// kGgufMetadataArrayLimit unless options.all_metadata (those are listed in the report).
+std::vector<std::pair<std::string, std::string>> GgufMetadata(const GgufFile& file,
+                                                              const GgufConvertOptions& options,
+                                                              GgufConvertReport* report) {
+  std::vector<std::pair<std::string, std::string>> metadata;
   for (const gguf::MetadataEntry& entry : file.metadata()) {
     const gguf::Value& value = entry.value;
     if (value.type == gguf::ValueType::kArray && value.count > kGgufMetadataArrayLimit &&
@@ -147,11 +121,9 @@ Error AddMetadata(const GgufFile& file, const GgufConvertOptions& options, Write
                                  value.count});
       continue;
     }
-    if (Error error = writer->AddMetadata(entry.key, GgufMetadataText(value)); !error.ok()) {
-      return error;
-    }
+    metadata.emplace_back(std::string(entry.key), GgufMetadataText(value));
   }
-  return {};
+  return metadata;
 }
 
 // PlanFile plans every tensor of `file`: the first one that cannot be written stops
@@ -174,13 +146,9 @@ Error NameFile(Error error, const std::string& path) {
   return error;
 }
 
-std::string ShardName(size_t index, size_t count) {
-  char name[64];
-  std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", index + 1, count);
-  return name;
-}
-
-// ConvertSplit writes every part of `set` into the folder `out_dir`, then the index.
+// ConvertSplit writes every part of `set` into the folder `out_dir`, then the index
+// (WriteShardedFolder), after planning every part: a tensor that cannot be written
+// stops everything before any output exists.
 Error ConvertSplit(const gguf::GgufSplitSet& set, const std::vector<std::string>& paths,
                    const std::string& out_dir, const GgufConvertOptions& options,
                    GgufConvertReport* report) {
@@ -190,34 +158,25 @@ Error ConvertSplit(const gguf::GgufSplitSet& set, const std::vector<std::string>
       return NameFile(plans.error(), paths[k]);
     }
   }
-  OutputFolder out;
-  if (Error error = out.Create(out_dir); !error.ok()) return error;
-  std::map<std::string, std::string> weight_map;
-  std::vector<std::string> written;
-  for (size_t k = 0; k < set.parts.size(); ++k) {
-    Result<std::unique_ptr<MappedFile>> data = MappedFile::OpenUnmapped(paths[k]);
-    if (!data.ok()) return data.error();
-    Writer writer;
+  std::unique_ptr<MappedFile> data;  // the part being written; read until it is staged
+  const FillShard fill = [&](size_t k, Writer* writer, ShardContent* content) -> Error {
+    Result<std::unique_ptr<MappedFile>> opened = MappedFile::OpenUnmapped(paths[k]);
+    if (!opened.ok()) return opened.error();
+    data = std::move(opened).value();
     const size_t before = report->num_tensors;
-    if (Error error = AddGgufTensors(set.parts[k], **data, options, &writer, report);
+    const uint64_t size_before = report->total_size;
+    if (Error error = AddGgufTensors(set.parts[k], *data, options, writer, report);
         !error.ok()) {
       return NameFile(error, paths[k]);
     }
-    const std::string name = ShardName(k, set.parts.size());
-    if (Error error = out.Stage(name, writer); !error.ok()) return error;
     for (size_t t = 0; t < report->num_tensors - before; ++t) {
-      weight_map[std::string(set.parts[k].tensors()[t].name)] = name;
+      content->names.emplace_back(set.parts[k].tensors()[t].name);
     }
-    written.push_back(name);
-  }
-  if (Error error = out.StageText(kIndexName, SafetensorsIndexJson(weight_map, report->total_size));
-      !error.ok()) {
-    return error;
-  }
-  if (Error error = out.Publish(); !error.ok()) return error;
-  written.push_back(kIndexName);
-  report->written = std::move(written);
-  return {};
+    content->data_bytes = report->total_size - size_before;
+    return {};
+  };
+  uint64_t total_size = 0;
+  return WriteShardedFolder(out_dir, set.parts.size(), fill, {}, &report->written, &total_size);
 }
 
 // SplitCount reads split.no or split.count as gguf::CheckSplitSet does: an unsigned or a
@@ -299,30 +258,42 @@ Error DequantizeTensor(const GgmlType& type, std::span<const std::byte> blocks,
   return gguf::DequantizeRow(type, blocks, out);
 }
 
+Result<GgufSourceSet> GgufSources(const GgufFile& file, const MappedFile& data,
+                                  const GgufConvertOptions& options,
+                                  GgufConvertReport* report) {
+  Result<std::vector<TensorPlan>> plans = PlanFile(file, options.dtype);
+  if (!plans.ok()) return plans.error();
+  GgufSourceSet set;
+  for (const TensorPlan& plan : *plans) {
+    const TensorInfo* tensor = plan.info;
+    const MappedFile* source = &data;
+    // The stored form: a plain dtype as is, a block type decoded to F32.
+    const Dtype stored = plan.dequantize ? Dtype::kF32 : *tensor->type->dtype;
+    set.shapes.push_back(tensor->shape());
+    TensorProducer stream = [source, tensor, dequantize = plan.dequantize](ByteSink& sink) {
+      return dequantize ? StreamDequantized(*source, *tensor, sink)
+                        : StreamPlain(*source, *tensor, sink);
+    };
+    set.sources.tensors.push_back(TensorSource{
+        tensor->name, stored, set.shapes.back(), tensor->num_elements() * ElementSize(stored),
+        std::move(stream)});
+    ++report->num_tensors;
+    if (plan.dequantize) ++report->num_dequantized;
+    // A decoded block type is a change of dtype whatever the target.
+    if (plan.dequantize || ChangesDtype(stored, options.dtype)) ++report->num_converted;
+    report->total_size += plan.out_len;
+  }
+  set.sources.metadata = GgufMetadata(file, options, report);
+  return set;
+}
+
 Error AddGgufTensors(const GgufFile& file, const MappedFile& data,
                      const GgufConvertOptions& options, Writer* writer,
                      GgufConvertReport* report) {
   return CatchOutOfMemory("out of memory while adding tensors to the writer", [&]() -> Error {
-    Result<std::vector<TensorPlan>> plans = PlanFile(file, options.dtype);
-    if (!plans.ok()) return plans.error();
-    for (const TensorPlan& plan : *plans) {
-      const MappedFile* source = &data;
-      TensorProducer producer = [source, plan](ByteSink& sink) -> Error {
-        return plan.dequantize ? StreamDequantized(*source, plan, sink)
-                               : StreamPlain(*source, plan, sink);
-      };
-      const std::vector<uint64_t> shape = plan.info->shape();
-      if (Error error = writer->AddTensor(plan.info->name, plan.out_dtype,
-                                          std::span<const uint64_t>(shape), plan.out_len,
-                                          std::move(producer));
-          !error.ok()) {
-        return error;
-      }
-      ++report->num_tensors;
-      if (plan.dequantize) ++report->num_dequantized;
-      report->total_size += plan.out_len;
-    }
-    return AddMetadata(file, options, writer, report);
+    Result<GgufSourceSet> set = GgufSources(file, data, options, report);
+    if (!set.ok()) return set.error();
+    return AddSources(*writer, std::move(set->sources), options.dtype, nullptr);
   });
 }
 

@@ -152,6 +152,23 @@ static void test_needs_key(const char* corpus, const char* scratch) {
   options.num_keys = 1;
   options.key_path = NULL;
   CHECK(stguard_torch_convert_file(in, out, &options, &err) == STGUARD_INVALID_ARGUMENT);
+
+  /* stguard_convert, any format's one call: the same refusal and the same key, a
+     dtype, and OUT that is IN refused with the input kept. */
+  options.key_path = keys;
+  remove(out);
+  CHECK(stguard_convert(in, out, STGUARD_NUM_DTYPES, NULL, &err) == STGUARD_NOT_A_STATE_DICT);
+  CHECK(!file_exists(out));
+  CHECK(stguard_convert(in, out, STGUARD_DTYPE_F16, &options, &err) == STGUARD_OK);
+  CHECK(stguard_convert(in, in, STGUARD_NUM_DTYPES, &options, &err) ==
+        STGUARD_INVALID_ARGUMENT);
+  CHECK(stguard_convert(in, out, STGUARD_DTYPE_I8, &options, &err) == STGUARD_INVALID_ARGUMENT);
+  CHECK(stguard_checkpoint_open(out, &ckpt, &err) == STGUARD_OK);  /* OUT kept, in F16 */
+  CHECK(stguard_checkpoint_num_tensors(ckpt) > 0);
+  stguard_checkpoint_close(ckpt);
+  report = scan(corpus, "torch/valid/training.zip.pt", &options);
+  CHECK(stguard_torch_report_verdict(report) == STGUARD_SCAN_CLEAN);  /* IN intact */
+  stguard_torch_report_free(report);
 }
 
 static void test_convert(const char* corpus, const char* scratch) {

@@ -2,13 +2,15 @@
 // OUT that is IN: `stguard convert` refuses to write over its input (the same path, a hard
 // link, a symbolic link) for every format, as a usage error before anything is written,
 // and the library's converters refuse it too; safetensors to safetensors is the one
-// conversion that may write in place. And a safetensors model folder converts to another
-// dtype, sharded or not, with its index rewritten.
+// conversion that may write in place. Every input kind converts to the same bytes with
+// its options first or last, to a file or to standard output. And a safetensors model
+// folder converts to another dtype, sharded or not, with its index rewritten.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -20,8 +22,11 @@
 #include "stguard/gguf_convert.h"
 #include "stguard/npy_convert.h"
 #include "stguard/reader.h"
+#include "stguard/stguard_torch.h"
 #include "stguard/torch_checkpoint.h"
 #include "stguard/writer.h"
+#include "data/conversion_target.h"
+#include "write/string_sink.h"
 #include "support/convert_samples.h"
 #include "support/gguf_encoder.h"
 #include "support/run_cli.h"
@@ -58,9 +63,12 @@ std::vector<Input> EveryInput() {
   return {
       {"training.pt", ReadFileBytes(Corpus("torch/valid/training.zip.pt")), "--key state_dict"},
       {"model.bin", ReadFileBytes(Corpus("torch/valid/module_state_dict.legacy.pt")), ""},
+      {"zip.bin", ReadFileBytes(Corpus("torch/valid/dtypes.zip.pt")), "--dtype F16"},
+      {"legacy.pt", ReadFileBytes(Corpus("torch/valid/tied.legacy.pt")), "--drop-aliases"},
       {"w.npy", NpyBytes(), ""},
       {"w.npz", BuildNpz({{.key = "a", .elements = 4}}).Bytes(), ""},
       {"m.gguf", Encode(SimpleGgufModel()), ""},
+      {"h.gguf", Encode(SimpleGgufModel()), "--dtype F16"},
       {"f.safetensors", MixedCheckpoint(), "--dtype BF16"},
   };
 }
@@ -147,9 +155,66 @@ TEST(ConvertSameFileTest, LibraryConvertersRefuseOutThatIsIn) {
   EXPECT_EQ(CheckOutputIsNotInput(dir.path(), dir.path() + "/.").code,
             ErrorCode::kInvalidArgument);
   EXPECT_TRUE(ConvertTorchFile(pt, dir.File("t.safetensors"), {}, {}, nullptr).ok());
+  // The one entry every front end calls, and the C API's: a usage error for every format.
+  for (const std::string& in : {npy, npz, gguf, pt}) {
+    const std::string before = ReadFileBytes(in);
+    ConvertReport refused;
+    const Error same = ConvertPath(in, in, {}, &refused);
+    EXPECT_EQ(same.code, ErrorCode::kInvalidArgument) << in;
+    EXPECT_TRUE(refused.usage) << in;
+    stguard_error err{};
+    EXPECT_EQ(stguard_convert(in.c_str(), in.c_str(), STGUARD_NUM_DTYPES, nullptr, &err),
+              STGUARD_INVALID_ARGUMENT)
+        << in;
+    EXPECT_EQ(ReadFileBytes(in), before) << in;
+  }
+  ConvertReport converted;
+  EXPECT_TRUE(ConvertPath(pt, link + ".safetensors", {}, &converted).ok());
+  stguard_error err{};
+  EXPECT_EQ(stguard_convert(gguf.c_str(), dir.File("c.safetensors").c_str(), STGUARD_DTYPE_F16,
+                            nullptr, &err),
+            STGUARD_OK);
+}
+
+// `converted` counts the tensors whose dtype changed, for every format: for GGUF a
+// dequantized tensor is a change, a plain one only when --dtype rewrites it.
+TEST(ConvertPathTest, ConvertedCountsDtypeChangesForEveryFormat) {
+  TempDir dir;
+  const std::string gguf = dir.File("m.gguf");
+  ASSERT_TRUE(WriteFileBytes(gguf, Encode(SimpleGgufModel())));  // one F32, one Q8_0
+  ConvertReport report;
+  ASSERT_TRUE(ConvertPath(gguf, dir.File("a.safetensors"), {}, &report).ok());
+  EXPECT_EQ(report.num_tensors, 2u);
+  EXPECT_EQ(report.num_converted, 1u);
+  ConvertOptions half;
+  half.dtype = Dtype::kF16;
+  ASSERT_TRUE(ConvertPath(gguf, dir.File("b.safetensors"), half, &report).ok());
+  EXPECT_EQ(report.num_converted, 2u);
+  const std::string st = dir.File("f.safetensors");
+  ASSERT_TRUE(WriteFileBytes(st, MixedCheckpoint()));
+  ASSERT_TRUE(ConvertPath(st, dir.File("c.safetensors"), half, &report).ok());
+  const Result<Checkpoint> mixed = Checkpoint::Open(st);
+  ASSERT_TRUE(mixed.ok());
+  size_t changes = 0;
+  for (const TensorView& tensor : mixed->tensors()) {
+    changes += ChangesDtype(tensor.dtype, Dtype::kF16) ? 1 : 0;
+  }
+  EXPECT_EQ(report.num_converted, changes);
+  EXPECT_GT(changes, 0u);
+  // OUT "-" needs a stream to write to; given one, it holds the file's bytes.
+  EXPECT_EQ(ConvertPath(gguf, "-", {}, &report).code, ErrorCode::kInvalidArgument);
+  std::string streamed;
+  StringSink sink(&streamed);
+  ConvertOptions to_stream;
+  to_stream.stdout_sink = &sink;
+  ASSERT_TRUE(ConvertPath(gguf, "-", to_stream, &report).ok());
+  EXPECT_EQ(streamed, ReadFileBytes(dir.File("a.safetensors")));
+  EXPECT_EQ(dir.Entries().size(), 5u);  // nothing left behind by the temporary file
 }
 
 TEST(ConvertEveryInputTest, OptionsFirstOrLastAndFileOrStdoutGiveTheSameBytes) {
+  // The temporary file a seeking writer builds for OUT - goes under TMPDIR: nothing stays.
+  TempDir tmpdir;
   for (const Input& input : EveryInput()) {
     TempDir dir;
     const std::string in = dir.File(input.file);
@@ -162,15 +227,78 @@ TEST(ConvertEveryInputTest, OptionsFirstOrLastAndFileOrStdoutGiveTheSameBytes) {
         const std::string arguments =
             "convert " + (options_first ? input.options + " " + operands
                                         : operands + " " + input.options);
+        const char* saved = std::getenv("TMPDIR");
+        const std::string old_tmpdir = saved != nullptr ? saved : "";
+        ASSERT_EQ(::setenv("TMPDIR", tmpdir.path().c_str(), 1), 0);
         const CliRun run = RunCli(arguments, Streams::kStdoutOnly);
+        if (saved != nullptr) {
+          ::setenv("TMPDIR", old_tmpdir.c_str(), 1);
+        } else {
+          ::unsetenv("TMPDIR");
+        }
         ASSERT_EQ(run.status, 0) << arguments;
         outputs.push_back(to_stdout ? run.output : ReadFileBytes(dir.File("out.safetensors")));
         std::remove(dir.File("out.safetensors").c_str());
       }
     }
+    EXPECT_TRUE(tmpdir.Entries().empty()) << input.file;
     ASSERT_TRUE(Checkpoint::FromBytes(std::string_view(outputs[0])).ok()) << input.file;
     for (const std::string& output : outputs) EXPECT_EQ(output, outputs[0]) << input.file;
   }
+}
+
+// FilesOf maps each file name in the folder `path` to its bytes.
+std::map<std::string, std::string> FilesOf(const std::string& path) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    files[entry.path().filename().string()] = ReadFileBytes(entry.path().string());
+  }
+  return files;
+}
+
+TEST(ConvertEveryInputTest, FoldersGiveTheSameFilesWithOptionsFirstOrLastAndRefuseStdout) {
+  TempDir st_folder;
+  WriteShardedFolder(st_folder, 3);
+  const std::vector<std::pair<std::string, std::string>> folders = {
+      {st_folder.path(), "--dtype BF16"},
+      {Corpus("torch/valid/sharded"), "--drop-aliases --dtype F16"}};
+  for (const auto& [in, options] : folders) {
+    TempDir out;
+    std::vector<std::map<std::string, std::string>> outputs;
+    for (const bool options_first : {true, false}) {
+      const std::string target = out.File(options_first ? "first" : "last");
+      const std::string operands = ShellQuoted(in) + " " + ShellQuoted(target);
+      const CliRun run = RunCli("convert " + (options_first ? options + " " + operands
+                                                             : operands + " " + options));
+      ASSERT_EQ(run.status, 0) << in << ": " << run.output;
+      outputs.push_back(FilesOf(target));
+    }
+    EXPECT_GE(outputs[0].size(), 2u) << in;
+    EXPECT_EQ(outputs[0], outputs[1]) << in;
+    // A folder converts to a folder: standard output is refused, nothing written.
+    const CliRun run = RunCli("convert " + ShellQuoted(in) + " - " + options);
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find("OUT cannot be -"), std::string::npos) << run.output;
+    EXPECT_EQ(out.Entries().size(), 2u);
+  }
+}
+
+TEST(ConvertSameFileTest, FoldersRefuseOutThatIsInByPathAndSymlink) {
+  TempDir parent;
+  const std::string in = parent.File("torch");
+  std::filesystem::copy(Corpus("torch/valid/sharded"), in);
+  const std::map<std::string, std::string> before = FilesOf(in);
+  const std::string link = parent.File("link");
+  ASSERT_EQ(::symlink(in.c_str(), link.c_str()), 0);
+  for (const std::string& out : {in, link, in + "/."}) {
+    const CliRun run = RunCli("convert " + ShellQuoted(in) + " " + ShellQuoted(out));
+    EXPECT_EQ(run.status, 2) << out << ": " << run.output;
+    EXPECT_NE(run.output.find("OUT is IN"), std::string::npos) << run.output;
+    EXPECT_EQ(FilesOf(in), before) << out;
+  }
+  EXPECT_EQ(RunCli("convert " + ShellQuoted(in) + " " + ShellQuoted(parent.File("new"))).status,
+            0);
+  EXPECT_EQ(FilesOf(in), before);
 }
 
 // TensorsOf maps each tensor of the folder or file at `path` to its dtype.
