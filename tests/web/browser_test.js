@@ -25,8 +25,19 @@
 //   "clear results" work (concurrency);
 // - keyboard-only use, a 390 px viewport without sideways scroll (keyboard_mobile);
 // - "Copy JSON" and "Download report" give check --json's envelope (report);
-// - plurals, a shard index alone, refused globals explained, no offsets where a format
-//   has none, progress ending full (plain_words).
+// - plurals, a shard index alone, refused globals explained (the one the verdict names
+//   marked out), no offsets where a format has none, progress ending full (plain_words);
+// - the remote-read policy: a 2 GiB URL under a server that answers well, ignores Range,
+//   honours it once, sends 206 with the whole body, names other bytes, changes the total,
+//   sends a short body (honest or lying headers) or 404: each an error saying what
+//   happened, none costing the budget, every request counted (remote_policy);
+// - a checkpoint that arrived whole gets every check by URL (a bad CRC refused); one read
+//   partly says which checks it left out on the verdict line and in the report
+//   (remote_unchecked);
+// - each error code links to its explanation, generated from error_codes.def
+//   (error_explanations); a sharded folder's tensor table names each tensor's shard
+//   (folder_shards); a 2 GiB .bin in a dropped folder is judged, not OutOfMemory
+//   (folder_2g_bin: about 10-30 s, most of it the CRC-32 of 2 GiB).
 //
 // Environment: STGUARD_PUPPETEER_DIR (where puppeteer-core is installed), STGUARD_CHROMIUM,
 // STGUARD_WEB_DIR (the built page, build-web/), STGUARD_CLI (the native stguard),
