@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "byte_source/recording_source.h"
+#include "stguard/mapped_file.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
@@ -296,6 +299,28 @@ TEST(VerdictTest, RefusedPickleBesideABrokenShardIsRefused) {
   ASSERT_TRUE(WriteFileBytes(dir.File("model.safetensors.index.json"),
                              R"({"weight_map":{"w":"model.safetensors"}})"));
   EXPECT_EQ(CheckPath(dir.File("model.safetensors.index.json")).verdict, Verdict::kRefused);
+}
+
+// A remote read that leaves checks out says so on the verdict line and in `unchecked`
+// (the page's and the command line's words); a local read of the same file, none.
+TEST(VerdictTest, VerdictLineNamesWhatARemoteReadLeftUnchecked) {
+  const std::string path = std::string(STGUARD_CORPUS_DIR) + "/torch/valid/dtypes.zip.pt";
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  ASSERT_TRUE(file.ok());
+  const testing::RecordingSource remote(**file, /*remote=*/true);
+  const CheckResult far = CheckSource(remote, path);
+  ASSERT_TRUE(far.valid());
+  ASSERT_EQ(far.unchecked.size(), 1u);
+  EXPECT_TRUE(far.unchecked[0].ends_with(" storage checksums")) << far.unchecked[0];
+  EXPECT_EQ(VerdictLine(far), "valid (remote: " + far.unchecked[0] + " not read)");
+  const CheckResult near = CheckSource(**file, path);
+  EXPECT_TRUE(near.unchecked.empty());
+  EXPECT_EQ(VerdictLine(near), "valid");
+  CheckResult two = far;
+  two.verdict = Verdict::kInvalid;
+  two.unchecked.push_back("tensor padding");
+  EXPECT_EQ(VerdictLine(two),
+            "invalid (remote: " + far.unchecked[0] + ", tensor padding not read)");
 }
 
 }  // namespace

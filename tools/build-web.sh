@@ -48,6 +48,11 @@ for page_file in index.html style.css app.js worker.js; do
   fi
 done
 
+# errors.html: what each error code means, generated from the one list of codes (the
+# page links each code it shows there).
+python3 "$root/web/tools/make_error_page.py" "$root/include/stguard/error_codes.def" \
+  "$out/errors.html"
+
 # The page downloads the .wasm on every first visit: it must stay small.
 max_wasm_bytes=$((2 * 1024 * 1024))
 wasm_bytes=$(stat -c %s "$out/stguard.wasm")

@@ -62,9 +62,10 @@ const GLOBAL_EFFECTS = {
 };
 
 // The fields of `stguard check --json`'s envelope, in its order: "Copy JSON" and
-// "Download report" give these.
+// "Download report" give these; "unchecked" (the checks a remote read left out) only
+// when it lists any.
 const ENVELOPE_KEYS = ['schema_version', 'file', 'format', 'verdict', 'code', 'message',
-                       'offset', 'member', 'tensor', 'warnings'];
+                       'offset', 'member', 'tensor', 'unchecked', 'warnings'];
 
 // ---------------------------------------------------------------------------------------
 // Small DOM helpers: text only.
@@ -245,7 +246,8 @@ function showVerdict(section, result) {
   const line = section.querySelector(':scope > .verdict');
   line.className = `verdict verdict-${verdict}`;
   const format = result.format && result.format !== 'unknown' ? ` · ${result.format}` : '';
-  line.textContent = `${verdict}${format}`;
+  // The verdict line is the library's: "valid (remote: 3 storage checksums not read)".
+  line.textContent = `${result.verdict_line || verdict}${format}`;
   // The sentence comes with the result, written by the library (stguard/verdict.h).
   line.after(element('p', 'verdict-sentence', result.sentence || ''));
 }
@@ -258,7 +260,17 @@ function showError(section, result) {
     list.appendChild(element('dt', null, term));
     list.appendChild(element('dd')).appendChild(safeText(value));
   };
-  add('code', result.code);
+  if (result.code) {
+    // Each code links to its explanation, generated from the library's list of codes
+    // (errors.html, made by tools/build-web.sh from error_codes.def).
+    list.appendChild(element('dt', null, 'code'));
+    const link = element('a', 'code-link', result.code);
+    link.href = `errors.html#${encodeURIComponent(result.code)}`;
+    link.target = '_blank';
+    link.rel = 'noopener';
+    link.title = 'what this code means';
+    list.appendChild(element('dd')).appendChild(link);
+  }
   add('message', result.message);
   add('in file', result.member);
   add('at byte', typeof result.offset === 'number' ? formatCount(result.offset) : result.offset);
@@ -290,11 +302,21 @@ function showStats(section, stats) {
 }
 
 // globalEffect says what a pickle global does when it is plainly dangerous, else ''.
+// Python 2's module __builtin__ is Python 3's builtins (pickle maps one to the other).
 function globalEffect(name) {
-  return GLOBAL_EFFECTS[String(name).replace(/\s+/g, '.')] || '';
+  const dotted = String(name).replace(/\s+/g, '.').replace(/^__builtin__\./, 'builtins.');
+  return GLOBAL_EFFECTS[dotted] || '';
 }
 
-function showMetadata(section, metadata, refused) {
+// refusedGlobal is the global a PickleGlobalRefused result names ("global not in the
+// allowlist: posix.system"), else ''.
+function refusedGlobal(result) {
+  if (result.code !== 'PickleGlobalRefused') return '';
+  const match = /: ([^\s:]+)$/.exec(String(result.message ?? ''));
+  return match ? match[1] : '';
+}
+
+function showMetadata(section, metadata, refused, cause = '') {
   if (!Array.isArray(metadata) || metadata.length === 0) return;
   const details = element('details');
   details.open = metadata.length <= 50;
@@ -310,6 +332,10 @@ function showMetadata(section, metadata, refused) {
     // it does when that is known.
     if (refused && pair[0] === 'global') {
       row.classList.add('refused-global');
+      // The one the verdict names stands out from the file's other globals.
+      if (cause && String(pair[1]).replace(/\s+/g, '.') === cause) {
+        row.classList.add('refused-global-cause');
+      }
       const effect = globalEffect(pair[1]);
       if (effect) value.appendChild(element('span', 'global-effect', ` ${effect}`));
     }
@@ -354,6 +380,7 @@ const SORTS = {
   dtype: (a, b) => (a.dtype < b.dtype ? -1 : a.dtype > b.dtype ? 1 : 0) || a.index - b.index,
   shape: (a, b) => a.elements - b.elements || a.index - b.index,
   size: (a, b) => a.bytes - b.bytes || a.index - b.index,
+  shard: (a, b) => (a.shard < b.shard ? -1 : a.shard > b.shard ? 1 : 0) || a.index - b.index,
 };
 
 // TensorTable is a result's tensor list: a substring filter on the names, a sort by any
@@ -365,8 +392,11 @@ class TensorTable {
       const name = String(tensor.name ?? '');
       return {tensor, index, name, lower: name.toLowerCase(),
               dtype: String(tensor.dtype ?? tensor.type ?? ''), shape: shapeText(tensor),
-              elements: elementCount(tensor), bytes: Number(tensor.bytes) || 0};
+              elements: elementCount(tensor), bytes: Number(tensor.bytes) || 0,
+              shard: String(tensor.shard ?? '')};
     });
+    // A sharded folder's tensors say which shard holds each.
+    this.shards = tensors.some((tensor) => tensor.shard !== undefined);
     // Offsets only where the file has them: begin and end 0 mean none (a compressed npz
     // member, a PyTorch view that is not one run of its storage's bytes).
     this.offsets = tensors.some(hasOffsets);
@@ -413,6 +443,7 @@ class TensorTable {
     const columns = [['name', 'name'], ['dtype', 'dtype'], ['shape', 'shape']];
     if (this.offsets) columns.push(['begin', null, 'number'], ['end', null, 'number']);
     columns.push(['bytes', 'size', 'number']);
+    if (this.shards) columns.push(['shard', 'shard']);
     return columns;
   }
 
@@ -501,6 +532,7 @@ class TensorTable {
       add(placed ? formatCount(tensor.end ?? '') : '', 'number');
     }
     add(formatCount(tensor.bytes ?? ''), 'number');
+    if (this.shards) add(entry.shard, 'shard');
     return row;
   }
 
@@ -511,6 +543,7 @@ class TensorTable {
     const line = element('p');
     line.append(safeText(entry.name), ` · ${printable(entry.dtype)} · ${entry.shape} · ` +
                                       formatBytes(entry.bytes));
+    if (this.shards) line.append(' · in ', safeText(entry.shard));
     this.detail.replaceChildren(line);
   }
 }
@@ -618,7 +651,9 @@ function showLint(section, lint) {
 function envelope(result) {
   const out = {};
   for (const key of ENVELOPE_KEYS) {
-    if (result[key] !== undefined && result[key] !== null) out[key] = result[key];
+    if (result[key] === undefined || result[key] === null) continue;
+    if (key === 'unchecked' && result[key].length === 0) continue;
+    out[key] = result[key];
   }
   return out;
 }
@@ -679,7 +714,7 @@ function fillResult(section, result, stats, prefix) {
   showError(section, result);
   showSummary(section, result);
   showNotes(section, [].concat(contents.notes || [], result.warnings || []));
-  showMetadata(section, contents.metadata, result.verdict === 'refused');
+  showMetadata(section, contents.metadata, result.verdict === 'refused', refusedGlobal(result));
   showTensors(section, contents.tensors);
   showLint(section, result.lint);
   showFiles(section, result.files, prefix);

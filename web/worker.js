@@ -4,10 +4,10 @@
 // stguard reads a file by ranges (read `length` bytes at `offset`), synchronously. This
 // worker answers those reads from two kinds of source:
 // - a dropped or chosen File, read with FileReaderSync (nothing leaves the machine);
-// - a URL, read with HTTP range requests. The first request is an asynchronous fetch of
-//   a small prefix that also learns the file's size from Content-Range; it can be aborted
-//   as soon as the headers show that the server ignored the range (a 200 would otherwise
-//   stream the whole file). Later reads are synchronous XMLHttpRequests.
+// - a URL, read with asynchronous, streamed, budgeted range requests (fetch with an
+//   AbortController). The WebAssembly reader cannot wait for them, so a URL's check is
+//   resumable: it runs over the bytes held, asks for the range it missed, and runs again
+//   once it is fetched (checkRemote; web/GLUE.md says why this design).
 // Both go through one cache (RangeCache), so the reader's many small reads cost a few
 // growing requests: a 16 GB safetensors file is judged from its first kilobytes.
 //
@@ -18,7 +18,7 @@
 // files opened so far of its count, the path being read), and {kind: 'done', id, result,
 // stats} once (result: the envelope, parsed). Jobs run one at a time, in order; the page
 // runs several workers (app.js) and gives each one job at a time, and ends a worker to
-// cancel its job (a synchronous read inside WebAssembly cannot be interrupted).
+// cancel its job (a File's synchronous read inside WebAssembly cannot be interrupted).
 'use strict';
 
 // PREFIX_BYTES is what the first read of a source fetches: enough for the header of
@@ -36,6 +36,12 @@ const MERGE_BYTES = 2 * MAX_BLOCK_BYTES;
 // a checksum) is served but not kept, unless it completes cached ranges. Memory stays bounded whatever the file's size.
 const CACHE_BYTES = 64 * 1024 * 1024;
 const KEEP_BYTES = 4 * 1024 * 1024;
+// REMOTE_BUDGET_BYTES is what one URL may cost, every byte received counted: the checks
+// read headers (a remote reader skips what needs more, and says so), so a 2 GiB file
+// costs at most this whatever its server does.
+const REMOTE_BUDGET_BYTES = 64 * 1024 * 1024;
+// MAX_ROUNDS bounds the runs of a resumable check, i.e. the requests of one URL.
+const MAX_ROUNDS = 100;
 // A request that has not finished after this long is abandoned: a stalled server is an
 // error, never a page that waits for ever.
 const REQUEST_TIMEOUT_MS = 60 * 1000;
@@ -54,7 +60,8 @@ function segmentEnd(segment) {
 
 // RangeCache answers read(offset, length) from ranges fetched earlier, and fetches a
 // growing block around a read it cannot answer. `fetchRange(begin, end)` returns exactly
-// the bytes [begin, end) or throws. Its ranges (segments) never overlap or touch.
+// the bytes [begin, end) or throws; without one (null: a URL, fetched asynchronously) a
+// read it cannot answer returns null and is remembered in `pending`. Its ranges (segments) never overlap or touch.
 class RangeCache {
   constructor(size, fetchRange, onFetched) {
     this.size = size;
@@ -65,6 +72,13 @@ class RangeCache {
     this.clock = 0;
     this.bytesFetched = 0;
     this.requests = 0;
+    this.pending = null;  // without fetchRange: the first read not answered
+  }
+
+  // holds says whether [begin, end) is cached (segments never touch, so one holds it).
+  holds(begin, end) {
+    return begin === end ||
+           this.segments.some((s) => s.begin <= begin && end <= segmentEnd(s));
   }
 
   // seed keeps bytes fetched before the cache existed (a URL's first response).
@@ -84,6 +98,11 @@ class RangeCache {
     if (length === 0) return new Uint8Array(0);
     const hit = this.segments.find((s) => s.begin <= offset && offset + length <= segmentEnd(s));
     if (hit) return this.slice(hit, offset, length);
+    if (this.fetchRange === null) {
+      // Fetched asynchronously by the caller (checkRemote), which then runs the check again.
+      if (this.pending === null) this.pending = {offset, length};
+      return null;
+    }
     const {begin, end, merge} = this.window(offset, length);
     const bytes = this.fetchRange(begin, end);
     this.bytesFetched += bytes.length;
@@ -176,6 +195,20 @@ function fileFetcher(file) {
 
 // ---------------------------------------------------------------------------------------
 // URLs
+//
+// The remote-read policy (the command line's words, so that the two say the same):
+// - Budget: a URL costs at most REMOTE_BUDGET_BYTES received, every response counted.
+//   Each response is read as a stream and stopped (AbortController) as soon as it carries
+//   more than the range asked for, so a server that ignores Range, honours it once, or
+//   answers 206 with the whole body costs the range asked plus one network chunk.
+// - Consistency: a status other than 206, a Content-Range naming other bytes than asked,
+//   a total size that changes between requests, a body shorter than its headers, a
+//   connection closed early are errors that say what happened: never a verdict on the
+//   file. A 200 (Range ignored) is accepted only when the whole file arrived within the
+//   range asked (a small file: the bytes received suffice for every check).
+// - The check is resumable (web/src/stguard_web.cc): it runs over the bytes held, says
+//   which it needs next, and runs again once they are fetched, at most MAX_ROUNDS times.
+//   Once every byte of the file is held, it runs as for a local file: every check.
 
 // parseContentRange reads "bytes FIRST-LAST/TOTAL" (or "bytes */TOTAL" of a 416); null
 // when absent or malformed. TOTAL "*" (unknown) gives total null.
@@ -219,11 +252,9 @@ function missingContentRange(url) {
                          `Content-Range header, so the file's size is unknown`);
 }
 
-function noRangeSupport(url) {
-  return new SourceError(`cannot read ${url}: the server does not support range ` +
-                         `requests (it answered 200 with the whole file instead of 206 ` +
-                         `with the bytes asked); the transfer was stopped rather than ` +
-                         `download the whole file`);
+function noRangeSupport(url, what, received) {
+  return new SourceError(`cannot read ${url}: the server does not honour range requests ` +
+                         `(${what}); the transfer was stopped after ${received} bytes`);
 }
 
 function badStatus(url, status, statusText) {
@@ -231,101 +262,148 @@ function badStatus(url, status, statusText) {
                          (statusText ? ` ${statusText}` : ''));
 }
 
-// openUrl makes the first request: the prefix, and the file's size. It returns
-// {size, prefix}. The fetch is aborted as soon as its headers show it is not a range
-// answer, so a server without range support never sends the whole file.
-async function openUrl(url) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
-  try {
-    return await readPrefix(url, controller);
-  } catch (error) {
-    if (controller.signal.aborted && !(error instanceof SourceError)) throw timedOut(url);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function timedOut(url) {
   return new SourceError(`cannot read ${url}: no answer within ` +
                          `${REQUEST_TIMEOUT_MS / 1000} seconds`);
 }
 
-async function readPrefix(url, controller) {
-  let response;
-  try {
-    response = await fetch(url, {headers: {Range: `bytes=0-${PREFIX_BYTES - 1}`},
-                                 signal: controller.signal, cache: 'no-store',
-                                 credentials: 'omit', redirect: 'follow'});
-  } catch (error) {
-    if (controller.signal.aborted) throw error;
-    throw networkFailure(url, error);
+// RemoteFile makes a URL's range requests, each budgeted, streamed and abortable, and
+// counts every request and every byte received. `onProgress(remote)` follows each chunk.
+class RemoteFile {
+  constructor(url, onProgress) {
+    this.url = url;
+    this.onProgress = onProgress;
+    this.size = null;  // learnt from the first answer
+    this.received = 0;
+    this.requests = 0;
   }
-  const range = parseContentRange(response.headers.get('Content-Range'));
-  if (response.status === 416 && range && range.total === 0) {
-    controller.abort();
-    return {size: 0, prefix: new Uint8Array(0)};
+
+  // read returns exactly the bytes [begin, end) (the first read: [0, min(end, size)),
+  // setting size), or throws a SourceError.
+  async read(begin, end) {
+    if (this.received + (end - begin) > REMOTE_BUDGET_BYTES) {
+      throw new SourceError(`cannot read ${this.url}: the checks need more than the ` +
+                            `budget of ${REMOTE_BUDGET_BYTES} bytes for a remote file ` +
+                            `(${this.received} bytes received in ${this.requests} requests)`);
+    }
+    const controller = new AbortController();
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      controller.abort();
+    }, REQUEST_TIMEOUT_MS);
+    this.requests += 1;
+    this.onProgress(this);
+    try {
+      return await this.exchange(begin, end, controller);
+    } catch (error) {
+      if (late) throw timedOut(this.url);
+      if (error instanceof SourceError) throw error;
+      throw networkFailure(this.url, error);
+    } finally {
+      clearTimeout(timer);
+      controller.abort();  // nothing more is read from this response
+    }
   }
-  if (response.status === 200) {
-    controller.abort();
-    throw noRangeSupport(url);
+
+  async exchange(begin, end, controller) {
+    const url = this.url;
+    const response = await fetch(url, {headers: {Range: `bytes=${begin}-${end - 1}`},
+                                       signal: controller.signal, cache: 'no-store',
+                                       credentials: 'omit', redirect: 'follow'});
+    const range = parseContentRange(response.headers.get('Content-Range'));
+    const first = this.size === null;
+    if (response.status === 416 && first && range && range.total === 0) {
+      this.size = 0;
+      return new Uint8Array(0);
+    }
+    if (response.status === 200) {
+      // Range ignored: the body is the whole file, kept only if it fits in what was asked.
+      const body = await this.body(response, end - begin, 'whole file');
+      if (!first && body.length !== this.size) this.sizeChanged(body.length);
+      this.size = body.length;
+      return body;
+    }
+    if (response.status !== 206) throw badStatus(url, response.status, response.statusText);
+    if (!range || range.total === null || range.first === null) throw missingContentRange(url);
+    if (!first && range.total !== this.size) this.sizeChanged(range.total);
+    const last = Math.min(end, range.total) - 1;
+    if (range.first !== begin || range.last !== last) {
+      if (range.first === begin && range.last > last) {
+        throw noRangeSupport(url, `it answered bytes ${range.first}-${range.last} where ` +
+                                  `${begin}-${last} were asked`, this.received);
+      }
+      throw new SourceError(`cannot read ${url}: the server's Content-Range names other ` +
+                            `bytes (${range.first}-${range.last}) than the range asked ` +
+                            `for (${begin}-${last})`);
+    }
+    const length = last - begin + 1;
+    const declared = response.headers.get('Content-Length');
+    if (declared !== null && Number(declared) !== length) {
+      throw new SourceError(`cannot read ${url}: the server's Content-Length (${declared}) ` +
+                            `and Content-Range (${range.first}-${range.last}) disagree`);
+    }
+    this.size = range.total;
+    const body = await this.body(response, length, 'range');
+    if (body.length !== length) {
+      throw new SourceError(`cannot read ${url}: the body is shorter than its headers: ` +
+                            `${body.length} bytes where Content-Range says ${length}`);
+    }
+    return body;
   }
-  if (response.status !== 206) {
-    controller.abort();
-    throw badStatus(url, response.status, response.statusText);
+
+  sizeChanged(now) {
+    throw new SourceError(`cannot read ${this.url}: the file's total size changed between ` +
+                          `requests: ${this.size} bytes, then ${now}`);
   }
-  if (!range || range.first !== 0 || range.total === null || range.last < range.first) {
-    controller.abort();
-    throw missingContentRange(url);
+
+  // body reads the response as a stream, at most `limit` bytes: past that the transfer
+  // is stopped (the caller aborts it) and the server named as not honouring Range.
+  async body(response, limit, kind) {
+    if (response.body === null) return new Uint8Array(0);
+    const reader = response.body.getReader();
+    const out = new Uint8Array(limit);
+    let got = 0;
+    for (;;) {
+      let part;
+      try {
+        part = await reader.read();
+      } catch (error) {
+        throw new SourceError(`cannot read ${this.url}: the connection closed early, after ` +
+                              `${got} bytes of the body (${error.message || error})`);
+      }
+      if (part.done) return out.subarray(0, got);
+      this.received += part.value.length;
+      this.onProgress(this);
+      if (got + part.value.length > limit) {
+        throw noRangeSupport(this.url, kind === 'whole file'
+            ? 'the server sent the whole file instead of the range asked for'
+            : 'it sent more bytes than its Content-Range says', this.received);
+      }
+      out.set(part.value, got);
+      got += part.value.length;
+    }
   }
-  let body;
-  try {
-    body = new Uint8Array(await response.arrayBuffer());
-  } catch (error) {
-    if (controller.signal.aborted) throw error;
-    throw networkFailure(url, error);
-  }
-  const expected = Math.min(PREFIX_BYTES, range.total);
-  if (range.last + 1 !== expected || body.length !== expected) {
-    throw new SourceError(`cannot read ${url}: the server sent ${body.length} bytes ` +
-                          `(Content-Range ${range.first}-${range.last}) where bytes ` +
-                          `0-${expected - 1} of ${range.total} were asked`);
-  }
-  return {size: range.total, prefix: body};
 }
 
-// urlFetcher reads [begin, end) with a synchronous range request (the reader runs
-// inside WebAssembly and cannot wait for a promise). The answer must be exactly the
-// range asked, of a file of the size found first.
-function urlFetcher(url, size) {
-  return (begin, end) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('GET', url, false);
-    xhr.responseType = 'arraybuffer';
-    xhr.timeout = REQUEST_TIMEOUT_MS;
-    xhr.setRequestHeader('Range', `bytes=${begin}-${end - 1}`);
-    try {
-      xhr.send();
-    } catch (error) {
-      throw error.name === 'TimeoutError' ? timedOut(url) : networkFailure(url, error);
+// checkRemote judges a URL: its first read learns the size; then the resumable check runs
+// over the cache, and each time it needs bytes not held, they are fetched and it runs again.
+async function checkRemote(remote, name) {
+  const prefix = await remote.read(0, PREFIX_BYTES);
+  const cache = new RangeCache(remote.size, null, () => {});
+  if (prefix.length > 0) cache.seed(0, prefix);
+  for (let round = 1; ; round++) {
+    const whole = cache.holds(0, cache.size);
+    const result = checkCache(cache, name, !whole);
+    if (!result.need) return result;
+    if (round >= MAX_ROUNDS) {
+      throw new SourceError(`cannot read ${remote.url}: the checks asked for more ranges ` +
+                            `than ${MAX_ROUNDS} requests`);
     }
-    if (xhr.status === 200) throw noRangeSupport(url);
-    if (xhr.status !== 206) throw badStatus(url, xhr.status, xhr.statusText);
-    const range = parseContentRange(xhr.getResponseHeader('Content-Range'));
-    if (!range || range.total === null) throw missingContentRange(url);
-    if (range.total !== size) {
-      throw new SourceError(`${url} changed while it was read: its size was ${size} ` +
-                            `bytes, now ${range.total}`);
-    }
-    const bytes = new Uint8Array(xhr.response);
-    if (range.first !== begin || range.last !== end - 1 || bytes.length !== end - begin) {
-      throw new SourceError(`cannot read ${url}: the server sent bytes ` +
-                            `${range.first}-${range.last} (${bytes.length} bytes) where ` +
-                            `${begin}-${end - 1} were asked`);
-    }
-    return bytes;
-  };
+    const {begin, end, merge} = cache.window(cache.pending.offset, cache.pending.length);
+    cache.pending = null;
+    cache.keep(begin, await remote.read(begin, end), merge);
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -378,12 +456,12 @@ async function startStguard() {
 
 function progressReporter(id) {
   let last = 0;
-  return (cache, force) => {
+  return (counts, force) => {
     const now = Date.now();
     if (!force && now - last < PROGRESS_INTERVAL_MS) return;
     last = now;
-    postMessage({kind: 'progress', id, read: cache.bytesFetched, total: cache.size,
-                 requests: cache.requests});
+    postMessage({kind: 'progress', id, read: counts.read, total: counts.size,
+                 requests: counts.requests});
   };
 }
 
@@ -391,7 +469,7 @@ function progressReporter(id) {
 // not be opened, or the module failed): the front door's verdict "error".
 function errorEnvelope(file, message) {
   return {schema_version: 2, file, format: 'unknown', verdict: 'error', code: 'IoError',
-          message, tensor: ''};
+          message, tensor: '', verdict_line: 'error', unchecked: []};
 }
 
 function parseAnswer(file, text) {
@@ -402,43 +480,40 @@ function parseAnswer(file, text) {
   }
 }
 
-// checkCache runs checkSource over one source and forgets the source afterwards.
-function checkCache(cache, name, remote, report) {
+// checkCache runs checkSource once over a cache and forgets the source afterwards; the
+// answer is a result, or {need: true} when a read missed (cache.pending says which).
+function checkCache(cache, name, remote) {
   const sourceId = nextSourceId++;
   sources.set(sourceId, cache);
   try {
     return parseAnswer(name, stguard.checkSource(sourceId, name, cache.size, remote ? 1 : 0));
   } finally {
     sources.delete(sourceId);
-    report(cache, true);
   }
-}
-
-function stats(cache) {
-  return cache ? {read: cache.bytesFetched, requests: cache.requests, size: cache.size} : null;
 }
 
 async function checkFileJob(job) {
   const report = progressReporter(job.id);
-  const cache = new RangeCache(job.file.size, fileFetcher(job.file), report);
-  const result = checkCache(cache, job.file.name, false, report);
-  return {result, stats: stats(cache)};
+  const counts = (c) => ({read: c.bytesFetched, requests: c.requests, size: c.size});
+  const cache = new RangeCache(job.file.size, fileFetcher(job.file), (c) => report(counts(c)));
+  const result = checkCache(cache, job.file.name, false);
+  report(counts(cache), true);
+  return {result, stats: counts(cache)};
 }
 
 async function checkUrlJob(job) {
   const report = progressReporter(job.id);
-  let opened;
+  const counts = (r) => ({read: r.received, requests: r.requests, size: r.size || 0});
+  const remote = new RemoteFile(job.url, (r) => report(counts(r)));
   try {
-    opened = await openUrl(job.url);
+    const result = await checkRemote(remote, job.url);
+    return {result, stats: counts(remote)};
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
-    return {result: errorEnvelope(job.url, error.message), stats: null};
+    return {result: errorEnvelope(job.url, error.message), stats: counts(remote)};
+  } finally {
+    report(counts(remote), true);
   }
-  const cache = new RangeCache(opened.size, urlFetcher(job.url, opened.size), report);
-  cache.seed(0, opened.prefix);
-  report(cache, true);
-  const result = checkCache(cache, job.url, true, report);
-  return {result, stats: stats(cache)};
 }
 
 // folderProgress counts a folder check's reads: the bytes, and the files opened (a file

@@ -73,6 +73,7 @@ class GgufFile;
 }  // namespace gguf
 struct NpyArrayInfo;
 struct NpzInfo;
+struct CheckResult;
 
 // Verdict (stguard/error.h, so that error_codes.def can name one per code) is valid,
 // invalid, refused or error, as described under THE FOUR VERDICTS.
@@ -83,6 +84,10 @@ STGUARD_API std::string_view VerdictName(Verdict verdict);
 // VerdictSentence returns the verdict's meaning in one sentence for a person (the
 // browser page shows it under the verdict): the page prints it, never a copy of its own.
 STGUARD_API std::string_view VerdictSentence(Verdict verdict);
+
+// VerdictLine returns the verdict's word followed by what a remote read left unchecked:
+// "valid (remote: 3 storage checksums not read)", or "valid" when nothing was left out.
+STGUARD_API std::string VerdictLine(const CheckResult& result);
 
 // VerdictExitStatus returns the exit status for a verdict: 0 valid, 1 invalid or
 // refused, 2 error. A command over several paths exits with its worst verdict's status
@@ -217,6 +222,10 @@ struct CheckResult {
   // notes: each check that was skipped and why ("tensor data CRC not checked: the data was
   // not read"), so a valid verdict says what it rests on. Always filled.
   std::vector<std::string> notes;
+  // unchecked: on a remote source, each check the reads' budget left out, counted
+  // ("3 storage checksums", "2 member checksums", "tensor padding"); the front ends
+  // list them and say so on the verdict line (VerdictLine). Empty when every byte was read.
+  std::vector<std::string> unchecked;
 
   bool valid() const { return verdict == Verdict::kValid; }
   int exit_status() const { return VerdictExitStatus(verdict); }

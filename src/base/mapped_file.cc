@@ -19,6 +19,19 @@
 namespace stguard {
 namespace {
 
+// PositionedRead is pread(2). Emscripten 3.1.6's pread hands its file systems only the
+// low 32 bits of the offset (fd_pread drops offset_high), so a read past 2 GiB of a
+// dropped file would fail (EINVAL) or read other bytes; its lseek takes all 64 bits.
+// WebAssembly runs this single-threaded, so moving the shared file position is safe.
+ssize_t PositionedRead(int fd, void* out, size_t length, off_t offset) {
+#ifdef __EMSCRIPTEN__
+  if (::lseek(fd, offset, SEEK_SET) < 0) return -1;
+  return ::read(fd, out, length);
+#else
+  return ::pread(fd, out, length, offset);
+#endif
+}
+
 Error IoError(const char* message, const std::string& path, int err) {
   return Error{ErrorCode::kIoError, 0, message, path + ": " + std::strerror(err)};
 }
@@ -130,8 +143,8 @@ Error MappedFile::ReadAt(uint64_t offset, std::span<std::byte> out) const {
   RecordReadForTesting(path_.c_str(), "pread", offset, out.size());
   size_t done = 0;
   while (done < out.size()) {
-    const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done,
-                                static_cast<off_t>(offset + done));
+    const ssize_t got = PositionedRead(fd_, out.data() + done, out.size() - done,
+                                       static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       Error error = IoError("cannot read file", path_, errno);

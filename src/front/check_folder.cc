@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "stguard/checkpoint_dir.h"
 #include "stguard/file_verdict.h"
 #include "stguard/folder_scan.h"
+#include "stguard/mapped_file.h"
 
 namespace stguard {
 namespace {
@@ -94,6 +96,15 @@ void PickleWarnings(const std::vector<CheckResult>& files, const std::string& de
 // ReportProgress tells options.progress, when set, that `bytes` more are checked.
 void ReportProgress(const CheckOptions& options, uint64_t bytes) {
   if (options.progress) options.progress(bytes);
+}
+
+// CheckMember judges a GGUF, npy or npz file of the folder by ranges (CheckSource over the
+// file unmapped), as a remote or dropped file is read: where mapping means copying
+// (WebAssembly, a dropped folder), a file of gigabytes is never held whole.
+CheckResult CheckMember(const std::string& path, const CheckOptions& options) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  if (!file.ok()) return CheckFile(path, options);  // which reports the same error
+  return CheckSource(**file, path, options);
 }
 
 // FileBytes is the size of the file at `path` for progress (0 when it cannot be known).
@@ -198,7 +209,7 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   }
   for (const FolderScanOther& other : scan.others) {
     const std::string member_path = folder + "/" + other.name;
-    CheckResult member = CheckFile(member_path, options);
+    CheckResult member = CheckMember(member_path, options);
     ReportProgress(options, FileBytes(member_path));
     member.file = other.name;
     result.files.push_back(std::move(member));

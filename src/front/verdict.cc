@@ -29,6 +29,15 @@ std::string_view VerdictSentence(Verdict verdict) {
   return "No verdict: the file could not be read.";
 }
 
+std::string VerdictLine(const CheckResult& result) {
+  std::string line(VerdictName(result.verdict));
+  for (size_t i = 0; i < result.unchecked.size(); ++i) {
+    line += (i == 0 ? " (remote: " : ", ") + result.unchecked[i];
+  }
+  if (!result.unchecked.empty()) line += " not read)";
+  return line;
+}
+
 int VerdictExitStatus(Verdict verdict) {
   switch (verdict) {
     case Verdict::kValid: return 0;

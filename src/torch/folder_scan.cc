@@ -11,6 +11,7 @@
 #include "folder/bounded_walk.h"
 #include "stguard/mapped_file.h"
 #include "stguard/sniff.h"
+#include "torch/zip_source_verdict.h"
 
 namespace stguard {
 namespace {
@@ -22,6 +23,20 @@ Result<Format> Sniff(const std::string& path) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
   if (!file.ok()) return file.error();
   return SniffSource(**file);
+}
+
+// JudgeZipByRanges judges a PyTorch ZIP by ranges (its records, data.pkl, each storage's
+// local header and CRC-32 read in pieces), as CheckFile does: never mapped, so a
+// checkpoint of gigabytes is not held whole where mapping means copying (WebAssembly).
+PickleFileReport JudgeZipByRanges(const std::string& path, const TorchOptions& options) {
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+  if (!file.ok()) {
+    PickleFileReport report;
+    report.reason = file.error();
+    report.scan.error = file.error();
+    return report;
+  }
+  return JudgePickleZipSource(**file, options, nullptr);
 }
 
 FolderScanReport Scan(const std::string& folder, const FolderScanOptions& options,
@@ -38,6 +53,8 @@ FolderScanReport Scan(const std::string& folder, const FolderScanOptions& option
       report.files.push_back(std::move(entry));
     } else if (*format == Format::kGguf || *format == Format::kNpy || *format == Format::kNpz) {
       if (list_others) report.others.push_back({rel, *format});
+    } else if (*format == Format::kPytorchZip) {
+      report.files.push_back({rel, JudgeZipByRanges(path, options.torch)});
     } else if (IsPickleBearing(*format)) {
       report.files.push_back({rel, JudgePickleFile(path, options.torch)});
     }

@@ -25,8 +25,19 @@
 //   "clear results" work (concurrency);
 // - keyboard-only use, a 390 px viewport without sideways scroll (keyboard_mobile);
 // - "Copy JSON" and "Download report" give check --json's envelope (report);
-// - plurals, a shard index alone, refused globals explained, no offsets where a format
-//   has none, progress ending full (plain_words).
+// - plurals, a shard index alone, refused globals explained (the one the verdict names
+//   marked out), no offsets where a format has none, progress ending full (plain_words);
+// - the remote-read policy: a 2 GiB URL under a server that answers well, ignores Range,
+//   honours it once, sends 206 with the whole body, names other bytes, changes the total,
+//   sends a short body (honest or lying headers) or 404: each an error saying what
+//   happened, none costing the budget, every request counted (remote_policy);
+// - a checkpoint that arrived whole gets every check by URL (a bad CRC refused); one read
+//   partly says which checks it left out on the verdict line and in the report
+//   (remote_unchecked);
+// - each error code links to its explanation, generated from error_codes.def
+//   (error_explanations); a sharded folder's tensor table names each tensor's shard
+//   (folder_shards); a 2 GiB .bin in a dropped folder is judged, not OutOfMemory
+//   (folder_2g_bin: about 10-30 s, most of it the CRC-32 of 2 GiB).
 //
 // Environment: STGUARD_PUPPETEER_DIR (where puppeteer-core is installed), STGUARD_CHROMIUM,
 // STGUARD_WEB_DIR (the built page, build-web/), STGUARD_CLI (the native stguard),
@@ -50,9 +61,10 @@ const puppeteer = require(path.join(PUPPETEER_DIR, 'node_modules', 'puppeteer-co
 
 // The 16 GiB file must be judged with less than this sent.
 const BIG_FILE_BUDGET = 1000 * 1000;
-// A server without range support starts sending the whole 16 GiB; the page must stop it
-// long before (the socket buffers let a few megabytes through).
-const NO_RANGE_BUDGET = 256 * 1024 * 1024;
+// The page's budget for one URL (web/worker.js REMOTE_BUDGET_BYTES): whatever the server
+// does, it sends less than this (a server without range support starts sending the whole
+// 16 GiB; the page stops it after the range asked, the socket buffers let a few MB through).
+const NO_RANGE_BUDGET = 64 * 1024 * 1024;
 const CHECK_TIMEOUT_MS = 120 * 1000;
 
 // The corpora compared with the native CLI: every file chosen through the file input;
@@ -170,7 +182,8 @@ function readResults(page) {
     // File text is shown escaped and cut; .safe elements keep it whole as fullText.
     const detail = {};
     for (const dt of section.querySelectorAll(':scope > .error-detail > dt')) {
-      detail[dt.textContent] = dt.nextElementSibling.querySelector('.safe').fullText;
+      const safe = dt.nextElementSibling.querySelector('.safe');
+      detail[dt.textContent] = safe ? safe.fullText : dt.nextElementSibling.textContent;
     }
     const view = section.querySelector(':scope > details > .tensor-view');
     const members = Array.from(section.querySelectorAll(':scope .files .result'));
@@ -178,6 +191,8 @@ function readResults(page) {
       file: section.getAttribute('data-file'),
       format: section.getAttribute('data-format'),
       verdict: section.getAttribute('data-verdict'),
+      verdictLine: section.querySelector(':scope > .verdict').textContent,
+      progress: section.querySelector(':scope > .progress-line span')?.textContent || '',
       code: section.getAttribute('data-code'),
       message: detail.message || '',
       notes: Array.from(section.querySelectorAll(':scope > .notes li .safe'))
@@ -219,8 +234,9 @@ function compare(label, shown, native, mismatches, skipped) {
   const got = {format: shown.format, verdict: shown.verdict, code: shown.code};
   if (JSON.stringify(want) === JSON.stringify(got)) return;
   const note = SKIPPED_CHECKS[native.code];
+  // A check skipped remotely is on the verdict line too ("valid (remote: ... not read)").
   if (shown.format === native.format && note && shown.code !== native.code &&
-      shown.notes.some((n) => note.test(n))) {
+      shown.notes.some((n) => note.test(n)) && /\(remote: .+ not read\)/.test(shown.verdictLine)) {
     skipped[native.code] = (skipped[native.code] || 0) + 1;
     return;
   }
@@ -527,9 +543,88 @@ CASES.no_range = async ({browser, servers}) => {
   const sent = (await serverStats(servers.urls.norange)).bytes_sent;
   assert.equal(result.verdict, 'error');
   assert.equal(result.code, 'IoError');
-  assert.match(result.message, /does not support range requests/);
+  assert.match(result.message, /does not honour range requests \(the server sent the whole file instead of the range asked for\)/);
   assert.ok(sent < NO_RANGE_BUDGET, `${sent} bytes of the 16 GiB sent before the stop`);
   return `a server without range support is reported; ${sent} bytes sent before the stop`;
+};
+
+// The remote-read policy's server modes on a 2 GiB file whose header needs a second
+// request: each is an error naming what happened (never a verdict on the file), and none
+// costs more than the budget, counted by the server and by the page's progress line.
+const REMOTE_MODES = {
+  ok: null,
+  ignore: /does not honour range requests \(the server sent the whole file instead of the range asked for\)/,
+  once: /does not honour range requests \(the server sent the whole file instead of the range asked for\)/,
+  whole206: /does not honour range requests \(it answered bytes 0-2147483647 where 0-65535 were asked\)/,
+  otherbytes: /the server's Content-Range names other bytes \(1-65536\) than the range asked for \(0-65535\)/,
+  growing: /the file's total size changed between requests: 2147483648 bytes, then 2147483649/,
+  short: /the server's Content-Length \(32768\) and Content-Range \(0-65535\) disagree/,
+  shortlie: /the connection closed early, after \d+ bytes of the body/,
+  404: /the server answered 404/,
+};
+
+CASES.remote_policy = async ({browser, servers}) => {
+  const origin = servers.urls.cors;
+  const urlOf = (mode) => mode === '404' ? `${origin}/fixtures/missing.safetensors`
+                                         : `${origin}/fixtures/remote2g.safetensors?mode=${mode}`;
+  const modes = Object.keys(REMOTE_MODES);
+  await resetServer(origin);
+  const page = await openPage(browser, pageUrl(servers, modes.map(urlOf)));
+  await waitForResults(page, modes.length);
+  const shown = new Map((await readResults(page)).map((r) => [r.file, r]));
+  assert.deepEqual(page.errors.filter((e) => !/404/.test(e)), [], 'the page logged errors');
+  await page.close();
+  await new Promise((resolve) => setTimeout(resolve, 300));  // let the server notice
+  const stats = await serverStats(origin);
+  const costs = [];
+  for (const mode of modes) {
+    const result = shown.get(urlOf(mode));
+    assert.ok(result, `${mode}: no result`);
+    const url = new URL(urlOf(mode));
+    const sent = stats.by_path[url.pathname + url.search] || 0;
+    const requests = stats.requests.filter(([p]) => p === url.pathname + url.search).length;
+    const read = /^read ([\d.]+ \S+) of .* in (\d+) requests?$/.exec(result.progress);
+    assert.ok(read, `${mode}: progress line "${result.progress}"`);
+    assert.equal(Number(read[2]), requests, `${mode}: the page counts ${read[2]} requests`);
+    assert.ok(sent < NO_RANGE_BUDGET, `${mode}: ${sent} bytes sent, over the budget`);
+    if (REMOTE_MODES[mode] === null) {
+      assert.equal(result.verdict, 'valid', `${mode}: ${result.message}`);
+      assert.ok(sent < 1000 * 1000, `${mode}: ${sent} bytes sent`);
+    } else {
+      assert.equal(result.verdict, 'error', `${mode}: ${result.verdict} ${result.message}`);
+      assert.equal(result.code, 'IoError');
+      assert.match(result.message, REMOTE_MODES[mode], `${mode}: ${result.message}`);
+    }
+    costs.push(`${mode} ${sent} B/${requests} req (page: ${read[1]})`);
+  }
+  return `2 GiB URL under ${modes.length} server modes, sent: ${costs.join(', ')}`;
+};
+
+// A PyTorch checkpoint with a flipped storage byte: refused locally; by URL, whole in the
+// first request (the corpus's 747-byte one) the same; larger than the budget read (2 MB),
+// valid with its storage checksums named unchecked on the verdict line and in the report.
+CASES.remote_unchecked = async ({browser, servers, fixtures}) => {
+  const small = path.join(REPO, 'corpus/torch/refuse/ZipChecksum__bad_crc.pt');
+  const flipped = path.join(fixtures, 'flipped_state.pt');
+  if (!fs.existsSync(flipped)) return 'SKIPPED: no torch to write flipped_state.pt';
+  const native = nativeResults([small, flipped]);
+  assert.equal(native[flipped].code, 'ZipChecksum');
+  const urls = [`${servers.urls.cors}/corpus/torch/refuse/ZipChecksum__bad_crc.pt`,
+                `${servers.urls.cors}/fixtures/flipped_state.pt`];
+  const page = await openPage(browser, pageUrl(servers, urls));
+  await waitForResults(page, 2);
+  const shown = new Map((await readResults(page)).map((r) => [r.file, r]));
+  const report = await page.$eval(`#results > .result[data-file="${urls[1]}"]`,
+                                  (section) => JSON.parse(section.reportJson));
+  await page.close();
+  const whole = shown.get(urls[0]);
+  assert.deepEqual([whole.verdict, whole.code, whole.verdictLine.split(' ·')[0]],
+                   ['refused', 'ZipChecksum', 'refused']);
+  const partial = shown.get(urls[1]);
+  assert.equal(partial.verdict, 'valid');
+  assert.equal(partial.verdictLine, 'valid (remote: 8 storage checksums not read) · pytorch-zip');
+  assert.deepEqual(report && report.unchecked, ['8 storage checksums']);
+  return `747-byte .bin with a bad CRC refused by URL; a 2 MB one "${partial.verdictLine}"`;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -884,6 +979,8 @@ CASES.plain_words = async ({browser, servers, fixtures}) => {
         index: section.querySelector('.shard-index')?.textContent || '',
         globals: Array.from(section.querySelectorAll('.refused-global'))
                      .map((row) => row.textContent),
+        cause: Array.from(section.querySelectorAll('.refused-global-cause'))
+                   .map((row) => row.textContent),
         bar: bar ? [bar.value, bar.max] : null,
       };
     }
@@ -898,12 +995,116 @@ CASES.plain_words = async ({browser, servers, fixtures}) => {
   const globals = seen[path.basename(refused)].globals;
   assert.ok(globals.some((text) => /system.*runs a shell command/.test(text)),
             `the refused global is not explained: ${JSON.stringify(globals)}`);
+  // The global the verdict names is marked out, with what it does.
+  assert.deepEqual(seen[path.basename(refused)].cause, ['globalposix.system runs a shell command']);
   assert.equal(seen['compressed.npz'].offsets, false, 'a compressed npz shows offsets');
   const [value, max] = seen[url].bar;
   assert.equal(value, max, 'the progress bar of a finished URL check is not full');
   assert.ok(!/unknown/.test(seen['model.safetensors.index.json'].verdict));
   return `"1 tensor"; an index alone says to drop the folder; ${globals.length} refused ` +
          'global(s) highlighted and explained; no offsets for a compressed npz; progress ends full';
+};
+
+// Each error code links to its explanation in errors.html, which tools/build-web.sh
+// generates from include/stguard/error_codes.def: every code of the list has an entry,
+// and an entry says what the comment above its row says.
+CASES.error_explanations = async ({browser, servers}) => {
+  const def = fs.readFileSync(path.join(REPO, 'include/stguard/error_codes.def'), 'utf8')
+                  .split('\n');
+  const comments = {};
+  def.forEach((line, i) => {
+    const row = /^STGUARD_ERROR_CODE\((\w+),/.exec(line);
+    if (!row || row[1] === 'Ok') return;
+    // The comment lines right above the row (a section title is not one of them).
+    const lines = [];
+    for (let j = i - 1; j >= 0 && /^\/\/(?! ==)/.test(def[j]); j -= 1) {
+      lines.unshift(def[j].replace(/^\/\/\s*/, ''));
+    }
+    comments[row[1]] = lines.join(' ');
+  });
+  const file = path.join(REPO, 'corpus/torch/refuse/ZipChecksum__bad_crc.pt');
+  const page = await openPage(browser, pageUrl(servers, []));
+  await (await page.$('#file-input')).uploadFile(file);
+  await waitForResults(page, 1);
+  const href = await page.$eval('#results > .result .error-detail a.code-link', (a) => a.href);
+  const entries = await page.evaluate(async (url) => {
+    const text = await (await fetch(url)).text();
+    const doc = new DOMParser().parseFromString(text, 'text/html');
+    return Array.from(doc.querySelectorAll('dl.error-codes > dt')).map((dt) => [
+      dt.id, dt.nextElementSibling.textContent]);
+  }, href);
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.equal(new URL(href).hash, '#ZipChecksum');
+  const shown = Object.fromEntries(entries);
+  assert.deepEqual(Object.keys(shown).sort(), Object.keys(comments).sort(),
+                   'errors.html does not list exactly the codes of error_codes.def');
+  for (const [code, comment] of Object.entries(comments)) {
+    assert.equal(shown[code].toLowerCase(), `${comment}.`.toLowerCase(), code);
+  }
+  return `the code links to ${new URL(href).pathname}${new URL(href).hash}; its ` +
+         `${entries.length} entries are error_codes.def's rows and comments`;
+};
+
+// A sharded folder's tensor table says which shard holds each tensor (a column, sortable).
+CASES.folder_shards = async ({browser, servers, fixtures}) => {
+  const folder = path.join(fixtures, 'sharded');
+  fs.mkdirSync(folder, {recursive: true});
+  const shards = {'model-00001-of-00002.safetensors': ['a.weight', 'c.weight'],
+                  'model-00002-of-00002.safetensors': ['b.weight']};
+  const weightMap = {};
+  for (const [shard, names] of Object.entries(shards)) {
+    writeSafetensors(path.join(folder, shard), names);
+    for (const name of names) weightMap[name] = shard;
+  }
+  fs.writeFileSync(path.join(folder, 'model.safetensors.index.json'),
+                   JSON.stringify({metadata: {total_size: 12}, weight_map: weightMap}));
+  const page = await openPage(browser, pageUrl(servers, []));
+  await (await page.$('#folder-input')).uploadFile(folder);
+  await waitForResults(page, 1);
+  const seen = await page.$eval('#results > .result', (section) => ({
+    verdict: section.getAttribute('data-verdict'),
+    head: Array.from(section.querySelectorAll('.tensor-view thead th')).map((th) => th.textContent),
+    rows: Array.from(section.querySelectorAll('.tensor-view tbody tr:not(.spacer)')).map((tr) =>
+        [tr.getAttribute('data-name'), tr.querySelector('td.shard').textContent]),
+  }));
+  assert.deepEqual(page.errors, [], 'the page logged errors');
+  await page.close();
+  assert.equal(seen.verdict, 'valid');
+  assert.ok(seen.head.includes('shard'), `no shard column: ${seen.head}`);
+  assert.deepEqual(Object.fromEntries(seen.rows), weightMap);
+  return `${seen.rows.length} tensors of 2 shards, each with its shard`;
+};
+
+// A 2 GiB PyTorch checkpoint in a dropped folder is read by ranges of its File, never
+// copied into wasm memory (4 GB at most, where a mapping is a copy): judged as natively,
+// not OutOfMemory. Written sparse in a temporary folder, deleted after.
+CASES.folder_2g_bin = async ({browser, servers}) => {
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'stguard-2g-'));
+  const folder = path.join(temp, 'model2g');
+  fs.mkdirSync(folder);
+  const bin = path.join(folder, 'pytorch_model.bin');
+  try {
+    const made = childProcess.spawnSync(PYTHON, [path.join(__dirname, 'make_sparse_checkpoint.py'),
+                                                 bin]);
+    if (made.status !== 0) return `SKIPPED: the checkpoint could not be written: ${made.stderr}`;
+    const size = fs.statSync(bin).size;
+    assert.ok(size > 2 ** 31 - 4096, `${size} bytes`);
+    // Valid natively (stguard check): not run here, it reads the 2 GiB too.
+    const page = await openPage(browser, pageUrl(servers, []));
+    const started = Date.now();
+    await (await page.$('#folder-input')).uploadFile(folder);
+    await waitForResults(page, 1);
+    const seconds = (Date.now() - started) / 1000;
+    const [result] = await readResults(page);
+    assert.deepEqual(page.errors, [], 'the page logged errors');
+    await page.close();
+    assert.equal(result.verdict, 'valid', `${result.code}: ${result.message}`);
+    return `a ${size}-byte .bin in a dropped folder: ${result.verdict} in ` +
+           `${seconds.toFixed(1)} s (${result.progress})`;
+  } finally {
+    fs.rmSync(temp, {recursive: true, force: true});
+  }
 };
 
 // ---------------------------------------------------------------------------------------

@@ -17,6 +17,11 @@
                         pickle of a 48 MiB string (a hole on disk) that the folder
                         check reads whole (pickle-bearing files in a folder are mapped,
                         and a mapping in the browser is a copy)
+  remote2g.safetensors  2 GiB (a hole on disk) whose header of 200 KB needs a second range
+                        request after the first 64 KiB: the remote-read policy's server
+                        modes are tried on it
+  flipped_state.pt      large/state.pt with one storage byte flipped: refused locally
+                        (ZipChecksum), valid by URL with its storage checksums unchecked
   large/                files whose verdict needs more than the first 64 KiB, so a URL
                         takes several range requests: a safetensors header of 4,000
                         tensors, a GGUF with a 20,000-string array, and (when numpy and
@@ -63,6 +68,29 @@ def write_big(out):
                              metadata={"format": "pt"})
     write(path, head)
     os.truncate(path, len(head) + BIG_BYTES)
+
+
+def write_remote_2g(out):
+    path = os.path.join(out, "remote2g.safetensors")
+    size = 2 * 1024 ** 3
+    data = size  # the header's length depends on the digits of the data's: settle it
+    for _ in range(3):
+        head = safetensors_bytes([("w", "U8", [data], 0, data)], metadata={"pad": "x" * 200000})
+        data = size - len(head)
+    assert len(head) + data == size
+    write(path, head)
+    os.truncate(path, size)
+
+
+def write_flipped_state(out):
+    """A copy of large/state.pt with a byte of its last storage flipped (when written)."""
+    source = os.path.join(out, "large", "state.pt")
+    if not os.path.exists(source):
+        return
+    content = bytearray(open(source, "rb").read())
+    at = content.find(b"/data/7")  # the last storage's local header name
+    content[at + 4096] ^= 0xFF
+    write(os.path.join(out, "flipped_state.pt"), bytes(content))
 
 
 def write_script_names(out):
@@ -199,6 +227,8 @@ def main():
     write_lint_model(out)
     write_big_folder(out)
     large = write_large(out)
+    write_remote_2g(out)
+    write_flipped_state(out)
     print(json.dumps({"script_names": SCRIPT_NAMES, "big_bytes": BIG_BYTES, "large": large}))
 
 

@@ -164,6 +164,52 @@ function testSparseHuge(checkSource) {
   }
 }
 
+// The resumable check a URL uses (web/GLUE.md): a source that answers null for bytes it
+// does not hold makes the answer {"need":true}; fetching the first missed range and
+// running again converges on the verdict. Remote, a ZIP checkpoint with a bad storage CRC
+// is valid with its storage checksums listed as unchecked and on the verdict line; with
+// every byte held and remote off, refused as locally.
+function testResumable(checkSource) {
+  // A valid checkpoint with one byte of its first storage flipped: the first occurrence
+  // of the storage's name is in its local header, the last signature before it.
+  const bytes = fs.readFileSync(path.join(corpus, 'torch', 'valid', 'shared_storage.zip.pt'));
+  const local = bytes.lastIndexOf(Buffer.from('PK\x03\x04', 'latin1'), bytes.indexOf('/data/0'));
+  const data = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
+  bytes[data] ^= 0xff;
+  const held = new Uint8Array(bytes.length);
+  let pending = null;
+  const source = {read: (offset, length) => {
+    for (let i = offset; i < offset + length; i++) {
+      if (!held[i]) {
+        if (pending === null) pending = {offset, length};
+        return null;
+      }
+    }
+    return new Uint8Array(bytes.subarray(offset, offset + length));
+  }};
+  let rounds = 0;
+  let result;
+  for (;;) {
+    result = checkWith(checkSource, source, 'https://example.test/bad.pt', bytes.length, true);
+    if (!result.need) break;
+    assert.ok(pending !== null, 'a need without a missed read');
+    held.fill(1, pending.offset, Math.min(bytes.length, pending.offset + Math.max(pending.length, 64)));
+    pending = null;
+    assert.ok(++rounds < 50, 'the resumable check does not converge');
+  }
+  assert.strictEqual(result.verdict, 'valid', JSON.stringify(result));
+  assert.ok(rounds >= 2, `only ${rounds} rounds`);
+  assert.match(result.verdict_line, /^valid \(remote: \d+ storage checksums? not read\)$/);
+  assert.ok(result.unchecked.length === 1 && /storage checksum/.test(result.unchecked[0]));
+  const read = held.reduce((sum, b) => sum + b, 0);
+  held.fill(1);
+  const whole = checkWith(checkSource, source, 'https://example.test/bad.pt', bytes.length, false);
+  assert.deepStrictEqual([whole.verdict, whole.code, whole.verdict_line, whole.unchecked],
+                         ['refused', 'ZipChecksum', 'refused', []]);
+  console.log(`resumable check: "${result.verdict_line}" after ${rounds} rounds from ${read} ` +
+              `of ${bytes.length} bytes; every byte held: refused ZipChecksum`);
+}
+
 // GGUF float metadata as the page shows it (contents.metadata, [key, text] pairs): the
 // digits of the CLI's text and --json (FloatText): -0.0 keeps its sign, 1.0 its '.0', an
 // f32 its shortest digits, NaN and the infinities their words.
@@ -203,7 +249,7 @@ createStguard({stguardRead, print: () => {}, printErr: (text) => console.error(t
       const checkSource = Module.cwrap('stguard_check_source', 'string',
                                        ['number', 'string', 'number', 'number']);
       let ok = true;
-      for (const test of [testThrowingSource, testSparseHuge, testGgufFloatMetadata]) {
+      for (const test of [testThrowingSource, testSparseHuge, testGgufFloatMetadata, testResumable]) {
         try {
           test(checkSource);
         } catch (error) {

@@ -141,6 +141,26 @@ const tests = {
     assert.equal(cache.bytesFetched, PREFIX_BYTES);
   },
 
+  // Without a fetcher (a URL, fetched asynchronously by checkRemote) a miss answers null
+  // and remembers the first missed read; once the window around it is kept, it is served.
+  an_async_cache_remembers_its_first_miss() {
+    const size = 1024 ** 2;
+    const cache = new RangeCache(size, null, () => {});
+    cache.seed(0, new Uint8Array(PREFIX_BYTES).map((_, i) => byteAt(i)));
+    expectBytes(cache.read(10, 100), 10, 100);
+    assert.equal(cache.read(PREFIX_BYTES + 10, 100), null);
+    assert.equal(cache.read(size - 10, 10), null);
+    assert.deepEqual({...cache.pending}, {offset: PREFIX_BYTES + 10, length: 100});
+    assert.equal(cache.holds(0, size), false);
+    const {begin, end, merge} = cache.window(cache.pending.offset, cache.pending.length);
+    assert.equal(begin, PREFIX_BYTES + 10);
+    const bytes = new Uint8Array(end - begin).map((_, i) => byteAt(begin + i));
+    cache.keep(begin, bytes, merge);
+    expectBytes(cache.read(PREFIX_BYTES + 10, 100), PREFIX_BYTES + 10, 100);
+    assert.equal(cache.holds(begin, end), true);
+    assert.equal(cache.holds(0, end), false, 'the 10 bytes before the window are held');
+  },
+
   content_range_is_parsed_strictly() {
     assert.deepEqual({...parseContentRange('bytes 0-65535/17179869296')},
                      {first: 0, last: 65535, total: 17179869296});

@@ -15,8 +15,19 @@ commas, change that:
   stall          never answer a GET (the request is counted, then held until the
                  server stops): a server that hangs
 
-Every server counts the body bytes it sends, in all and per path, and the requests it
-answers. GET /__stats returns them as JSON ({"bytes_sent": N, "by_path": {path: N},
+A query "?mode=MODE" on any server makes that answer misbehave as a hostile or broken
+server would (the remote-read policy's cases):
+  ignore      ignore Range: 200 with the whole file
+  once        honour Range on the first request for the path, then 200 with the whole file
+  whole206    206 naming the whole file (Content-Range 0-(size-1)) with the whole body
+  otherbytes  206 whose Content-Range names other bytes than asked (shifted by one)
+  growing     the total of Content-Range grows by one on every request for the path
+  short       206 with honest headers for a body shorter than the range asked
+              (Content-Length says the half sent, Content-Range the range asked)
+  shortlie    headers for the range asked, half the body, then the connection closed
+
+Every server counts the body bytes it sends, in all and per path (with its query), and
+the requests it answers. GET /__stats returns them as JSON ({"bytes_sent": N, "by_path": {path: N},
 "requests": [[path, range header], ...]}) and GET /__reset sets them to zero; neither is
 counted.
 
@@ -47,6 +58,14 @@ class Counters:
         self.bytes_sent = 0
         self.by_path = {}
         self.requests = []
+        self.seen = {}
+
+    def count_seen(self, path):
+        """How many requests for `path` came before this one."""
+        with self.lock:
+            n = self.seen.get(path, 0)
+            self.seen[path] = n + 1
+            return n
 
     def add_request(self, path, range_header):
         with self.lock:
@@ -67,6 +86,7 @@ class Counters:
             self.bytes_sent = 0
             self.by_path = {}
             self.requests = []
+            self.seen = {}
 
 
 def parse_range(header, size):
@@ -144,16 +164,24 @@ def make_handler(root, flags, counters):
             self.wfile.write(body)
 
         def answer(self, send_body):
-            path = self.translate_path(self.path)
+            url_path, _, query = self.path.partition("?")
+            mode = dict(p.partition("=")[::2] for p in query.split("&") if p).get("mode", "")
+            path = self.translate_path(url_path)
             if os.path.isdir(path):
                 path = os.path.join(path, "index.html")
             range_header = self.headers.get("Range")
             counters.add_request(self.path, range_header)
             if not os.path.isfile(path):
-                self.send_error(404)
+                # With the CORS headers: the page then sees the status, as from a real host.
+                self.send_response(404)
+                self.cors_headers()
+                self.send_header("Content-Length", "0")
+                self.end_headers()
                 return
             size = os.path.getsize(path)
-            wanted = None if "norange" in flags else parse_range(range_header, size)
+            earlier = counters.count_seen(self.path)  # per URL: each mode's its own
+            ignore = "norange" in flags or mode == "ignore" or (mode == "once" and earlier > 0)
+            wanted = None if ignore else parse_range(range_header, size)
             if wanted == "unsatisfiable":
                 self.send_response(416)
                 self.cors_headers()
@@ -162,6 +190,19 @@ def make_handler(root, flags, counters):
                 self.end_headers()
                 return
             first, last = wanted if wanted else (0, size - 1)
+            named, total, end = (first, last), size, last + 1
+            if wanted and mode == "whole206":
+                first, last = named = (0, size - 1)
+                end = size
+            elif wanted and mode == "otherbytes":
+                named = (first + 1, min(last + 1, size - 1))
+            elif wanted and mode == "growing":
+                total = size + earlier
+            elif wanted and mode == "short":
+                end = first + (last - first + 1) // 2
+                last = end - 1
+            elif wanted and mode == "shortlie":
+                end = first + (last - first + 1) // 2
             self.send_response(206 if wanted else 200)
             self.cors_headers()
             extension = os.path.splitext(path)[1]
@@ -171,14 +212,16 @@ def make_handler(root, flags, counters):
             if "norange" not in flags:
                 self.send_header("Accept-Ranges", "bytes")
             if wanted:
-                self.send_header("Content-Range", "bytes %d-%d/%d" % (first, last, size))
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (*named, total))
             self.send_header("Content-Length", str(last - first + 1))
             self.end_headers()
             if send_body:
-                self.send_file(path, first, last + 1)
+                self.send_file(path, first, end)
+            if mode == "shortlie":
+                self.close_connection = True
 
         def send_file(self, path, begin, end):
-            url_path = self.path.split("?", 1)[0]
+            url_path = self.path  # with its query: each mode's URL counted apart
             with open(path, "rb") as f:
                 f.seek(begin)
                 while begin < end:
