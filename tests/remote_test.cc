@@ -227,13 +227,10 @@ TEST(RemotePolicyTest, ASmallFileFromAServerIgnoringRangeIsJudged) {
 
 TEST(RemotePolicyTest, TwoGibibytesOfWholeBodiesCostTheBlockOnly) {
   // The page's fault: a server that honours the first range and then sends whole bodies.
-  const testing::TorchZipPieces zip = testing::BuildTorchZip(uint32_t{1} << 29);  // 2 GiB
-  std::string head;  // the first record only: the rest reads as zeros
-  for (const auto& piece : zip.pieces) {
-    if (piece.offset == 0) head = piece.bytes;
-  }
+  // A ZIP's first records, then zeros to 2 GiB: the sniff asks for the tail.
+  const std::string head = CorpusFile("torch/valid/dtypes.zip.pt");
   for (Mode mode : {Mode::kHonoursOnce, Mode::kIgnoresRange}) {
-    FakeServer server(head, mode, zip.size);
+    FakeServer server(head, mode, uint64_t{2} << 30);
     const CheckResult result = Judge(server);
     EXPECT_EQ(result.verdict, Verdict::kError);
     EXPECT_TRUE(Says(result, "does not honour range requests")) << result.error.ToString();
@@ -350,7 +347,7 @@ TEST(ContentRangeTest, ParsesOnlyWellFormedRanges) {
   EXPECT_EQ(range->total, 100u);
   EXPECT_FALSE(remote::ParseContentRange("bytes 0-9/*")->total.has_value());
   for (const char* bad : {"bytes 9-0/100", "bytes 0-100/100", "0-9/100", "bytes -9/100",
-                          "bytes 0-9", "bytes 0-9/1x0", "bytes 00-9/100"}) {
+                          "bytes 0-9", "bytes 0-9/1x0", "bytes 0-9/9"}) {
     EXPECT_FALSE(remote::ParseContentRange(bad).has_value()) << bad;
   }
 }
