@@ -25,6 +25,7 @@ enum class Mode {
   kIgnoresRange,     // 200 with the whole file
   kHonoursOnce,      // the first request 206, later ones 200
   kWholeIn206,       // 206 naming (and sending) the whole file
+  kOnceThenWhole206, // the first request 206 as asked, later ones 206 with the whole file
   kWrongRange,       // 206 naming bytes one past those asked
   kTotalChanges,     // the total grows by one after the first request
   kShortHonest,      // headers right, the body cut short, the connection closed early
@@ -61,7 +62,10 @@ class FakeServer final : public HttpTransport {
     if (ranged) {
       begin = request.range->begin;
       end = std::min(request.range->end, size_);
-      if (mode_ == Mode::kWholeIn206) begin = 0, end = size_;
+      if (mode_ == Mode::kWholeIn206 ||
+          (mode_ == Mode::kOnceThenWhole206 && requests.size() > 1)) {
+        begin = 0, end = size_;
+      }
       if (mode_ == Mode::kWrongRange) ++begin, end = std::min(end + 1, size_);
       head.status = 206;
       if (mode_ != Mode::kNoContentRange) {
@@ -229,7 +233,8 @@ TEST(RemotePolicyTest, TwoGibibytesOfWholeBodiesCostTheBlockOnly) {
   // The page's fault: a server that honours the first range and then sends whole bodies.
   // A ZIP's first records, then zeros to 2 GiB: the sniff asks for the tail.
   const std::string head = CorpusFile("torch/valid/dtypes.zip.pt");
-  for (Mode mode : {Mode::kHonoursOnce, Mode::kIgnoresRange}) {
+  for (Mode mode : {Mode::kHonoursOnce, Mode::kIgnoresRange, Mode::kWholeIn206,
+                    Mode::kOnceThenWhole206}) {
     FakeServer server(head, mode, uint64_t{2} << 30);
     const CheckResult result = Judge(server);
     EXPECT_EQ(result.verdict, Verdict::kError);

@@ -83,6 +83,13 @@ bool RangeResponse::Head206(const HttpHead& head) {
   }
   total_ = *range->total;
   const uint64_t want_end = std::min(end_, total_);
+  if (range->first < begin_ && range->last + 1 >= want_end) {
+    // More than asked, from before the range: the bytes wanted come after bytes not asked
+    // for, which would cost the budget.
+    no_ranges_why_ = "it answered " + Shown(*head.content_range) + " when asked for " +
+                     RangeText(begin_, want_end);
+    return Fail("the server does not honour range requests (" + no_ranges_why_ + ")");
+  }
   if (range->first != begin_ || range->last + 1 < want_end) {
     return Fail("the server's Content-Range names other bytes (" + Shown(*head.content_range) +
                 " for " + RangeText(begin_, want_end) + ")");
