@@ -32,10 +32,13 @@ constexpr CommandRow kCommandRows[] = {
      "      each told by its bytes, not its name\n"
      "DIR   a checkpoint folder or a *.safetensors.index.json: the index, every shard and\n"
      "      every other *.safetensors file, config.json, and every PyTorch, GGUF, .npy and\n"
-     "      .npz file in it",
+     "      .npz file in it\n"
+     "URL   http(s)://... or hf://ORG/NAME[@REV]/FILE: a file read by range requests\n"
+     "      (HF_ENDPOINT, HF_TOKEN), the checks it skipped listed on its verdict",
      kEveryCheckpoint, 1, kAnyNumber, false, RunCheck},
     {"inspect", "FILE|DIR", "show metadata, tensors in file order and totals",
-     "FILE  a .safetensors, PyTorch, GGUF, .npy or .npz file (check's verdict first)\n"
+     "FILE  a .safetensors, PyTorch, GGUF, .npy or .npz file (check's verdict first), or\n"
+     "      its URL (http(s)://, hf://ORG/NAME[@REV]/FILE)\n"
      "DIR   with --stats: a checkpoint folder or a *.safetensors.index.json",
      kEveryCheckpoint, 1, 1, false, RunInspect},
     {"json", "FILE", "is FILE exactly one valid JSON text? (RFC 8259)",
@@ -98,6 +101,9 @@ void SetMaxOutputRatio(CommandLine& line, std::string_view value) {
 }
 void SetName(CommandLine& line, std::string_view value) { line.name = std::string(value); }
 void SetConfig(CommandLine& line, std::string_view value) { line.config = std::string(value); }
+void SetTimeout(CommandLine& line, std::string_view value) {
+  line.timeout_seconds = ParseCount(value);
+}
 
 using enum ValueKind;
 
@@ -112,11 +118,17 @@ constexpr OptionRow kOptionRows[] = {
      "also require each tensor aligned to its element size", kSafetensorsOrFolder, SetAligned},
     {"check", "--allow-external-symlinks", "", "", kFlag, false,
      "follow symbolic links out of the folder", kFolder, SetAllowExternal},
+    {"check", "--timeout", "", "N", kCount, false,
+     "for a URL: give up after N s connecting or stalled (default 30)",
+     kEveryCheckpoint, SetTimeout},
     {"inspect", "--json", "", "", kFlag, false, "print JSON", kEveryCheckpoint, SetJson},
     {"inspect", "--stats", "", "", kFlag, false, "scan the data: min, max, mean, NaN/+inf/-inf",
      kSafetensorsOrFolder, SetStats},
     {"inspect", "--allow-external-symlinks", "", "", kFlag, false,
      "follow symbolic links out of the folder", kFolder, SetAllowExternal},
+    {"inspect", "--timeout", "", "N", kCount, false,
+     "for a URL: give up after N s connecting or stalled (default 30)",
+     kEveryCheckpoint, SetTimeout},
     {"convert", "--dtype", "", "BF16|F16|F32", kChoice, false,
      "the dtype floating tensors (F64, F32, F16, BF16) become", kConverted | kFolder,
      SetDtype},

@@ -39,6 +39,7 @@ struct CommandLine {
   std::optional<uint64_t> max_output_ratio;  // --max-output-ratio
   std::string name;                        // --name
   std::string config;                      // --config
+  std::optional<uint64_t> timeout_seconds;  // --timeout (URL inputs)
   std::vector<std::string_view> given;     // the options given (long names), in order
   std::vector<std::string> operands;       // the operands, in order
 };

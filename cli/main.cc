@@ -13,6 +13,7 @@
 #include "command_table.h"
 #include "commands.h"
 #include "docs.h"
+#include "http_transport.h"
 #include "stguard/error.h"
 #include "stguard/writer.h"
 #include "stguard/version.h"
@@ -55,6 +56,9 @@ int Run(const std::vector<std::string_view>& args) {
             *command, stguard::cli::Args(args).subspan(1), &line)) {
       return *stop;
     }
+    // URL inputs read through libcurl (when built with it), with the line's --timeout.
+    stguard::cli::InstallHttpTransport(
+        line.timeout_seconds.value_or(stguard::cli::kDefaultTimeoutSeconds));
     return command->run(line);
   }
   std::fprintf(stderr, "stguard: unknown command '%s'%s\n\n%s",

@@ -36,8 +36,17 @@ std::string ResultLine(const CheckResult& result) {
   if (detail.empty() && result.is_folder) {
     detail = Plural(result.files.size(), "file");
   }
-  // The verdict's word, as for every other verdict ("invalid: ...", "refused: ...").
-  return line + "valid" + (detail.empty() ? "" : ": " + PrintableText(detail));
+  // The verdict's word, as for every other verdict ("invalid: ...", "refused: ..."); a
+  // remote file's skipped checks are part of it.
+  std::string verdict = "valid";
+  if (!result.unchecked.empty()) {
+    verdict += " (remote: ";
+    for (size_t i = 0; i < result.unchecked.size(); ++i) {
+      verdict += (i > 0 ? ", " : "") + PrintableText(result.unchecked[i]);
+    }
+    verdict += " not read)";
+  }
+  return line + verdict + (detail.empty() ? "" : ": " + PrintableText(detail));
 }
 
 std::string WarningLine(const std::string& path, const Warning& warning) {

@@ -8,6 +8,9 @@
 set -euo pipefail
 
 packages=(cmake make g++ clang libgtest-dev librapidcheck-dev pkg-config)
+# URL inputs (http(s)://, hf://) of the CLI and the Python package; both build without it
+# and then say "built without URL support".
+packages+=(libcurl4-openssl-dev)
 # The Python package (python/) and its tests: the extension, numpy and torch, pytest, and
 # an offline `pip install --no-build-isolation .` into a venv.
 packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-venv

@@ -18,7 +18,8 @@
 //
 // THE ENVELOPE (AppendEnvelopeJson writes it; schema version kEnvelopeSchemaVersion)
 //   "schema_version": 2, "file": the path given, "format": FormatName of what was found
-//   ("folder" for a folder), "verdict": the word above; and when not valid: "code" (the
+//   ("folder" for a folder), "verdict": the word above; "unchecked" (only for a remote
+//   file some of whose checks were skipped: CheckResult::unchecked); and when not valid: "code" (the
 //   error code's name), "message" (the sentence and its detail), "offset" (only when it is
 //   a byte offset into the file named by "file", or by "member" inside a folder:
 //   ResultOffsetInFile), "member" (inside a folder, the file the error is about:
@@ -219,6 +220,12 @@ struct CheckResult {
   // canonical: with CheckOptions::require_canonical, the comparison of a safetensors
   // file's header with its canonical form (unset when none was made).
   std::optional<CanonicalDiff> canonical;
+  // unchecked: the checks a remote file's verdict does not rest on because their bytes
+  // were not read (stguard/remote.h, THE POLICY): "3 storage checksums", "2 member
+  // checksums", "the padding between tensors". Empty for a local file and for a remote
+  // file received whole. The envelope lists them ("unchecked") and the verdict line says
+  // "valid (remote: 3 storage checksums not read)".
+  std::vector<std::string> unchecked;
   // notes: each check that was skipped and why ("tensor data CRC not checked: the data was
   // not read"), so a valid verdict says what it rests on. Always filled.
   std::vector<std::string> notes;
@@ -236,6 +243,9 @@ struct CheckResult {
 // *.safetensors.index.json as described under FOLDERS. Never throws; never runs anything.
 STGUARD_API CheckResult CheckPath(const std::string& path, const CheckOptions& options = {});
 
+// A URL (http://, https://, hf://: stguard/remote.h) is checked as a file by range
+// requests under the remote-read policy, through the transport SetHttpTransport
+// installed (without one: verdict error, "built without URL support").
 // CheckFile and CheckFolder are CheckPath's two halves, for callers that already know.
 STGUARD_API CheckResult CheckFile(const std::string& path, const CheckOptions& options = {});
 

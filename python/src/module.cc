@@ -14,6 +14,7 @@
 #include "front_door.h"
 #include "gguf_bindings.h"
 #include "header_file.h"
+#include "http_transport.h"
 #include "npy_bindings.h"
 #include "raise_error.h"
 #include "stguard/dtype.h"
@@ -67,6 +68,11 @@ py::list DtypeRows() {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "stguard's compiled core: strict validation and canonical writing.";
   m.attr("__version__") = STGUARD_VERSION;
+  // check/inspect of an http(s):// or hf:// input read by range requests (stguard/remote.h).
+  stguard::cli::InstallHttpTransport(stguard::cli::kDefaultTimeoutSeconds);
+  m.def("set_url_timeout", [](uint64_t seconds) { stguard::cli::InstallHttpTransport(seconds); },
+        py::arg("seconds"),
+        "Seconds a URL input may take to connect, or stall, before it is an error (default 30).");
 
   py::class_<Storage>(m, "Storage", py::buffer_protocol(), R"doc(
 A validated checkpoint and the private memory holding it. Exposes every byte of the file

@@ -49,6 +49,8 @@ class Envelope:
             offset (None unless it points into the file, or into ``member``) and tensor
             (may be "").
         member: inside a folder, the file the error is about ("" otherwise).
+        unchecked: for a URL, the checks whose bytes were not read ("1 storage checksum");
+            empty when every byte was (and for a local file).
     """
 
     schema_version: int = _core.ENVELOPE_SCHEMA_VERSION
@@ -60,6 +62,7 @@ class Envelope:
     offset: Optional[int] = None
     tensor: Optional[str] = None
     member: str = ""
+    unchecked: Tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -82,7 +85,8 @@ def _envelope_fields(raw: Dict[str, Any]) -> Dict[str, Any]:
             "file": raw.get("file", ""),
             "format": raw.get("format", "unknown"), "verdict": raw.get("verdict", "error"),
             "code": raw.get("code"), "message": raw.get("message"), "offset": raw.get("offset"),
-            "tensor": raw.get("tensor"), "member": raw.get("member", "")}
+            "tensor": raw.get("tensor"), "member": raw.get("member", ""),
+            "unchecked": tuple(raw.get("unchecked", ()))}
 
 
 def _warnings(raw: Dict[str, Any]) -> List[CheckWarning]:

@@ -20,6 +20,7 @@
 #include "base/prefixed_source.h"
 #include "base/range_cache_source.h"
 #include "base/source_read.h"
+#include "front/check_remote.h"
 #include "front/contents.h"
 #include "sniff/sniff_source.h"
 #include "stguard/file_verdict.h"
@@ -28,6 +29,7 @@
 #include "stguard/npy.h"
 #include "stguard/npz.h"
 #include "stguard/reader.h"
+#include "stguard/remote.h"
 #include "stguard/sniff.h"
 #include "torch/zip_source_verdict.h"
 
@@ -146,6 +148,7 @@ void CheckGguf(const ByteSource& source, const std::string* path, const CheckOpt
       path != nullptr ? gguf::GgufFile::Open(*path) : gguf::GgufFile::ReadSource(source);
   // Said on a failure too: a remote file with bad padding may fail a later rule instead.
   if (path == nullptr && (!file.ok() ? source.remote() : !file->padding_checked())) {
+    result->unchecked.push_back("the padding between tensors");
     result->notes.push_back(
         "padding between tensors not checked for zeros: the file is remote, and the padding "
         "is a read per tensor (its length is checked)");
@@ -192,6 +195,7 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
   uint64_t unread = 0;
   const Result<NpzInfo> info = ReadNpzSource(source, &unread);
   if (unread != 0) {
+    result->unchecked.push_back(CountOf(unread, "member checksum", "member checksums"));
     result->notes.push_back("CRC-32s of " + CountOf(unread, "member", "members") +
                             " not read: the file is remote (its structure, local headers and "
                             ".npy headers were checked; a deflated member's stream up to its "
@@ -217,6 +221,7 @@ void CheckPickleBearing(const ByteSource& source, const std::string* path,
     uint64_t unread = 0;
     *result = ResultForPickle(name, JudgePickleZipSource(source, options.torch, &unread));
     if (unread != 0) {
+      result->unchecked.push_back(CountOf(unread, "storage checksum", "storage checksums"));
       result->notes.push_back("local headers and CRC-32s of " +
                               CountOf(unread, "storage record", "storage records") +
                               " not read: the file is remote (its structure, data.pkl and "
@@ -351,6 +356,7 @@ bool IsFolderPath(const std::string& path) {
 }
 
 CheckResult CheckFile(const std::string& path, const CheckOptions& options) {
+  if (IsRemoteInput(path)) return CheckRemote(path, options);
   // Opened without a mapping: the sniff and the header readers read by pread; the readers
   // that map (pickle-bearing files, GGUF, npz) open the path again.
   Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);

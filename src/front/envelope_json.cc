@@ -17,6 +17,14 @@ void AppendEnvelopeJson(const CheckResult& result, std::string* out) {
   AppendJsonString(result.is_folder ? "folder" : FormatName(result.format), out);
   *out += ",\"verdict\":";
   AppendJsonString(VerdictName(result.verdict), out);
+  if (!result.unchecked.empty()) {
+    *out += ",\"unchecked\":[";
+    for (size_t i = 0; i < result.unchecked.size(); ++i) {
+      if (i > 0) *out += ",";
+      AppendJsonText(result.unchecked[i], out);
+    }
+    *out += "]";
+  }
   if (result.verdict == Verdict::kValid) return;
   *out += ",\"code\":";
   AppendJsonString(ErrorCodeName(result.error.code), out);
