@@ -37,16 +37,9 @@ std::string ResultLine(const CheckResult& result) {
     detail = Plural(result.files.size(), "file");
   }
   // The verdict's word, as for every other verdict ("invalid: ...", "refused: ..."); a
-  // remote file's skipped checks are part of it.
-  std::string verdict = "valid";
-  if (!result.unchecked.empty()) {
-    verdict += " (remote: ";
-    for (size_t i = 0; i < result.unchecked.size(); ++i) {
-      verdict += (i > 0 ? ", " : "") + PrintableText(result.unchecked[i]);
-    }
-    verdict += " not read)";
-  }
-  return line + verdict + (detail.empty() ? "" : ": " + PrintableText(detail));
+  // remote file's skipped checks are part of it (the library's wording, as on the page).
+  return line + PrintableText(VerdictLine(result)) +
+         (detail.empty() ? "" : ": " + PrintableText(detail));
 }
 
 std::string WarningLine(const std::string& path, const Warning& warning) {

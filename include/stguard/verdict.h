@@ -224,15 +224,11 @@ struct CheckResult {
   // were not read (stguard/remote.h, THE POLICY): "3 storage checksums", "2 member
   // checksums", "the padding between tensors". Empty for a local file and for a remote
   // file received whole. The envelope lists them ("unchecked") and the verdict line says
-  // "valid (remote: 3 storage checksums not read)".
+  // "valid (remote: 3 storage checksums not read)" (VerdictLine).
   std::vector<std::string> unchecked;
   // notes: each check that was skipped and why ("tensor data CRC not checked: the data was
   // not read"), so a valid verdict says what it rests on. Always filled.
   std::vector<std::string> notes;
-  // unchecked: on a remote source, each check the reads' budget left out, counted
-  // ("3 storage checksums", "2 member checksums", "tensor padding"); the front ends
-  // list them and say so on the verdict line (VerdictLine). Empty when every byte was read.
-  std::vector<std::string> unchecked;
 
   bool valid() const { return verdict == Verdict::kValid; }
   int exit_status() const { return VerdictExitStatus(verdict); }

@@ -152,7 +152,6 @@ void CheckGguf(const ByteSource& source, const std::string* path, const CheckOpt
     result->notes.push_back(
         "padding between tensors not checked for zeros: the file is remote, and the padding "
         "is a read per tensor (its length is checked)");
-    result->unchecked.push_back("tensor padding");
   }
   if (!file.ok()) return SetError(file.error(), result);
   SummariseGguf(path, *file, options, result);
@@ -200,7 +199,6 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
                             " not read: the file is remote (its structure, local headers and "
                             ".npy headers were checked; a deflated member's stream up to its "
                             ".npy header only)");
-    result->unchecked.push_back(CountOf(unread, "member checksum", "member checksums"));
   }
   if (!info.ok()) return SetError(info.error(), result);
   SummariseNpz(*info, options, result);
@@ -226,7 +224,6 @@ void CheckPickleBearing(const ByteSource& source, const std::string* path,
                               CountOf(unread, "storage record", "storage records") +
                               " not read: the file is remote (its structure, data.pkl and "
                               "format records were checked)");
-      result->unchecked.push_back(CountOf(unread, "storage checksum", "storage checksums"));
     }
   } else {
     std::vector<std::byte> bytes;

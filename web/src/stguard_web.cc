@@ -138,12 +138,8 @@ void AppendResult(const stguard::CheckResult& result, std::string* out) {
   // What a remote read left out, listed and on the verdict line (stguard/verdict.h).
   *out += ",\"verdict_line\":";
   stguard::AppendJsonText(stguard::VerdictLine(result), out);
-  *out += ",\"unchecked\":[";
-  for (size_t i = 0; i < result.unchecked.size(); ++i) {
-    if (i > 0) *out += ",";
-    stguard::AppendJsonText(result.unchecked[i], out);
-  }
-  *out += "]";
+  // The envelope lists them when there are any; the page always gets the list.
+  if (result.unchecked.empty()) *out += ",\"unchecked\":[]";
   *out += ",";
   stguard::AppendWarningsJson(result.warnings, out);
   if (result.is_folder) {
