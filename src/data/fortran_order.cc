@@ -6,8 +6,8 @@
 // element of every column, the columns in C order; those come in runs of dn-1 columns
 // S = d1 * ... * dn-2 apart (one run per index of the middle axes). Each run is thus a
 // plain 2-D transpose of a strided matrix, done in square tiles small enough that a
-// tile's source and destination lines both stay in L1 while it is copied: every cache
-// line is read and written once, instead of once per element as a column walk does.
+// tile and its transposed copy stay in L1: every cache line is read and written once,
+// instead of once per element as a column walk does.
 #include "data/fortran_order.h"
 
 #include <algorithm>
@@ -18,39 +18,51 @@ namespace stguard {
 
 namespace {
 
-// Tile edge in elements: a tile of kTileBytes or less, so a tile's source and its
-// destination (each up to kTileBytes) fit a 32 KiB L1 together.
-constexpr size_t kTileBytes = 16 << 10;
+// A tile is kTileEdgeBytes / size elements a side: each of its rows and columns is two
+// cache lines, and the tile (up to 16 KiB) plus its transposed copy fit L1 together.
+constexpr size_t kTileEdgeBytes = 128;
 constexpr uint64_t TileEdge(size_t size) {
-  uint64_t edge = 128;
-  while (edge > 8 && edge * edge * size > kTileBytes) edge /= 2;
-  return edge;
+  return size >= kTileEdgeBytes ? 1 : kTileEdgeBytes / size;
 }
+// ScratchBytes: a tile and its transposed copy.
+constexpr size_t ScratchBytes(size_t size) { return 2 * TileEdge(size) * TileEdge(size) * size; }
 
 // A strided matrix transpose: out[i * out_row + t * size] = in[t * in_col + i * size]
-// for i < rows, t < cols, tile by tile. `Size` 0 means `size` is only known at run time.
+// for i < rows, t < cols, tile by tile. Each tile's columns are first copied whole into a
+// contiguous buffer and its rows copied out whole from another: with the power-of-two
+// strides common in real shapes, the tile's source (or destination) lines would share a
+// few cache sets and evict each other if the elements were moved straight across, so
+// every line is touched once, as a run of bytes. `Size` 0: `size` is known at run time
+// only (elements over kTileEdgeBytes take tiles of one). `scratch`: ScratchBytes(size).
 template <size_t Size>
 void TransposeTiles(const std::byte* in, uint64_t in_col, std::byte* out, uint64_t out_row,
-                    uint64_t rows, uint64_t cols, size_t size) {
+                    uint64_t rows, uint64_t cols, size_t size, std::byte* scratch) {
   const size_t n = Size != 0 ? Size : size;
   const uint64_t edge = TileEdge(n);
+  std::byte* columns = scratch;                       // column t at t * edge elements
+  std::byte* tile_rows = scratch + edge * edge * n;   // row i at i * edge elements
   for (uint64_t i0 = 0; i0 < rows; i0 += edge) {
-    const uint64_t i_end = std::min(rows, i0 + edge);
+    const uint64_t ni = std::min(rows - i0, edge);
     for (uint64_t t0 = 0; t0 < cols; t0 += edge) {
-      const uint64_t t_end = std::min(cols, t0 + edge);
-      for (uint64_t t = t0; t < t_end; ++t) {
-        const std::byte* src = in + t * in_col + i0 * n;
-        std::byte* dst = out + i0 * out_row + t * n;
-        for (uint64_t i = i0; i < i_end; ++i, src += n, dst += out_row) {
-          std::memcpy(dst, src, Size != 0 ? Size : n);
+      const uint64_t nt = std::min(cols - t0, edge);
+      for (uint64_t t = 0; t < nt; ++t) {
+        std::memcpy(columns + t * edge * n, in + (t0 + t) * in_col + i0 * n, ni * n);
+      }
+      for (uint64_t i = 0; i < ni; ++i) {
+        for (uint64_t t = 0; t < nt; ++t) {
+          std::memcpy(tile_rows + (i * edge + t) * n, columns + (t * edge + i) * n,
+                      Size != 0 ? Size : n);
         }
+      }
+      for (uint64_t i = 0; i < ni; ++i) {
+        std::memcpy(out + (i0 + i) * out_row + t0 * n, tile_rows + i * edge * n, nt * n);
       }
     }
   }
 }
 
 using TransposeFn = void (*)(const std::byte*, uint64_t, std::byte*, uint64_t, uint64_t,
-                             uint64_t, size_t);
+                             uint64_t, size_t, std::byte*);
 
 TransposeFn TransposeFor(size_t size) {
   switch (size) {
@@ -73,6 +85,7 @@ void FortranRowsToC(std::span<const std::byte> data, std::span<const uint64_t> s
   for (const uint64_t d : middle) stride *= d;  // no overflow: the caller checked the total
   const uint64_t row_bytes = stride * run_length * size;
   const TransposeFn transpose = TransposeFor(size);
+  std::vector<std::byte> scratch(ScratchBytes(size));
   // An odometer over the middle axes in C order gives each run's first column.
   // places[k]: the Fortran step of middle axis k, the product of the middle axes before it.
   std::vector<uint64_t> index(middle.size(), 0);
@@ -81,7 +94,8 @@ void FortranRowsToC(std::span<const std::byte> data, std::span<const uint64_t> s
   uint64_t first_column = 0;
   for (uint64_t run = 0; run < stride; ++run) {
     transpose(data.data() + (first_column * rows + first_row) * size, stride * rows * size,
-              out + run * run_length * size, row_bytes, count, run_length, size);
+              out + run * run_length * size, row_bytes, count, run_length, size,
+              scratch.data());
     for (size_t k = middle.size(); k-- > 0;) {
       first_column += places[k];
       if (++index[k] < middle[k]) break;
