@@ -11,6 +11,7 @@
 
 #if STGUARD_DEQUANT_HAVE_AVX2
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 namespace stguard::gguf::dequant {
@@ -199,11 +200,19 @@ STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* 
   }
 }
 
+// HasF16c asks CPUID (leaf 1, ECX bit 29): clang's __builtin_cpu_supports does not know
+// "f16c".
+bool HasF16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+
 }  // namespace
 
 Decoder Avx2Decoder(uint32_t type_id) {
-  // Asked once per row; __builtin_cpu_supports reads a table filled at load time.
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("f16c")) return nullptr;
+  // Asked once per row: both answers are computed once.
+  static const bool usable = __builtin_cpu_supports("avx2") && HasF16c();
+  if (!usable) return nullptr;
   switch (type_id) {
     case 2: return DecodeQ4_0Avx2;
     case 3: return DecodeQ4_1Avx2;
