@@ -3,22 +3,27 @@
 // ggml's reference dequantize_row_<type> (loaded with dlopen from the test-only library of
 // tools/fetch_ggml.sh, $STGUARD_GGML_LIB to override; never linked) on the same blocks.
 //
-//   dequant_bench [MIB [TYPE...]]   output MiB per type (default 64); only the named types
+//   dequant_bench [MIB [TYPE...]]   output MiB per type (default 1: the step of
+//                                   gguf_convert, kGgufConvertStepElements floats)
 //
 // Input: 256 blocks quantized by the reference's quantize_row_<type>_ref (random blocks
 // with a finite scale for the four types that have none), repeated to fill the buffer.
-// Each side decodes the whole buffer 20 times; the best time counts. Prints MB/s of F32
-// output and the ratio stguard / ggml, one line per type (a table for bench/README.md).
+// Both sides decode the same input into the same output buffer. Seven rounds, the two
+// sides alternating within each round (the first one swaps every round); a side's
+// time in a round is the mean thread CPU time of enough passes to fill about 20 ms. The median round
+// counts. Prints MB/s of F32 output and the ratio of the medians, one line per type
+// (a table for bench/README.md).
 #include <dlfcn.h>
+#include <time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stguard/gguf.h"
@@ -74,22 +79,54 @@ std::vector<uint8_t> SampleBlocks(void* ggml, const stguard::gguf::GgmlType& typ
   return blocks;
 }
 
+constexpr int kRounds = 7;
+
+// ThreadSeconds: this thread's CPU time. The machine is shared, so wall time would
+// count other jobs' turns on the core; CPU time counts only the decoding.
+double ThreadSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// SecondsPerPass: the mean CPU time of `passes` back-to-back runs.
 template <typename F>
-double BestSeconds(F&& run) {
-  double best = 1e30;
-  for (int rep = 0; rep < 20; ++rep) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    best = std::min(best, took.count());
+double SecondsPerPass(F& run, int passes) {
+  const double start = ThreadSeconds();
+  for (int i = 0; i < passes; ++i) run();
+  return (ThreadSeconds() - start) / passes;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// AlternatingMedians times `a` and `b` in kRounds rounds, alternating which goes first,
+// and returns the median seconds per pass of each.
+template <typename A, typename B>
+std::pair<double, double> AlternatingMedians(A& a, B& b) {
+  a();
+  b();  // warm both code paths and the buffers
+  const double probe = std::max(1e-7, SecondsPerPass(a, 3));
+  const int passes = std::max(1, static_cast<int>(0.02 / probe));
+  std::vector<double> ta, tb;
+  for (int round = 0; round < kRounds; ++round) {
+    if (round % 2 == 0) {
+      ta.push_back(SecondsPerPass(a, passes));
+      tb.push_back(SecondsPerPass(b, passes));
+    } else {
+      tb.push_back(SecondsPerPass(b, passes));
+      ta.push_back(SecondsPerPass(a, passes));
+    }
   }
-  return best;
+  return {Median(ta), Median(tb)};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const size_t mib = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 64;
+  const double mib = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
   void* ggml = OpenGgml();
   if (ggml == nullptr) return 1;
   std::printf("| type | stguard MB/s | ggml MB/s | ratio |\n|---|---:|---:|---:|\n");
@@ -101,21 +138,20 @@ int main(int argc, char** argv) {
         reinterpret_cast<DequantizeFn>(dlsym(ggml, ("dequantize_row_" + name).c_str()));
     if (reference == nullptr) continue;
     const std::vector<uint8_t> sample = SampleBlocks(ggml, type);
-    const size_t n_blocks = std::max<size_t>(1, mib * 1048576 / 4 / type.block_size);
+    const size_t n_blocks = std::max<size_t>(1, static_cast<size_t>(mib * 1048576) / 4 / type.block_size);
     std::vector<uint8_t> blocks(n_blocks * type.type_size);
     for (size_t i = 0; i < blocks.size(); i += sample.size()) {
       std::memcpy(blocks.data() + i, sample.data(), std::min(sample.size(), blocks.size() - i));
     }
     const size_t n = n_blocks * type.block_size;
     std::vector<float> out(n, 1.0f);  // touched once, so page faults are not timed
-    const double ours = BestSeconds([&] {
+    auto ours_run = [&] {
       const stguard::Error error = stguard::gguf::DequantizeRow(
           type, std::as_bytes(std::span<const uint8_t>(blocks)), out);
       if (!error.ok()) std::abort();
-    });
-    const double theirs = BestSeconds([&] {
-      reference(blocks.data(), out.data(), static_cast<int64_t>(n));
-    });
+    };
+    auto theirs_run = [&] { reference(blocks.data(), out.data(), static_cast<int64_t>(n)); };
+    const auto [ours, theirs] = AlternatingMedians(ours_run, theirs_run);
     const double mb = static_cast<double>(n) * 4 / 1e6;
     std::printf("| %s | %.0f | %.0f | %.2f |\n", name.c_str(), mb / ours, mb / theirs,
                 theirs / ours);

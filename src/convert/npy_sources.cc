@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/page_release.h"
 #include "convert/pipeline.h"
+#include "data/fortran_order.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npz.h"
@@ -78,14 +80,18 @@ class ChunkWriter {
   std::vector<std::byte> buffer_;
 };
 
-// StreamCOrder writes data that is already row-major, a chunk of whole elements at a time.
+// StreamCOrder writes data that is already row-major, a chunk of whole elements at a time,
+// handing the input's pages back behind it (so a mapped file larger than memory streams
+// in a bounded resident set).
 Error StreamCOrder(std::span<const std::byte> data, const NpyType& type, ByteSink& sink) {
   ChunkWriter writer(sink, type);
   const size_t step = std::max<size_t>(kChunkLen / type.itemsize, 1) * type.itemsize;
+  size_t released = 0;
   for (size_t at = 0; at < data.size(); at += step) {
     if (Error e = writer.Append(data.subspan(at, std::min(step, data.size() - at))); !e.ok()) {
       return e;
     }
+    released = ReleaseReadPages(data, released, at);  // bytes before `at` are written
   }
   return writer.Flush();
 }
@@ -186,19 +192,17 @@ Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& in
   const uint64_t step = std::max<uint64_t>(band, 1);
   for (uint64_t first = 0; first < rows; first += step) {
     const uint64_t count = std::min(step, rows - first);
+    if (band > 0) {  // whole rows: a cache-blocked transpose (data/fortran_order.h)
+      FortranRowsToC(data, info.shape, size, first, count, buffer.data());
+      if (Error e = write(count * row_bytes); !e.ok()) return e;
+      continue;
+    }
     size_t filled = 0;  // bytes of the buffer built: a band's first row, or a wide piece
     ColumnRuns runs(info.shape);
     for (uint64_t r = 0; r < run_count; ++r, runs.Next()) {
       const std::byte* in = data.data() + (runs.first() * rows + first) * size;
       const uint64_t in_step = runs.stride() * rows * size;
       for (uint64_t t = 0; t < runs.length();) {
-        if (band > 0) {  // `count` elements of the column, one row apart in the band
-          CopyStridedAnySize(in + t * in_step, size, buffer.data() + filled, row_bytes, count,
-                             size);
-          filled += size;
-          ++t;
-          continue;
-        }
         const uint64_t n = std::min<uint64_t>(runs.length() - t, (buffer.size() - filled) / size);
         CopyStridedAnySize(in + t * in_step, in_step, buffer.data() + filled, size, n, size);
         filled += n * size;
@@ -209,7 +213,6 @@ Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& in
         }
       }
     }
-    if (band > 0) filled = count * row_bytes;
     if (filled > 0) {
       if (Error e = write(filled); !e.ok()) return e;
     }

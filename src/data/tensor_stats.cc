@@ -2,9 +2,6 @@
 // Streaming tensor statistics (see stguard/tensor_stats.h).
 #include "stguard/tensor_stats.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -12,8 +9,8 @@
 #include <type_traits>
 
 #include "base/little_endian.h"
+#include "base/page_release.h"
 #include "stguard/convert.h"
-
 
 namespace stguard {
 namespace {
@@ -266,17 +263,8 @@ class Scanner {
   // Release hands back the whole pages between the last release and the scan position.
   // Pages shared with bytes not yet scanned are kept.
   void Release() {
-#ifdef MADV_PAGEOUT
-    static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto base = reinterpret_cast<uintptr_t>(data_.data());
-    const uintptr_t from = (base + released_ + page - 1) / page * page;
-    const uintptr_t to = (base + scanned_) / page * page;
-    if (to > from) {
-      // A hint: failure (an old kernel, memory that is not pageable) changes nothing.
-      (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_PAGEOUT);
-    }
-#endif
-    released_ = scanned_;
+    released_ = ReleaseReadPages(data_, static_cast<size_t>(released_),
+                                 static_cast<size_t>(scanned_));
   }
 
   std::span<const std::byte> data_;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // DequantizeRow: the size checks and the choice of decoder by ggml type id. The decoders
 // live one family per file (dequant_legacy.cc, dequant_k.cc, dequant_iq.cc,
-// dequant_ternary.cc, dequant_fp4.cc).
+// dequant_ternary.cc, dequant_fp4.cc), with AVX2 versions of a few in dequant_avx2.cc.
 #include "stguard/gguf_dequant.h"
 
 #include <array>
@@ -56,6 +56,9 @@ Decoder FindDecoder(const GgmlType& type) {
       row->type_size != type.type_size) {
     return nullptr;
   }
+#if STGUARD_DEQUANT_HAVE_AVX2
+  if (const Decoder fast = dequant::Avx2Decoder(type.id); fast != nullptr) return fast;
+#endif
   return kDecoders[type.id];
 }
 

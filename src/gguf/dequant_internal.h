@@ -30,6 +30,15 @@ namespace stguard::gguf::dequant {
 #define STGUARD_DEQUANT_CLONES
 #endif
 
+// STGUARD_DEQUANT_HAVE_AVX2: dequant_avx2.cc's hand-written AVX2 decoders exist (x86-64,
+// GCC or clang, ELF). Everywhere else, the WebAssembly build included, the portable
+// loops below are all there is.
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__)
+#define STGUARD_DEQUANT_HAVE_AVX2 1
+#else
+#define STGUARD_DEQUANT_HAVE_AVX2 0
+#endif
+
 // A Decoder turns `n_blocks` whole blocks at `blocks` into n_blocks * block_size floats.
 // The caller has checked the sizes.
 using Decoder = void (*)(const uint8_t* blocks, size_t n_blocks, float* out);
@@ -96,6 +105,11 @@ void DecodeTq2_0(const uint8_t*, size_t, float*);
 // dequant_fp4.cc: E2M1 values with power-of-two or E4M3 scales.
 void DecodeMxfp4(const uint8_t*, size_t, float*);
 void DecodeNvfp4(const uint8_t*, size_t, float*);
+#if STGUARD_DEQUANT_HAVE_AVX2
+// dequant_avx2.cc: the AVX2 decoder of a type id when this CPU has AVX2 and the type has
+// one, else null (the portable decoder then runs).
+Decoder Avx2Decoder(uint32_t type_id);
+#endif
 
 }  // namespace stguard::gguf::dequant
 #pragma GCC visibility pop

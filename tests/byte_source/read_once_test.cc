@@ -260,6 +260,23 @@ TEST_F(ReadOnceTest, CheckOfSafetensorsReadsOnlyTheHeader) {
   }
 }
 
+// A check of a .npy reads its header and no data: at most the sniff's first block, which
+// here holds the whole header (a 128-byte header, then 1 MiB of data), and no mapping.
+TEST_F(ReadOnceTest, CheckOfNpyReadsOnlyTheHeader) {
+  std::string npy = NpyBytes();
+  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (262144,), }";
+  npy = npy.substr(0, 10) + header + std::string(117 - header.size(), ' ') + "\n";
+  npy[8] = static_cast<char>(118);
+  npy += std::string(size_t{1} << 20, '\0');
+  Write("big.npy", npy);
+  const std::string path = dir_.File("big.npy");
+  FileReads reads = RunRecorded(dir_, "check " + ShellQuoted(path));
+  ASSERT_EQ(reads.count(path), 1u);
+  for (const Read& read : reads[path]) EXPECT_EQ(read.how, "pread") << "mapped by check";
+  EXPECT_LE(PreadBytes(reads[path]), kSniffBlockLen);
+  EXPECT_EQ(TwiceRead(reads), "");
+}
+
 // The guard itself: a log with a range read twice (the sniff's header, then the reader's)
 // is caught, and one with disjoint reads is not.
 TEST(ReadOnceRuleTest, OverlapAndSecondMappingAreCaught) {

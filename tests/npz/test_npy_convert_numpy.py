@@ -97,6 +97,13 @@ def fortran_cases():
     yield "bands 2-D", np.asfortranarray(rng.standard_normal((1500, 1024)).astype("<f4"))
     yield "bands 3-D", np.asfortranarray(rng.standard_normal((1100, 32, 33)).astype(">f4"))
     yield "6 MiB rows", np.asfortranarray(rng.standard_normal((9, 3, 262144)).astype("<f8"))
+    # Odd shapes across the transpose's tiles (32 to 128 elements a side, by element
+    # size): partial tiles on both axes, runs shorter and longer than a tile, every rank.
+    for dtype in ["|u1", "<i2", "<f4", "<f8"]:
+        for shape in [(257, 131), (129, 3, 67), (7, 130, 2, 33), (1000, 1), (1, 1000)]:
+            values = rng.standard_normal(int(np.prod(shape))) * 100
+            yield "tiles %s %s" % (dtype, shape), np.asfortranarray(
+                values.astype(dtype).reshape(shape))
 
 
 def check_wide_rows(tmp):
