@@ -14,6 +14,7 @@
 #include "front_door.h"
 #include "gguf_bindings.h"
 #include "header_file.h"
+#include "many.h"
 #include "npy_bindings.h"
 #include "raise_error.h"
 #include "stguard/dtype.h"
@@ -98,4 +99,5 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
   stguard::python::RegisterGguf(m);
   stguard::python::RegisterNumpyFiles(m);
   stguard::python::RegisterFrontDoor(m);
+  stguard::python::RegisterMany(m);
 }
