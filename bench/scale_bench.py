@@ -101,7 +101,7 @@ def main():
                                       args.rounds)))
         if not args.no_dask:
             import distributed
-            import stguard.dask
+            from stguard import dask as stguard_dask
             paths = sets["safetensors"]
             cluster = client = None
             try:
@@ -111,7 +111,7 @@ def main():
                 client = distributed.Client(cluster)
                 rows.append(row("`stguard.dask.check`, 2 workers x 1 thread, safetensors",
                                 len(paths),
-                                timed(lambda: stguard.dask.check(paths, workers=1).compute(),
+                                timed(lambda: stguard_dask.check(paths, workers=1).compute(),
                                       args.rounds)))
             finally:
                 if client is not None:

@@ -94,9 +94,9 @@ TEST(RunInputs, HoldsAtMostTheWindowAheadOfTheDelivery) {
         return InputReport{};
       },
       [&](size_t index, InputReport&) {
-        // Inputs judged but not yet delivered (this one included).
-        most_ahead = std::max(most_ahead, judged.load() - index);
-        if (index == 0) usleep(20000);  // let the workers run ahead: they must stop
+        // Inputs judged but not yet delivered (this one, being delivered, excluded).
+        most_ahead = std::max(most_ahead, judged.load() - (index + 1));
+        if (index == 0) usleep(50000);  // let the workers run ahead: they must stop
       });
   EXPECT_LE(most_ahead, kPendingPerJob * jobs);
   EXPECT_GT(most_ahead, 1u);
@@ -157,7 +157,8 @@ TEST(RunInputs, ThreadsOverMixedFormatsMatchOneThread) {
   WriteFile(dir + "/a.npy", Npy("<f4"));
   WriteFile(dir + "/object.npy", Npy("|O"));
   std::vector<std::string> inputs;
-  for (const char* sub : {"/torch/valid", "/torch/refuse", "/gguf/refuse", "/valid", "/invalid"}) {
+  for (const char* sub :
+       {"/torch/valid", "/torch/refuse", "/torch/bypass", "/gguf/refuse", "/valid", "/invalid"}) {
     for (const auto& entry : std::filesystem::directory_iterator(kCorpus + sub)) {
       inputs.push_back(entry.path().string());
     }
@@ -203,7 +204,7 @@ TEST(CheckInput, JsonIsTheEnvelopeThenTheSummaryAndTextIsOneLine) {
   quiet.quiet = true;
   EXPECT_TRUE(CheckInput(kCorpus + "/sample.safetensors", {}, quiet).lines.empty());
   const InputReport refused =
-      CheckInput(kCorpus + "/torch/refuse/NotAStateDict__not_a_dict.pt", {}, quiet);
+      CheckInput(kCorpus + "/torch/bypass/PickleGlobalRefused__bdb_run.pt", {}, quiet);
   ASSERT_EQ(refused.lines.size(), 1u);  // quiet keeps what is not valid
   EXPECT_NE(refused.lines[0].find(": refused: "), std::string::npos);
   ASSERT_EQ(refused.findings.size(), 1u);

@@ -126,6 +126,8 @@ InputReport LintInput(const std::string& path, const LintOptions& options,
     const Result<PathFormat> found = FormatOfPath(path, result.format);
     if (found.ok() && (found->set() & kLinted) == 0) {
       result = UsageError(path, result.format, "lint", "safetensors files and model folders");
+      result.error.context = "lint reads " + FormatSetNames(kLinted) + ", not " +
+                             FormatSetNames(found->set());
     }
   }
   if (!result.valid()) {
