@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,22 @@ TEST(RunInputs, ExitStatusIsTheWorstVerdictsNotTheLargestNumber) {
                 [](size_t, InputReport&) {})
                 .exit_status(),
             2);
+}
+
+TEST(RunInputs, ADeliveryThatThrowsStopsTheRunInsteadOfHanging) {
+  const std::vector<std::string> inputs(100, "x");
+  std::atomic<size_t> judged = 0;
+  EXPECT_THROW(RunInputs(
+                   inputs, 2,
+                   [&](const std::string&) {
+                     ++judged;
+                     return InputReport{};
+                   },
+                   [](size_t index, InputReport&) {
+                     if (index == 3) throw std::runtime_error("no room to print");
+                   }),
+               std::runtime_error);
+  EXPECT_LE(judged.load(), 4 + kPendingPerJob * 2);
 }
 
 TEST(RunInputs, NoInputsNoThreads) {

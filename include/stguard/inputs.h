@@ -120,7 +120,9 @@ STGUARD_API std::string SummaryLine(const RunSummary& summary);
 // RunInputs judges inputs[0..n) with `judge` on min(jobs, n, kMaxJobs) threads (jobs 0:
 // DefaultJobs()) and calls `deliver(i, report)` on the calling thread for i = 0, 1, ... in
 // order, each as soon as the reports 0..i are all ready. `judge` must not throw (the
-// per-input functions above never do; an exception escaping it ends the process).
+// per-input functions above never do; an exception escaping it ends the process). An
+// exception from `deliver` stops the run: the workers finish the inputs they hold, then
+// it propagates to the caller.
 STGUARD_API RunSummary RunInputs(
     std::span<const std::string> inputs, unsigned jobs,
     const std::function<InputReport(const std::string& input)>& judge,

@@ -32,6 +32,15 @@ class Window {
     return next_++;
   }
 
+  // Stop gives out no more inputs (the delivery failed): workers finish what they hold.
+  void Stop() {
+    {
+      std::lock_guard lock(mutex_);
+      next_ = inputs_;
+    }
+    room_.notify_all();
+  }
+
   void Put(size_t index, InputReport report) {
     {
       std::lock_guard lock(mutex_);
@@ -112,10 +121,17 @@ RunSummary RunInputs(std::span<const std::string> inputs, unsigned jobs,
       }
     });
   }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    InputReport report = window.Wait(i);
-    CountVerdict(report.verdict, &summary);
-    deliver(i, report);
+  try {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      InputReport report = window.Wait(i);
+      CountVerdict(report.verdict, &summary);
+      deliver(i, report);
+    }
+  } catch (...) {
+    // A delivery that throws (out of memory printing) must not leave the workers waiting
+    // for room that will never come: the pool's join would wait forever.
+    window.Stop();
+    throw;
   }
   pool.clear();  // joins: every worker has found no input left
   summary.seconds =
