@@ -92,7 +92,9 @@ std::optional<int> ReadOption(const CommandRow& command, Args args, size_t* i,
 // OperandsFit checks the operands' count and where "-" may be.
 std::optional<int> OperandsFit(const CommandRow& command, const CommandLine& line) {
   const size_t count = line.operands.size();
-  if (count < command.min_operands || count > command.max_operands) {
+  // --from lists the inputs: operands may then be none.
+  const bool listed = !line.from.empty();
+  if ((count < command.min_operands && !listed) || count > command.max_operands) {
     const std::string expected =
         command.operands.empty() ? std::string("no operand") : std::string(command.operands);
     return UsageError(command, "takes " + expected + ", given " + std::to_string(count) +

@@ -71,10 +71,10 @@ constexpr CommandRow kCommandRows[] = {
      "Verdicts: clean and needs-key are safe to load (exit 0; needs-key: converting needs\n"
      "--key); names-code and cannot-prove-safe exit 1. --json adds \"convertible\".",
      kScanned, 1, kAnyNumber, false, RunScan},
-    {"lint", "DIR|FILE", "compare a model folder with its config.json and the format's contracts",
+    {"lint", "DIR|FILE...", "compare a model folder with its config.json and the format's contracts",
      "DIR   a model folder with config.json\n"
      "FILE  a .safetensors file or a *.safetensors.index.json, with config.json beside it",
-     kSafetensorsOrFolder, 1, 1, false, RunLint},
+     kSafetensorsOrFolder, 1, kAnyNumber, false, RunLint},
     {"help", "[COMMAND]", "show the help of stguard or of one command",
      "COMMAND  the command whose options are explained", 0, 0, 1, false, RunHelp},
     {"version", "", "print the library's version", "", 0, 0, 0, false, RunVersion},
@@ -104,14 +104,17 @@ void SetConfig(CommandLine& line, std::string_view value) { line.config = std::s
 void SetTimeout(CommandLine& line, std::string_view value) {
   line.timeout_seconds = ParseCount(value);
 }
+void SetJobs(CommandLine& line, std::string_view value) { line.jobs = ParseCount(value); }
+void SetFrom(CommandLine& line, std::string_view value) { line.from = std::string(value); }
+void SetSarif(CommandLine& line, std::string_view value) { line.sarif = std::string(value); }
 
 using enum ValueKind;
 
 constexpr OptionRow kOptionRows[] = {
     {"check", "--quiet", "-q", "", kFlag, false, "print only what is not valid",
      kEveryCheckpoint, SetQuiet},
-    {"check", "--json", "", "", kFlag, false, "one JSON object per input", kEveryCheckpoint,
-     SetJson},
+    {"check", "--json", "", "", kFlag, false,
+     "as JSON Lines: one JSON object per line, one per input", kEveryCheckpoint, SetJson},
     {"check", "--canonical", "", "", kFlag, false, "also require the bytes canon would write",
      kSafetensors, SetCanonical},
     {"check", "--aligned", "", "", kFlag, false,
@@ -121,6 +124,12 @@ constexpr OptionRow kOptionRows[] = {
     {"check", "--timeout", "", "N", kCount, false,
      "for a URL: give up after N s connecting or stalled (default 30)",
      kEveryCheckpoint, SetTimeout},
+    {"check", "--jobs", "-j", "N", kCount, false,
+     "judge N inputs at once (default: one per core); output stays in order", kEveryCheckpoint, SetJobs},
+    {"check", "--from", "", "FILE", kText, false,
+     "read more inputs from FILE, one per line (- for standard input)", kEveryCheckpoint, SetFrom},
+    {"check", "--sarif", "", "FILE", kText, false,
+     "also write a SARIF 2.1.0 log of what is not valid to FILE", kEveryCheckpoint, SetSarif},
     {"inspect", "--json", "", "", kFlag, false, "print JSON", kEveryCheckpoint, SetJson},
     {"inspect", "--stats", "", "", kFlag, false, "scan the data: min, max, mean, NaN/+inf/-inf",
      kSafetensorsOrFolder, SetStats},
@@ -149,8 +158,8 @@ constexpr OptionRow kOptionRows[] = {
     {"convert", "--json", "", "", kFlag, false,
      "one JSON result: IN's verdict, the files written, their tensors", kConverted | kFolder,
      SetJson},
-    {"scan", "--json", "", "", kFlag, false, "one JSON object per input",
-     kScanned, SetJson},
+    {"scan", "--json", "", "", kFlag, false,
+     "as JSON Lines: one JSON object per line, one per file", kScanned, SetJson},
     {"scan", "--key", "", "NAME", kText, true,
      "select root[NAME] as the state dict (repeat: deeper)", kTorch | kFolder, SetKey},
     {"scan", "--max-output-ratio", "", "N", kCount, false,
@@ -161,11 +170,24 @@ constexpr OptionRow kOptionRows[] = {
     {"scan", "--require-convertible", "", "", kFlag, false,
      "also exit 1 when a file would not convert as it is (needs --key...)",
      kScanned, SetRequireConvertible},
-    {"lint", "--json", "", "", kFlag, false, "print JSON", kSafetensorsOrFolder, SetJson},
+    {"scan", "--jobs", "-j", "N", kCount, false,
+     "judge N inputs at once (default: one per core); output stays in order", kScanned, SetJobs},
+    {"scan", "--from", "", "FILE", kText, false,
+     "read more inputs from FILE, one per line (- for standard input)", kScanned, SetFrom},
+    {"scan", "--sarif", "", "FILE", kText, false,
+     "also write a SARIF 2.1.0 log of what is not valid to FILE", kScanned, SetSarif},
+    {"lint", "--json", "", "", kFlag, false,
+     "as JSON Lines: one JSON object per line, one per input", kSafetensorsOrFolder, SetJson},
     {"lint", "--config", "", "PATH", kText, false,
      "read this config.json instead of the folder's", kSafetensorsOrFolder, SetConfig},
     {"lint", "--allow-external-symlinks", "", "", kFlag, false,
      "follow symbolic links out of the folder", kFolder, SetAllowExternal},
+    {"lint", "--jobs", "-j", "N", kCount, false,
+     "judge N inputs at once (default: one per core); output stays in order", kSafetensorsOrFolder, SetJobs},
+    {"lint", "--from", "", "FILE", kText, false,
+     "read more inputs from FILE, one per line (- for standard input)", kSafetensorsOrFolder, SetFrom},
+    {"lint", "--sarif", "", "FILE", kText, false,
+     "also write a SARIF 2.1.0 log of what is not valid to FILE", kSafetensorsOrFolder, SetSarif},
 };
 
 // Column where summaries and option help start, and the indent of option lines.

@@ -40,6 +40,9 @@ struct CommandLine {
   std::string name;                        // --name
   std::string config;                      // --config
   std::optional<uint64_t> timeout_seconds;  // --timeout (URL inputs)
+  std::optional<uint64_t> jobs;            // --jobs (check, scan, lint)
+  std::string from;                        // --from: a file listing inputs, "-" stdin
+  std::string sarif;                       // --sarif: the SARIF log to write
   std::vector<std::string_view> given;     // the options given (long names), in order
   std::vector<std::string> operands;       // the operands, in order
 };

@@ -26,8 +26,6 @@ std::string VersionText(const NpyArrayInfo& info) {
   return std::to_string(info.major_version) + "." + std::to_string(info.minor_version);
 }
 
-int ErrorStatus(const Error& error) { return IsIoError(error) ? kExitUsage : kExitInvalid; }
-
 }  // namespace
 
 int InspectNpz(const std::string& path, const NpzInfo& info, bool json) {
@@ -58,35 +56,6 @@ int InspectNpz(const std::string& path, const NpzInfo& info, bool json) {
               (m.compressed ? "  (deflated)" : "  (stored)"));
   }
   return kExitOk;
-}
-
-int ScanNumpyFile(const std::string& path, std::span<const std::byte> bytes, bool npz,
-                  bool json) {
-  const Error error = npz ? ParseNpz(bytes).error() : ParseNpy(bytes, bytes.size()).error();
-  const std::string format = npz ? "npz" : "npy";
-  const bool runs_code = error.code == ErrorCode::kNpyObjectArray;
-  std::string verdict;
-  if (error.ok()) {
-    verdict = "no pickle: plain arrays, nothing to run";
-  } else if (runs_code) {
-    verdict = "REFUSED: an object array is a pickle that would run code: " + error.ToString();
-  } else {
-    verdict = "INVALID: " + error.ToString();
-  }
-  if (json) {
-    CheckResult result;  // the front door's envelope, then scan's own field
-    result.file = path;
-    result.format = npz ? Format::kNpz : Format::kNpy;
-    result.verdict = VerdictForError(error);
-    result.error = error;
-    std::string out = "{";
-    AppendResultJson(result, &out);
-    out += std::string(",\"pickle\":") + (runs_code ? "true" : "false");
-    PrintLine(out + "}");
-  } else {
-    PrintLine(PrintableText(path) + ": " + format + ": " + verdict);
-  }
-  return error.ok() ? kExitOk : ErrorStatus(error);
 }
 
 int InspectNpy(const std::string& path, const NpyArrayInfo& info, bool json) {

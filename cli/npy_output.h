@@ -21,11 +21,6 @@ int InspectNpy(const std::string& path, const NpyArrayInfo& info, bool json);
 // InspectNpz prints each array's name, version, descr, fortran order, shape and bytes,
 // from what its check read (each deflated member is inflated once, by the check).
 int InspectNpz(const std::string& path, const NpzInfo& info, bool json);
-// ScanNumpyFile reports a .npy (or, with `npz`, an .npz) for `scan`: an object array is a pickle that would
-// run code (exit 1); plain arrays hold none (exit 0).
-// `bytes` is the whole file, as mapped for its sniff (read once).
-int ScanNumpyFile(const std::string& path, std::span<const std::byte> bytes, bool npz,
-                  bool json);
 }  // namespace stguard::cli
 
 #endif  // STGUARD_CLI_NPY_OUTPUT_H_

@@ -65,29 +65,6 @@ void AppendErrorJson(const Error& error, std::string* out) {
   AppendErrorJson(error, ErrorHasOffset(error.code), out);
 }
 
-void AppendErrorJson(const Error& error, bool has_offset, std::string* out) {
-  *out += "{\"code\":";
-  AppendJsonString(ErrorCodeName(error.code), out);
-  if (has_offset) *out += ",\"offset\":" + std::to_string(error.offset);
-  *out += ",\"message\":";
-  AppendJsonString(error.message, out);
-  *out += ",\"context\":";
-  AppendJsonText(error.context, out);
-  *out += ",\"tensor\":";
-  AppendJsonText(error.tensor, out);
-  *out += "}";
-}
-
-std::string ErrorText(std::string_view path, Error error) {
-  // I/O errors name the path in their context ("x: No such file or directory"); the line
-  // already begins with it.
-  const std::string prefix = std::string(path) + ": ";
-  if (!path.empty() && error.context.starts_with(prefix)) {
-    error.context.erase(0, prefix.size());
-  }
-  return error.ToString();
-}
-
 namespace {
 template <typename Dims>
 std::string DimsText(const Dims& shape, const char* separator) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stguard/error.h"
+#include "stguard/inputs.h"  // AppendErrorJson, ErrorText
 #include "stguard/json_escape.h"  // AppendJsonText, AppendJsonString
 #include "stguard/shape.h"
 #include "stguard/verdict.h"
@@ -51,13 +52,7 @@ void PrintLeftoverNotes(std::string_view command, const std::string& out);
 // AppendErrorJson appends {"code":...,"offset":...,"message":...,"context":...,
 // "tensor":...} to *out.
 void AppendErrorJson(const Error& error, std::string* out);
-// This one shows the offset exactly when `has_offset` (a result's ResultOffsetInFile, so
-// that "error" and the envelope never disagree).
-void AppendErrorJson(const Error& error, bool has_offset, std::string* out);
-
-// ErrorText is error.ToString() for a line that already names `path`: a context that
-// begins with the path ("PATH: No such file or directory") is shown without it.
-std::string ErrorText(std::string_view path, Error error);
+// The offset-explicit AppendErrorJson and ErrorText are the library's (stguard/inputs.h).
 
 // PrintFileError prints "stguard COMMAND: PATH: VERDICT: ..." to stderr, with the verdict's
 // word as check says it ("invalid", "refused"; "error" for I/O).

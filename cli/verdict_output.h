@@ -6,20 +6,13 @@
 
 #include <string>
 
+#include "stguard/inputs.h"
 #include "stguard/verdict.h"
 
 namespace stguard::cli {
 
-// ResultLine renders "PATH: valid: DETAIL" or "PATH: VERDICT: WHY", where WHY is the error
-// (for a pickle-bearing file, what its verdict means: "names code: ...").
-std::string ResultLine(const CheckResult& result);
-
-// WarningLine renders "PATH: warning: KIND: FILE[ (tensor 'T')]: MESSAGE".
-std::string WarningLine(const std::string& path, const Warning& warning);
-
-// AppendResultJson appends the envelope's fields, then "ok", and when not valid the
-// "error" object (code, offset, message, context, tensor), with no braces.
-void AppendResultJson(const CheckResult& result, std::string* out);
+// ResultLine, WarningLine and AppendResultJson are the library's (stguard/inputs.h): the
+// lines and JSON are composed there, printed here.
 
 // AppendValidEnvelope appends the fields of a valid file's envelope and "ok":true, for
 // commands (inspect) that print only valid files.

@@ -18,6 +18,8 @@ packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-torch p
 if [[ "${1:-}" == "--all" ]]; then
   packages+=(libclang-rt-14-dev llvm zip unzip libbenchmark-dev libsimdjson-dev
              nlohmann-json3-dev python3)
+  # stguard.dask's LocalCluster test (and its to_dataframe), and the SARIF schema check.
+  packages+=(python3-distributed python3-dask python3-pandas python3-jsonschema)
   # npm fetches the GGUF tests' reference; a Node.js from elsewhere (nodesource) brings
   # its own npm, which Debian's npm package would conflict with.
   command -v npm >/dev/null || packages+=(npm)
@@ -44,6 +46,10 @@ fi
 # The GGUF tests' reference (ggml itself, test-only), pinned by checksum.
 if [[ "${1:-}" == "--all" ]]; then
   "$(dirname "$0")/fetch_ggml.sh" >/dev/null
+fi
+# The SARIF 2.1.0 schema the `--sarif` test validates against (npm), pinned by checksum.
+if [[ "${1:-}" == "--all" ]]; then
+  "$(dirname "$0")/fetch_sarif_schema.sh" >/dev/null
 fi
 # The browser tests drive chromium with puppeteer-core (npm), installed into a cache folder
 # (STGUARD_PUPPETEER_DIR, default ~/.cache/stguard-web), never into the source tree. The

@@ -15,6 +15,7 @@
 #include "gguf_bindings.h"
 #include "header_file.h"
 #include "http_transport.h"
+#include "many.h"
 #include "npy_bindings.h"
 #include "raise_error.h"
 #include "stguard/dtype.h"
@@ -104,4 +105,5 @@ through the buffer protocol, writable (copy-on-write: writes never reach the fil
   stguard::python::RegisterGguf(m);
   stguard::python::RegisterNumpyFiles(m);
   stguard::python::RegisterFrontDoor(m);
+  stguard::python::RegisterMany(m);
 }

@@ -25,6 +25,7 @@ from ._error import SafetensorError
 from ._front_door import (CheckResult, CheckWarning, ConvertResult, Envelope, LintFinding,
                           LintResult, PickleGlobal, ScanResult, TorchTensorInfo, check, convert,
                           lint, scan)
+from ._many import check_many, scan_many
 from ._open import TensorSlice, _safe_open_handle, safe_open
 from ._serialize import TensorSpec, deserialize, serialize, serialize_file
 
@@ -33,5 +34,5 @@ __version__: str = _core.__version__
 __all__ = ["CheckResult", "CheckWarning", "ConvertResult", "Envelope", "LintFinding",
            "LintResult", "PickleGlobal", "SafetensorError", "ScanResult", "TensorSlice",
            "TensorSpec", "TorchTensorInfo", "__version__", "_safe_open_handle", "check",
-           "convert", "deserialize", "lint", "safe_open", "scan", "serialize",
-           "serialize_file"]
+           "check_many", "convert", "deserialize", "lint", "safe_open", "scan", "scan_many",
+           "serialize", "serialize_file"]

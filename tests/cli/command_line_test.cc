@@ -57,6 +57,7 @@ class Fixtures {
     WriteFileBytes(dir_.File("w.npz"), testing::BuildNpz({{.key = "a", .elements = 4}}).Bytes());
     WriteFileBytes(dir_.File("m.gguf"), testing::Encode(testing::SimpleGgufModel()));
     WriteFileBytes(dir_.File("c.json"), "{\"model_type\": \"llama\"}");
+    WriteFileBytes(dir_.File("inputs.txt"), "");  // --from: a list adding no input
     std::filesystem::create_directory(dir_.File("st"));
     std::filesystem::copy_file(Corpus("valid/worked_example.safetensors"),
                                dir_.File("st/model.safetensors"));
@@ -152,6 +153,8 @@ std::string ValueFor(const HelpOption& option, const Fixtures& fixtures) {
   if (option.argument.find('|') != std::string::npos) return "F16";
   if (option.argument == "N") return "8";
   if (option.argument == "PATH") return fixtures.File("c.json");
+  if (option.name == "--from") return fixtures.File("inputs.txt");
+  if (option.name == "--sarif") return fixtures.File("out.sarif");
   return option.name == "--key" ? "state_dict" : "x";
 }
 
