@@ -82,6 +82,9 @@ Envelope = Dict[str, Any]
 ENVELOPE_SCHEMA_VERSION: int  # the envelope's schema_version (stguard/verdict.h)
 
 def sniff(path: str) -> str: ...
+# set_url_timeout: seconds for connecting and for a stall when an input is a URL
+# (http(s):// or hf://); a build without URL support reports that on each URL instead.
+def set_url_timeout(seconds: int) -> None: ...
 def verdict_sentence(verdict: str) -> str: ...
 def check_path(
     path: str, allow_external_symlinks: bool, require_aligned_data: bool,

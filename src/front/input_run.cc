@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace stguard {
@@ -104,6 +105,28 @@ std::string SummaryLine(const RunSummary& s) {
          (s.errors == 1 ? " error; " : " errors; ") + seconds;
 }
 
+// JoiningThreads joins its threads when it goes, as std::jthread would (the WebAssembly
+// build's libc++ has no jthread): a delivery that throws still joins the workers.
+class JoiningThreads {
+ public:
+  explicit JoiningThreads(size_t count) { threads_.reserve(count); }
+  JoiningThreads(const JoiningThreads&) = delete;
+  JoiningThreads& operator=(const JoiningThreads&) = delete;
+  ~JoiningThreads() { JoinAll(); }
+
+  template <typename Work>
+  void Start(Work&& work) { threads_.emplace_back(std::forward<Work>(work)); }
+  void JoinAll() {
+    for (std::thread& thread : threads_) {
+      if (thread.joinable()) thread.join();
+    }
+    threads_.clear();
+  }
+
+ private:
+  std::vector<std::thread> threads_;
+};
+
 RunSummary RunInputs(std::span<const std::string> inputs, unsigned jobs,
                      const std::function<InputReport(const std::string& input)>& judge,
                      const std::function<void(size_t index, InputReport& report)>& deliver) {
@@ -112,28 +135,27 @@ RunSummary RunInputs(std::span<const std::string> inputs, unsigned jobs,
   if (jobs == 0) jobs = DefaultJobs();
   const size_t threads = std::min<size_t>({jobs, kMaxJobs, std::max<size_t>(inputs.size(), 1)});
   Window window(inputs.size(), kPendingPerJob * threads);
-  std::vector<std::jthread> pool;
-  pool.reserve(threads);
-  for (size_t t = 0; t < threads && !inputs.empty(); ++t) {
-    pool.emplace_back([&] {
-      while (const std::optional<size_t> index = window.Take()) {
-        window.Put(*index, judge(inputs[*index]));
-      }
-    });
-  }
+  JoiningThreads pool(threads);
   try {
+    for (size_t t = 0; t < threads && !inputs.empty(); ++t) {
+      pool.Start([&] {
+        while (const std::optional<size_t> index = window.Take()) {
+          window.Put(*index, judge(inputs[*index]));
+        }
+      });
+    }
     for (size_t i = 0; i < inputs.size(); ++i) {
       InputReport report = window.Wait(i);
       CountVerdict(report.verdict, &summary);
       deliver(i, report);
     }
   } catch (...) {
-    // A delivery that throws (out of memory printing) must not leave the workers waiting
-    // for room that will never come: the pool's join would wait forever.
+    // A thread that cannot start, or a delivery that throws (out of memory printing), must
+    // not leave the workers waiting for room that will never come: the join would hang.
     window.Stop();
     throw;
   }
-  pool.clear();  // joins: every worker has found no input left
+  pool.JoinAll();  // every worker has found no input left
   summary.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
