@@ -165,6 +165,11 @@ TEST(SummaryLine, GroupsThousandsAndNamesInvalidOnlyWhenThereAreSome) {
   summary.invalid = 1;
   summary.seconds = 0;
   EXPECT_EQ(SummaryLine(summary), "1 file: 0 valid, 1 invalid, 0 refused, 0 errors; 0.0 s");
+  summary = RunSummary{};
+  summary.inputs = 1234567;
+  summary.valid = 999;
+  summary.errors = 1000;
+  EXPECT_EQ(SummaryLine(summary), "1,234,567 files: 999 valid, 0 refused, 1,000 errors; 0.0 s");
 }
 
 // Many threads over every format at once give what one thread gives: every reader keeps its

@@ -86,9 +86,15 @@ void CountVerdict(Verdict verdict, RunSummary* summary) {
 
 // Grouped writes 10010 as "10,010".
 std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  for (size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
-  return digits;
+  const std::string digits = std::to_string(n);
+  std::string grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    // A comma before each group of three counted from the right (appending, not inserting:
+    // g++ 12 -O2 warns falsely on string::insert here, and CI builds with -Werror).
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 }  // namespace
