@@ -17,7 +17,7 @@ namespace {
 
 class CountingSource final : public stguard::ByteSource {
  public:
-  explicit CountingSource(std::span<const std::byte> bytes) : memory_(bytes, "file") {}
+  explicit CountingSource(std::span<const std::byte> file) : memory_(file, "file") {}
   uint64_t size() const override { return memory_.size(); }
   stguard::Error ReadAt(uint64_t offset, std::span<std::byte> out) const override {
     ++requests;

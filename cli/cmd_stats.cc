@@ -171,11 +171,19 @@ std::optional<int> RefuseUnlessValid(const std::string& path, const DirOptions& 
                                      bool json, CheckResult* checked) {
   CheckOptions check;
   check.allow_external_symlinks = options.allow_external_symlinks;
-  *checked = CheckPath(path, check);
-  if (checked->valid()) return std::nullopt;
-  if (json) return PrintResult(*checked, /*quiet=*/false, /*json=*/true);
-  PrintErrorLine(ResultLine(*checked));
-  return checked->exit_status();
+  CheckResult result = CheckPath(path, check);
+  if (result.valid()) {
+    // Kept for an error after the check: only the envelope's fields, since the whole result
+    // (its summary, warnings, a folder's files) would count against inspect's memory bound.
+    checked->file = std::move(result.file);
+    checked->format = result.format;
+    checked->is_folder = result.is_folder;
+    checked->verdict = result.verdict;
+    return std::nullopt;
+  }
+  if (json) return PrintResult(result, /*quiet=*/false, /*json=*/true);
+  PrintErrorLine(ResultLine(result));
+  return result.exit_status();
 }
 
 // PrintFailure prints an error found after the check (a valid folder without safetensors
