@@ -7,6 +7,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "support/gguf_encoder.h"
 #include "support/gguf_fixtures.h"
@@ -149,7 +150,8 @@ TEST(InspectFolderCliTest, AnInvalidIndexSaysInJsonWhatWasInspected) {
 
 TEST(InspectFolderCliTest, AnInputTheCommandDoesNotReadIsAnEnvelopeInJson) {
   const std::string torch = kTorchSharded + "/pytorch_model-00001-of-00002.bin";
-  for (const std::string& command : {"inspect --stats --json ", "lint --json "}) {
+  const std::vector<std::string> commands = {"inspect --stats --json ", "lint --json "};
+  for (const std::string& command : commands) {
     const CliRun run = RunCli(command + ShellQuoted(torch));
     EXPECT_EQ(run.status, 2) << run.output;
     EXPECT_TRUE(Has(run, "{\"schema_version\":2,")) << command << run.output;
