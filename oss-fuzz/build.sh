@@ -6,8 +6,9 @@
 # Run from the project root (the Dockerfile's WORKDIR) with the OSS-Fuzz environment:
 # CC, CXX, CFLAGS, CXXFLAGS (sanitizer and coverage flags), LIB_FUZZING_ENGINE (the engine
 # to link: -fsanitize=fuzzer for libFuzzer, a library for AFL++ or honggfuzz), SRC, WORK
-# and OUT. No CMake: the library is a handful of files with no dependencies, compiled
-# once into $WORK with exactly the flags given, then linked into each target with $CXX.
+# and OUT. No CMake build: the library is a handful of files with no dependencies, compiled
+# once into $WORK with exactly the flags given, then linked into each target with $CXX
+# (cmake -P runs one generator script).
 #
 # Produces in $OUT, for each target (every fuzz/fuzz_*.cc defining LLVMFuzzerTestOneInput,
 # fuzz/targets.sh): the binary, <target>_seed_corpus.zip (corpus/<target>/ and what
@@ -40,6 +41,11 @@ IFS=. read -r major minor patch <<< "$version"
 sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@PROJECT_VERSION_MAJOR@/$major/" \
     -e "s/@PROJECT_VERSION_MINOR@/$minor/" -e "s/@PROJECT_VERSION_PATCH@/$patch/" \
     cmake/version.h.in > "$objects/include/stguard/version.h"
+# The SARIF rules' help text is generated from the error list by the build's own script,
+# run here in CMake's script mode (no configure: CMake is only the interpreter).
+mkdir -p "$objects/include/stguard_src"
+cmake -DERROR_CODES_DEF=include/stguard/error_codes.def \
+      -DERROR_HELP_OUTPUT="$objects/include/stguard_src/error_help.inc" -P cmake/error_help.cmake
 
 # The library and the shared fuzz support code (every fuzz/*.cc that is not a target, the
 # replay main or a test: checks, reference checker, mutators), once.
