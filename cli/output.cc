@@ -60,11 +60,6 @@ void PrintLeftoverNotes(std::string_view command, const std::string& out) {
 }
 
 
-void AppendErrorJson(const Error& error, std::string* out) {
-  // An offset is given only where it points into the file (ErrorHasOffset).
-  AppendErrorJson(error, ErrorHasOffset(error.code), out);
-}
-
 namespace {
 template <typename Dims>
 std::string DimsText(const Dims& shape, const char* separator) {

@@ -49,10 +49,7 @@ std::string StdoutRefusal();
 void PrintLeftoverNotes(std::string_view command, const std::string& out);
 
 
-// AppendErrorJson appends {"code":...,"offset":...,"message":...,"context":...,
-// "tensor":...} to *out.
-void AppendErrorJson(const Error& error, std::string* out);
-// The offset-explicit AppendErrorJson and ErrorText are the library's (stguard/inputs.h).
+// AppendErrorJson and ErrorText are the library's (stguard/inputs.h).
 
 // PrintFileError prints "stguard COMMAND: PATH: VERDICT: ..." to stderr, with the verdict's
 // word as check says it ("invalid", "refused"; "error" for I/O).
