@@ -109,6 +109,24 @@ def test_refused_files_raise(tmp_path):
         stguard.npy.load_npz(archive)
 
 
+def test_deflated_member_checksum_is_checked_when_inflated(tmp_path):
+    # load_npz inflates each deflated member once, after a header-only parse: the CRC-32
+    # and the stream's end are checked on that one pass, before any array is returned.
+    archive = tmp_path / "c.npz"
+    np.savez_compressed(archive, a=np.arange(100.0), b=np.arange(50.0))
+    assert list(stguard.npy.load_npz(archive)) == ["a", "b"]
+    data = bytearray(archive.read_bytes())
+    with zipfile.ZipFile(archive) as zf:
+        info = zf.getinfo("b.npy")
+    crc = info.CRC.to_bytes(4, "little")
+    wrong = (info.CRC ^ 1).to_bytes(4, "little")
+    assert data.count(crc) == 2  # the local header and the central directory
+    archive.write_bytes(bytes(data).replace(crc, wrong))
+    with pytest.raises(SafetensorError) as error:
+        stguard.npy.load_npz(archive)
+    assert error.value.code == "ZipChecksum"
+
+
 def test_npz_names_and_keys_as_numpy_reads_them(tmp_path):
     a, b = np.arange(3, dtype="<f4"), np.arange(4, dtype="<i8")
     path = tmp_path / "k.npz"
