@@ -24,7 +24,7 @@ int RunCanon(const CommandLine& line) {
   const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
   if (!checkpoint.ok()) {
     PrintFileError("canon", in, checkpoint.error());
-    return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
+    return IsIoError(checkpoint.error(), OutOfMemoryIs::kIoError) ? kExitUsage : kExitInvalid;
   }
   if (out == "-") {
     if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
@@ -34,7 +34,7 @@ int RunCanon(const CommandLine& line) {
     StdoutSink sink;
     if (Error error = WriteCanonical(*checkpoint, sink); !error.ok()) {
       PrintFileError("canon", "-", error);
-      return IsIoError(error) ? kExitUsage : kExitInvalid;
+      return IsIoError(error, OutOfMemoryIs::kIoError) ? kExitUsage : kExitInvalid;
     }
     return kExitOk;
   }

@@ -59,7 +59,7 @@ ConvertResult Failure(const CommandLine& line, const ConvertReport& report, cons
   const std::string& out = line.operands[1];
   if (report.usage) return ConvertUnusable(in, PrintableText(error.context));
   if (report.about_output) return ConvertFailed(in, out, error, Verdict::kError);
-  if (!IsIoError(error)) {
+  if (!IsIoError(error, OutOfMemoryIs::kIoError)) {
     CheckOptions check;
     check.allow_external_symlinks = line.allow_external_symlinks;
     const CheckResult judged = CheckPath(in, check);

@@ -192,7 +192,7 @@ std::optional<int> RefuseUnlessValid(const std::string& path, const DirOptions& 
 int PrintFailure(CheckResult checked, const Error& error, bool json) {
   if (!json) {
     PrintFileError("inspect", checked.file, error);
-    return IsIoError(error) ? kExitUsage : kExitInvalid;
+    return IsIoError(error, OutOfMemoryIs::kIoError) ? kExitUsage : kExitInvalid;
   }
   checked.verdict = VerdictForError(error);
   checked.error = error;
@@ -314,7 +314,7 @@ int RunInspectStats(const CommandLine& line) {
   const Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options);
   if (!checkpoint.ok() && !json) {
     PrintErrorLine(PrintableText(path) + ": error: " + ErrorText(path, checkpoint.error()));
-    return IsIoError(checkpoint.error()) ? kExitUsage : kExitInvalid;
+    return IsIoError(checkpoint.error(), OutOfMemoryIs::kIoError) ? kExitUsage : kExitInvalid;
   }
   if (!checkpoint.ok()) return PrintFailure(std::move(checked), checkpoint.error(), json);
   uint64_t total = 0;

@@ -110,6 +110,24 @@ void SetSarif(CommandLine& line, std::string_view value) { line.sarif = std::str
 
 using enum ValueKind;
 
+// The options of every command that judges many inputs (check, scan, lint: RunManyInputs),
+// worded once; ForCommand gives each command its row, with the inputs it reads.
+constexpr OptionRow kJobsOption = {
+    "", "--jobs", "-j", "N", kCount, false,
+    "judge N inputs at once (default: one per core); output stays in order", 0, SetJobs};
+constexpr OptionRow kFromOption = {
+    "", "--from", "", "FILE", kText, false,
+    "read more inputs from FILE, one per line (- for standard input)", 0, SetFrom};
+constexpr OptionRow kSarifOption = {
+    "", "--sarif", "", "FILE", kText, false,
+    "also write a SARIF 2.1.0 log of what is not valid to FILE", 0, SetSarif};
+
+constexpr OptionRow ForCommand(std::string_view command, FormatSet formats, OptionRow row) {
+  row.command = command;
+  row.formats = formats;
+  return row;
+}
+
 constexpr OptionRow kOptionRows[] = {
     {"check", "--quiet", "-q", "", kFlag, false, "print only what is not valid",
      kEveryCheckpoint, SetQuiet},
@@ -124,12 +142,9 @@ constexpr OptionRow kOptionRows[] = {
     {"check", "--timeout", "", "N", kCount, false,
      "for a URL: give up after N s connecting or stalled (default 30)",
      kEveryCheckpoint, SetTimeout},
-    {"check", "--jobs", "-j", "N", kCount, false,
-     "judge N inputs at once (default: one per core); output stays in order", kEveryCheckpoint, SetJobs},
-    {"check", "--from", "", "FILE", kText, false,
-     "read more inputs from FILE, one per line (- for standard input)", kEveryCheckpoint, SetFrom},
-    {"check", "--sarif", "", "FILE", kText, false,
-     "also write a SARIF 2.1.0 log of what is not valid to FILE", kEveryCheckpoint, SetSarif},
+    ForCommand("check", kEveryCheckpoint, kJobsOption),
+    ForCommand("check", kEveryCheckpoint, kFromOption),
+    ForCommand("check", kEveryCheckpoint, kSarifOption),
     {"inspect", "--json", "", "", kFlag, false, "print JSON", kEveryCheckpoint, SetJson},
     {"inspect", "--stats", "", "", kFlag, false, "scan the data: min, max, mean, NaN/+inf/-inf",
      kSafetensorsOrFolder, SetStats},
@@ -170,24 +185,18 @@ constexpr OptionRow kOptionRows[] = {
     {"scan", "--require-convertible", "", "", kFlag, false,
      "also exit 1 when a file would not convert as it is (needs --key...)",
      kScanned, SetRequireConvertible},
-    {"scan", "--jobs", "-j", "N", kCount, false,
-     "judge N inputs at once (default: one per core); output stays in order", kScanned, SetJobs},
-    {"scan", "--from", "", "FILE", kText, false,
-     "read more inputs from FILE, one per line (- for standard input)", kScanned, SetFrom},
-    {"scan", "--sarif", "", "FILE", kText, false,
-     "also write a SARIF 2.1.0 log of what is not valid to FILE", kScanned, SetSarif},
+    ForCommand("scan", kScanned, kJobsOption),
+    ForCommand("scan", kScanned, kFromOption),
+    ForCommand("scan", kScanned, kSarifOption),
     {"lint", "--json", "", "", kFlag, false,
      "as JSON Lines: one JSON object per line, one per input", kSafetensorsOrFolder, SetJson},
     {"lint", "--config", "", "PATH", kText, false,
      "read this config.json instead of the folder's", kSafetensorsOrFolder, SetConfig},
     {"lint", "--allow-external-symlinks", "", "", kFlag, false,
      "follow symbolic links out of the folder", kFolder, SetAllowExternal},
-    {"lint", "--jobs", "-j", "N", kCount, false,
-     "judge N inputs at once (default: one per core); output stays in order", kSafetensorsOrFolder, SetJobs},
-    {"lint", "--from", "", "FILE", kText, false,
-     "read more inputs from FILE, one per line (- for standard input)", kSafetensorsOrFolder, SetFrom},
-    {"lint", "--sarif", "", "FILE", kText, false,
-     "also write a SARIF 2.1.0 log of what is not valid to FILE", kSafetensorsOrFolder, SetSarif},
+    ForCommand("lint", kSafetensorsOrFolder, kJobsOption),
+    ForCommand("lint", kSafetensorsOrFolder, kFromOption),
+    ForCommand("lint", kSafetensorsOrFolder, kSarifOption),
 };
 
 // Column where summaries and option help start, and the indent of option lines.

@@ -82,7 +82,7 @@ void PrintText(const ConvertResult& result) {
 }  // namespace
 
 Verdict ConversionVerdict(const Error& error) {
-  if (IsIoError(error)) return Verdict::kError;
+  if (IsIoError(error, OutOfMemoryIs::kIoError)) return Verdict::kError;
   return VerdictForError(error) == Verdict::kRefused ? Verdict::kRefused : Verdict::kInvalid;
 }
 

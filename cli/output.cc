@@ -14,19 +14,12 @@
 namespace stguard::cli {
 
 Error AboutOutput(const std::string& out, Error error) {
-  if (!IsIoError(error) || error.code == ErrorCode::kOutOfMemory) return error;
+  if (!IsIoError(error, OutOfMemoryIs::kNotIoError)) return error;
   const std::filesystem::path folder = std::filesystem::path(out).parent_path();
   std::error_code status;
   if (folder.empty() || std::filesystem::is_directory(folder, status)) return error;
   error.context = "output folder " + PrintableText(folder.string()) + " does not exist";
   return error;
-}
-
-std::string Plural(uint64_t count, std::string_view noun) {
-  std::string text = std::to_string(count);
-  text.append(" ").append(noun);
-  if (count != 1) text += 's';
-  return text;
 }
 
 Error StdoutSink::Write(std::span<const std::byte> bytes) {

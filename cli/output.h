@@ -11,23 +11,14 @@
 
 #include "stguard/error.h"
 #include "stguard/inputs.h"  // AppendErrorJson, ErrorText
+#include "stguard/io_error.h"  // IsIoError: an I/O error exits 2, a content error 1
 #include "stguard/json_escape.h"  // AppendJsonText, AppendJsonString
+#include "stguard/plural.h"
 #include "stguard/shape.h"
 #include "stguard/verdict.h"
 #include "stguard/writer.h"
 
 namespace stguard::cli {
-
-// IsIoError says whether an error is about reaching the file (or memory to read it in)
-// rather than its contents; such errors exit with status 2, content errors with 1. Out of
-// memory is a limit of this machine, not a verdict on the file.
-inline bool IsIoError(const Error& error) {
-  return error.code == ErrorCode::kIoError || error.code == ErrorCode::kNotARegularFile ||
-         error.code == ErrorCode::kOutOfMemory;
-}
-
-// Plural is "1 tensor", "2 tensors": `count` and `noun`, with an s unless count is 1.
-std::string Plural(uint64_t count, std::string_view noun);
 
 // AboutOutput is `error`, met writing the file `out`, told with the user's path: when
 // OUT's folder does not exist, "output folder nodir/sub does not exist" instead of the
@@ -54,7 +45,8 @@ void PrintLeftoverNotes(std::string_view command, const std::string& out);
 // PrintFileError prints "stguard COMMAND: PATH: VERDICT: ..." to stderr, with the verdict's
 // word as check says it ("invalid", "refused"; "error" for I/O).
 inline void PrintFileError(std::string_view command, std::string_view path, const Error& error) {
-  const Verdict verdict = IsIoError(error) ? Verdict::kError : VerdictForError(error);
+  const Verdict verdict =
+      IsIoError(error, OutOfMemoryIs::kIoError) ? Verdict::kError : VerdictForError(error);
   const std::string line = "stguard " + std::string(command) + ": " + PrintableText(path) +
                            ": " + std::string(VerdictName(verdict)) + ": " +
                            ErrorText(path, error) + "\n";

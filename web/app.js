@@ -578,8 +578,9 @@ function showFindings(section, findings) {
     cell(row, finding.rule ?? '', 'mono');
     cell(row, finding.file ?? '', 'mono');
     cell(row, finding.tensor ?? '', 'name');
-    cell(row, valueText(finding.expected ?? ''), 'mono');
-    cell(row, valueText(finding.found ?? ''), 'mono');
+    // A shape is an array of numbers, any other expectation text ("BF16", "absent").
+    cell(row, shapeText({shape: finding.expected}), 'mono');
+    cell(row, shapeText({shape: finding.found}), 'mono');
     cell(row, finding.message ?? '');
   }
   details.appendChild(table);
@@ -634,8 +635,10 @@ function showSummary(section, result) {
 function showLint(section, lint) {
   if (!lint) return;
   const line = element('p', 'lint-verdict');
-  if (lint.error) {
-    line.append(`lint could not run: ${lint.code || ''} `, safeText(lint.error));
+  // The object is `stguard lint --json`'s: without findings, lint did not run.
+  if (!Array.isArray(lint.findings)) {
+    const why = lint.error ? `${lint.error.message}: ${lint.error.context}` : lint.message;
+    line.append(`lint could not run: ${lint.code || ''} `, safeText(why));
     section.appendChild(line);
     return;
   }

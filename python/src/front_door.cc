@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The front door from Python (see front_door.h). Every verdict comes from the library:
 // CheckPath for check, JudgePickleFile / ScanFolderForPickles and ResultForPickle for
-// scan, CheckPath, LintModel and LintVerdict for lint; the envelope's fields are the library's own JSON
-// (EnvelopeJson), parsed, so Python shows exactly what `stguard ... --json` prints.
+// scan, LintPath for lint; the envelope's fields are the library's own JSON (EnvelopeJson;
+// LintJson for lint), parsed, so Python shows exactly what `stguard ... --json` prints.
 #include "front_door.h"
 
 #include <pybind11/stl.h>
@@ -18,7 +18,6 @@
 #include "raise_error.h"
 #include "stguard/file_verdict.h"
 #include "stguard/folder_scan.h"
-#include "stguard/lint.h"
 #include "stguard/lint_verdict.h"
 #include "stguard/sniff.h"
 #include "stguard/verdict.h"
@@ -168,48 +167,21 @@ py::dict Scan(const std::string& path, const std::vector<std::string>& key_path,
   return EnvelopeDict(*result);
 }
 
-py::dict Finding(const LintFinding& finding) {
-  py::dict out;
-  out["severity"] = Text(LintSeverityName(finding.severity));
-  out["rule"] = Text(finding.rule);
-  out["file"] = Text(finding.file);
-  out["tensor"] = Text(finding.tensor);
-  out["expected"] = Text(finding.expected);
-  out["found"] = Text(finding.found);
-  out["transposed"] = finding.transposed;
-  out["message"] = Text(finding.message);
-  return out;
-}
-
-// Lint gives lint's verdict as `stguard lint` does: check's (CheckPath) when not valid,
-// else LintVerdict over LintModel's findings, which come with it.
+// Lint gives `stguard lint --json`'s object (LintPath's LintJson, parsed: the envelope,
+// family, counts and findings, as the command prints them) with what the envelope rests
+// on (EnvelopeDict: the error, warnings, the member).
 py::dict Lint(const std::string& path, const std::string& config_path,
               bool allow_external_symlinks) {
   LintOptions options;
   options.config_path = config_path;
   options.dir.allow_external_symlinks = allow_external_symlinks;
-  CheckOptions check_options;
-  check_options.allow_external_symlinks = allow_external_symlinks;
-  std::unique_ptr<LintReport> report = std::make_unique<LintReport>();
-  std::unique_ptr<CheckResult> result;
+  std::unique_ptr<LintOutcome> outcome;
   {
     py::gil_scoped_release release;
-    result = std::make_unique<CheckResult>(CheckPath(path, check_options));
-    if (result->valid()) {
-      *report = LintModel(path, options);
-      // Lint's findings decide, or error when lint could not run (LintVerdict).
-      *result = LintVerdict(std::move(*result), *report);
-    }
+    outcome = std::make_unique<LintOutcome>(LintPath(path, options));
   }
-  py::dict out = EnvelopeDict(*result);
-  py::list findings;
-  for (const LintFinding& finding : report->findings) findings.append(Finding(finding));
-  out["findings"] = findings;
-  out["family"] = report->family.empty() ? py::object(py::none()) : Text(report->family);
-  out["num_errors"] = report->num_errors();
-  out["num_warnings"] = report->num_warnings();
-  out["num_tensors"] = report->num_tensors;
-  out["num_shards"] = report->num_shards;
+  py::dict out = EnvelopeDict(outcome->result);
+  out["json"] = Text(LintJson(*outcome));
   return out;
 }
 
@@ -282,7 +254,8 @@ void RegisterFrontDoor(py::module_& m) {
         "under a folder.");
   m.def("lint", &Lint, py::arg("path"), py::arg("config_path"),
         py::arg("allow_external_symlinks"),
-        "The envelope (dict) of the check lint runs first, with lint's findings.");
+        "The envelope (dict) of lint's verdict, and under 'json' the object `stguard lint "
+        "--json` prints.");
   RegisterConverting(m);
 }
 

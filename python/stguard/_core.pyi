@@ -94,8 +94,7 @@ def scan(
     path: str, key_path: List[str], max_output_ratio: Optional[int],
     allow_external_symlinks: bool
 ) -> Envelope: ...
-# lint adds findings [{severity, rule, file, tensor, expected, found, transposed, message}],
-# family, lint_error, num_errors, num_warnings, num_tensors, num_shards.
+# lint adds json: the object `stguard lint --json` prints (the library's LintJson).
 def lint(path: str, config_path: str, allow_external_symlinks: bool) -> Envelope: ...
 # Conversions return {tensors, converted, dropped [(dropped, kept)], written (folders)}:
 # each is one call of the library's ConvertPath, as `stguard convert` makes it.

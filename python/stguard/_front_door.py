@@ -8,6 +8,7 @@ the C API returns (README "Verdicts and the JSON envelope"): ``schema_version``,
 verdicts come from the library (python/src/front_door.cc): nothing is decided here.
 """
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
@@ -261,15 +262,17 @@ def scan(path: PathLike, key: KeyPath = None, *, max_output_ratio: Optional[int]
 
 @dataclass(frozen=True)
 class LintFinding:
-    """One lint finding: ``severity`` is ``"error"`` or ``"warning"``, ``rule`` a stable id
-    (README "stguard lint"); ``file``, ``tensor``, ``expected`` and ``found`` may be ""."""
+    """One lint finding, as ``stguard lint --json`` prints it: ``severity`` is ``"error"`` or
+    ``"warning"``, ``rule`` a stable id (README "stguard lint"); ``file`` and ``tensor`` may be
+    ""; ``expected`` and ``found`` are a shape (a list of ints) or text (``"BF16"``,
+    ``"absent"``; may be "")."""
 
     severity: str
     rule: str
     file: str
     tensor: str
-    expected: str
-    found: str
+    expected: Union[str, List[int]]
+    found: Union[str, List[int]]
     transposed: bool
     message: str
 
@@ -288,6 +291,9 @@ class LintResult(Envelope):
         tensors, shards: the checkpoint's counts.
         error: the SafetensorError behind the verdict (check's, LintError, or lint's own
             failure to run: an unreadable config), or None.
+        linted: whether lint ran to its end (False when check did not find the path valid,
+            the path is of a format lint does not read, or lint could not run): the
+            findings and counts are lint's only then.
     """
 
     family: Optional[str] = None
@@ -297,6 +303,7 @@ class LintResult(Envelope):
     tensors: int = 0
     shards: int = 0
     error: Optional[SafetensorError] = None
+    linted: bool = False
 
 
 def lint(path: PathLike, config: Optional[PathLike] = None, *,
@@ -312,10 +319,16 @@ def lint(path: PathLike, config: Optional[PathLike] = None, *,
     """
     raw = _core.lint(os.fspath(path), "" if config is None else os.fspath(config),
                      allow_external_symlinks)
-    return LintResult(**_envelope_fields(raw), family=raw["family"],
-                      findings=[LintFinding(**f) for f in raw["findings"]],
-                      errors=raw["num_errors"], warnings=raw["num_warnings"],
-                      tensors=raw["num_tensors"], shards=raw["num_shards"], error=raw["error"])
+    # The library's object, as the command prints it: when lint did not run (check did not
+    # pass, or lint could not), it has no findings and "warnings" lists check's warnings.
+    printed = json.loads(raw["json"])
+    if "findings" not in printed:
+        return LintResult(**_envelope_fields(raw), error=raw["error"])
+    return LintResult(**_envelope_fields(raw), family=printed["family"],
+                      findings=[LintFinding(**f) for f in printed["findings"]],
+                      errors=printed["errors"], warnings=printed["warnings"],
+                      tensors=printed["tensors"], shards=printed["shards"], error=raw["error"],
+                      linted=True)
 
 
 # ---------------------------------------------------------------------------- convert

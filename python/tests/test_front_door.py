@@ -3,6 +3,7 @@
 the envelope's words, for every format; load_file on a PyTorch file says what it is; errors
 show a byte offset only when it points into a file."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -158,6 +159,23 @@ def test_lint_verdict_matches_the_command(cli, tmp_path, malicious):
     printed = json.loads(command.stdout.splitlines()[0])
     for key in ENVELOPE:
         assert getattr(result, key) == printed.get(key), key
+    # The findings and counts are the command's; lint did not run on what check refused.
+    assert result.linted == ("findings" in printed) == (not malicious)
+    if result.linted:
+        assert [dataclasses.asdict(f) for f in result.findings] == printed["findings"]
+        assert (result.family, result.errors, result.warnings, result.tensors, result.shards) == \
+            tuple(printed[key] for key in ("family", "errors", "warnings", "tensors", "shards"))
+
+
+def test_lint_of_a_format_it_does_not_read_is_a_usage_error(tmp_path):
+    # Reject: a valid GGUF file is not linted (as `stguard lint` says), nor is it a finding.
+    gguf = CORPUS.parent / "conformance" / "gguf" / "y_alignment_16.gguf"
+    result = stguard.lint(gguf)
+    assert (result.verdict, result.code, result.linted) == ("error", "InvalidArgument", False)
+    assert result.findings == []
+    # Accept: a safetensors file is.
+    single = stguard.lint(VALID)
+    assert single.linted and single.format == "safetensors"
 
 
 # ---------------------------------------------------------------------------- convert

@@ -28,6 +28,7 @@
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npz.h"
+#include "stguard/plural.h"
 #include "stguard/reader.h"
 #include "stguard/remote.h"
 #include "stguard/sniff.h"
@@ -35,11 +36,6 @@
 
 namespace stguard {
 namespace {
-
-// CountOf writes "1 member", "3 members".
-std::string CountOf(uint64_t count, std::string_view one, std::string_view many) {
-  return std::to_string(count) + " " + std::string(count == 1 ? one : many);
-}
 
 void SetError(const Error& error, CheckResult* result) {
   result->error = error;
@@ -61,8 +57,8 @@ void CheckSafetensors(const ByteSource& source, const CheckOptions& options,
     result->summary.data_bytes += tensor.byte_size();
   }
   result->summary.detail =
-      "safetensors, " + CountOf(checkpoint->num_tensors(), "tensor", "tensors") + ", " +
-      CountOf(checkpoint->header_len(), "header byte", "header bytes");
+      "safetensors, " + Plural(checkpoint->num_tensors(), "tensor") + ", " +
+      Plural(checkpoint->header_len(), "header byte");
   if (options.list_contents) ListSafetensors(*checkpoint, result);
   if (options.keep_reader) {
     result->checkpoint = std::make_shared<const Checkpoint>(std::move(*checkpoint));
@@ -117,7 +113,7 @@ std::string GgufTypesText(const gguf::GgufFile& file) {
       text += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     }
   }
-  if (uses.size() > kNamed) text += ", " + CountOf(uses.size() - kNamed, "other", "others");
+  if (uses.size() > kNamed) text += ", " + Plural(uses.size() - kNamed, "other");
   return text + ")";
 }
 
@@ -134,11 +130,11 @@ void SummariseGguf(const std::string* path, const gguf::GgufFile& file,
   result->summary.data_bytes = file.file_size() - file.data_offset();
   const std::string version = "GGUF v" + std::to_string(file.version());
   result->summary.detail =
-      parts > 1 ? version + " split model, " + CountOf(parts, "part", "parts") + ", " +
-                      CountOf(set_tensors, "tensor", "tensors")
-                : version + ", " + CountOf(file.tensors().size(), "tensor", "tensors") +
+      parts > 1 ? version + " split model, " + Plural(parts, "part") + ", " +
+                      Plural(set_tensors, "tensor")
+                : version + ", " + Plural(file.tensors().size(), "tensor") +
                       GgufTypesText(file) + ", " +
-                      CountOf(file.metadata().size(), "key", "keys");
+                      Plural(file.metadata().size(), "key");
   if (options.list_contents) ListGguf(file, result);
 }
 
@@ -169,7 +165,7 @@ void CheckNpy(const ByteSource& source, const CheckOptions& options, CheckResult
   result->summary.data_bytes = info->data_len;
   result->summary.detail = ".npy v" + std::to_string(info->major_version) + "." +
                            std::to_string(info->minor_version) + ", " + info->descr + ", " +
-                           CountOf(info->data_len, "data byte", "data bytes");
+                           Plural(info->data_len, "data byte");
   if (options.list_contents) ListNpy(*info, result);
   if (options.keep_reader) result->npy = std::make_shared<const NpyArrayInfo>(*info);
 }
@@ -178,8 +174,8 @@ void SummariseNpz(const NpzInfo& info, const CheckOptions& options, CheckResult*
   result->verdict = Verdict::kValid;
   result->summary.tensors = info.members.size();
   for (const NpzMember& member : info.members) result->summary.data_bytes += member.array.data_len;
-  result->summary.detail = ".npz, " + CountOf(info.members.size(), "array", "arrays") + ", " +
-                           CountOf(result->summary.data_bytes, "data byte", "data bytes");
+  result->summary.detail = ".npz, " + Plural(info.members.size(), "array") + ", " +
+                           Plural(result->summary.data_bytes, "data byte");
   if (options.list_contents) ListNpz(info, result);
   if (options.keep_reader) result->npz = std::make_shared<const NpzInfo>(info);
 }
@@ -194,8 +190,8 @@ void CheckNpz(const ByteSource& source, const std::string* path, const CheckOpti
   uint64_t unread = 0;
   const Result<NpzInfo> info = ReadNpzSource(source, &unread);
   if (unread != 0) {
-    result->unchecked.push_back(CountOf(unread, "member checksum", "member checksums"));
-    result->notes.push_back("CRC-32s of " + CountOf(unread, "member", "members") +
+    result->unchecked.push_back(Plural(unread, "member checksum"));
+    result->notes.push_back("CRC-32s of " + Plural(unread, "member") +
                             " not read: the file is remote (its structure, local headers and "
                             ".npy headers were checked; a deflated member's stream up to its "
                             ".npy header only)");
@@ -219,9 +215,9 @@ void CheckPickleBearing(const ByteSource& source, const std::string* path,
     uint64_t unread = 0;
     *result = ResultForPickle(name, JudgePickleZipSource(source, options.torch, &unread));
     if (unread != 0) {
-      result->unchecked.push_back(CountOf(unread, "storage checksum", "storage checksums"));
+      result->unchecked.push_back(Plural(unread, "storage checksum"));
       result->notes.push_back("local headers and CRC-32s of " +
-                              CountOf(unread, "storage record", "storage records") +
+                              Plural(unread, "storage record") +
                               " not read: the file is remote (its structure, data.pkl and "
                               "format records were checked)");
     }
@@ -337,7 +333,7 @@ CheckResult ResultForPickle(const std::string& path, PickleFileReport report) {
   }
   result.summary.tensors = report.scan.tensors.size();
   result.summary.detail = std::string(PickleFormatTitle(report.format)) + ", " +
-                          CountOf(report.scan.tensors.size(), "tensor", "tensors") + ", " +
+                          Plural(report.scan.tensors.size(), "tensor") + ", " +
                           (report.verdict == FileVerdict::kClean
                                ? "nothing outside the allowlist"
                                : std::string(FileVerdictName(report.verdict)));

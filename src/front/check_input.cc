@@ -54,7 +54,10 @@ void AddFinding(const CheckResult& result, InputReport* report) {
   std::string file = result.file;
   if (result.is_folder && !result.member.empty()) {
     // An index names its folder's files: they sit beside it.
-    if (file.ends_with(".json")) file.resize(file.rfind('/') == std::string::npos ? 0 : file.rfind('/'));
+    if (file.ends_with(".json")) {
+      const size_t slash = file.rfind('/');
+      file.resize(slash == std::string::npos ? 0 : slash);
+    }
     file += (file.empty() || file.ends_with('/') ? "" : "/") + result.member;
   }
   report->findings.push_back({std::move(file), result.verdict, result.error,

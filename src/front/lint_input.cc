@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// `lint` on one input, composed whole (stguard/inputs.h): check first, through the same
-// front door as `check` (a folder that check refuses is never "ok" here), then the lint
-// rules (src/lint/) and their findings as JSON or text.
+// `lint` on one input as the CLI prints it (stguard/inputs.h): LintPath's result
+// (stguard/lint_verdict.h: check first, then the lint rules of src/lint/) as the one JSON
+// object every front end forwards (LintJson), or as text lines.
 #include "stguard/inputs.h"
 
 #include <optional>
-#include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "front/input_report.h"
-#include "stguard/formats.h"
 #include "stguard/json_escape.h"
 #include "stguard/lint_verdict.h"
+#include "stguard/plural.h"
 
 namespace stguard {
 namespace {
-
-// kLinted is what lint reads: safetensors files, model folders and sharded indexes.
-constexpr FormatSet kLinted = FormatBit(Format::kSafetensors) | kFolderInput;
 
 void AppendLintShapeOrText(const std::optional<std::vector<uint64_t>>& shape,
                        const std::string& text, std::string* out) {
@@ -70,13 +65,27 @@ std::string FindingLine(const std::string& path, const LintFinding& finding) {
   return line + ": " + PrintableText(finding.message);
 }
 
-std::string Counted(size_t n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+// AddLintResultText writes the text of a result lint adds nothing to (check did not pass),
+// with its warnings.
+void AddLintResultText(const CheckResult& result, InputReport* report) {
+  report->lines.push_back(ResultLine(result));
+  for (const Warning& warning : result.warnings) {
+    report->lines.push_back(WarningLine(result.file, warning));
+  }
 }
 
-std::string LintReportJson(const CheckResult& result, const LintReport& lint) {
+}  // namespace
+
+std::string LintJson(const LintOutcome& outcome) {
   std::string line = "{";
-  AppendResultJson(result, &line);
+  AppendResultJson(outcome.result, &line);
+  if (!outcome.linted) {
+    // Check did not pass, or lint could not run: the result and check's warnings.
+    line += ",";
+    AppendWarningsJson(outcome.result.warnings, &line);
+    return line + "}";
+  }
+  const LintReport& lint = outcome.report;
   line += ",\"family\":";
   if (lint.family.empty()) {
     line += "null";
@@ -94,66 +103,26 @@ std::string LintReportJson(const CheckResult& result, const LintReport& lint) {
   return line + "]}";
 }
 
-// AddLintResultOnly writes a result lint adds nothing to (check did not pass, or lint could
-// not run), with its warnings.
-void AddLintResultOnly(const CheckResult& result, const OutputOptions& output,
-                   InputReport* report) {
-  if (output.json) {
-    std::string line = "{";
-    AppendResultJson(result, &line);
-    line += ",";
-    AppendWarningsJson(result.warnings, &line);
-    report->lines.push_back(line + "}");
-    return;
-  }
-  report->lines.push_back(ResultLine(result));
-  for (const Warning& warning : result.warnings) {
-    report->lines.push_back(WarningLine(result.file, warning));
-  }
-}
-
-}  // namespace
-
 InputReport LintInput(const std::string& path, const LintOptions& options,
                       const OutputOptions& output) {
   InputReport report;
-  CheckOptions check;
-  check.allow_external_symlinks = options.dir.allow_external_symlinks;
-  CheckResult result = CheckPath(path, check);
-  // A valid file of a format lint does not read (GGUF, .npy, PyTorch), as the check's
-  // sniff told it, is a usage error: not a finding that check rejects it, nor a second read.
-  if (result.valid() && !result.is_folder) {
-    const Result<PathFormat> found = FormatOfPath(path, result.format);
-    if (found.ok() && (found->set() & kLinted) == 0) {
-      result = UsageError(path, result.format, "lint", "safetensors files and model folders");
-      result.error.context = "lint reads " + FormatSetNames(kLinted) + ", not " +
-                             FormatSetNames(found->set());
-    }
-  }
-  if (!result.valid()) {
-    report.verdict = result.verdict;
-    AddFinding(result, &report);
-    AddLintResultOnly(result, output, &report);
-    return report;
-  }
-  const LintReport lint = LintModel(path, options);
-  // The verdict is the library's: check's, then lint's findings, or error when lint
-  // could not run.
-  result = LintVerdict(std::move(result), lint);
+  const LintOutcome outcome = LintPath(path, options);
+  const CheckResult& result = outcome.result;
+  const LintReport& lint = outcome.report;
   report.verdict = result.verdict;
   AddFinding(result, &report);
-  if (!lint.error.ok()) {
-    if (output.json) {
-      AddLintResultOnly(result, output, &report);
-    } else {
-      report.errors.push_back("stguard lint: " + PrintableText(path) + ": " +
-                              std::string(VerdictName(result.verdict)) + ": " +
-                              ErrorText(path, lint.error));
-    }
+  if (output.json) {
+    report.lines.push_back(LintJson(outcome));
     return report;
   }
-  if (output.json) {
-    report.lines.push_back(LintReportJson(result, lint));
+  if (!lint.error.ok()) {
+    report.errors.push_back("stguard lint: " + PrintableText(path) + ": " +
+                            std::string(VerdictName(result.verdict)) + ": " +
+                            ErrorText(path, lint.error));
+    return report;
+  }
+  if (!outcome.linted) {
+    AddLintResultText(result, &report);
     return report;
   }
   for (const LintFinding& finding : lint.findings) {
@@ -162,9 +131,8 @@ InputReport LintInput(const std::string& path, const LintOptions& options,
   report.lines.push_back(
       PrintableText(path) + ": " + (result.valid() ? "ok" : "failed") + " (" +
       (lint.family.empty() ? std::string("no family") : "family " + lint.family) + ", " +
-      std::to_string(lint.num_tensors) + " tensors in " + std::to_string(lint.num_shards) +
-      (lint.num_shards == 1 ? " shard" : " shards") + ", " + Counted(lint.num_errors(), "error") +
-      ", " + Counted(lint.num_warnings(), "warning") + ")");
+      Plural(lint.num_tensors, "tensor") + " in " + Plural(lint.num_shards, "shard") + ", " +
+      Plural(lint.num_errors(), "error") + ", " + Plural(lint.num_warnings(), "warning") + ")");
   return report;
 }
 

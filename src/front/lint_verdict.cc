@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// Lint's verdict in the front door's words (see stguard/lint_verdict.h).
+// Lint's verdict in the front door's words, and lint on one path composed whole (see
+// stguard/lint_verdict.h).
 #include "stguard/lint_verdict.h"
 
 #include <string>
 #include <utility>
 
+#include "stguard/formats.h"
+#include "stguard/plural.h"
+
 namespace stguard {
+namespace {
+
+// kLinted is what lint reads: safetensors files, model folders and sharded indexes.
+constexpr FormatSet kLinted = FormatBit(Format::kSafetensors) | kFolderInput;
+
+}  // namespace
 
 CheckResult LintVerdict(CheckResult checked, const LintReport& report) {
   if (!report.error.ok()) {
@@ -21,14 +31,42 @@ CheckResult LintVerdict(CheckResult checked, const LintReport& report) {
     if (finding.severity != LintSeverity::kError) continue;
     checked.verdict = Verdict::kInvalid;
     checked.error = Error{ErrorCode::kLintError, 0, "lint found errors",
-                          std::to_string(report.num_errors()) + " error" +
-                              (report.num_errors() == 1 ? "" : "s") + ", the first: " +
-                              finding.rule,
+                          Plural(report.num_errors(), "error") + ", the first: " + finding.rule,
                           finding.tensor, finding.file};
     if (checked.is_folder) checked.member = finding.file;
     break;
   }
   return checked;
+}
+
+LintOutcome LintChecked(const std::string& path, CheckResult checked,
+                        const LintOptions& options) {
+  LintOutcome outcome;
+  // A valid file of a format lint does not read, as the check's sniff told it, is a usage
+  // error: not a finding that check rejects it, nor a second read.
+  if (checked.valid() && !checked.is_folder) {
+    const Result<PathFormat> found = FormatOfPath(path, checked.format);
+    if (found.ok() && (found->set() & kLinted) == 0) {
+      const Format format = checked.format;
+      checked = UsageError(path, format, "lint", "safetensors files and model folders");
+      checked.error.context =
+          "lint reads " + FormatSetNames(kLinted) + ", not " + FormatSetNames(found->set());
+    }
+  }
+  if (!checked.valid()) {
+    outcome.result = std::move(checked);
+    return outcome;
+  }
+  outcome.report = LintModel(path, options);
+  outcome.linted = outcome.report.error.ok();
+  outcome.result = LintVerdict(std::move(checked), outcome.report);
+  return outcome;
+}
+
+LintOutcome LintPath(const std::string& path, const LintOptions& options) {
+  CheckOptions check;
+  check.allow_external_symlinks = options.dir.allow_external_symlinks;
+  return LintChecked(path, CheckPath(path, check), options);
 }
 
 }  // namespace stguard

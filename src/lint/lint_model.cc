@@ -12,14 +12,11 @@
 #include "folder/folder_util.h"
 #include "lint/engine.h"
 #include "stguard/checkpoint_dir.h"
+#include "stguard/io_error.h"
 #include "stguard/mapped_file.h"
 
 namespace stguard {
 namespace {
-
-bool IsIoError(const Error& error) {
-  return error.code == ErrorCode::kIoError || error.code == ErrorCode::kNotARegularFile;
-}
 
 // ConfigText is config.json as read: absent, or its bytes (kept mapped).
 struct ConfigText {
@@ -92,7 +89,9 @@ LintReport LintModel(const std::string& path, const LintOptions& options) {
   LintReport report;
   Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options.dir);
   if (!checkpoint.ok()) {
-    if (IsIoError(checkpoint.error())) {
+    // Out of memory while opening the checkpoint is the invalid-checkpoint finding, not a
+    // path lint could not reach.
+    if (IsIoError(checkpoint.error(), OutOfMemoryIs::kNotIoError)) {
       report.error = checkpoint.error();
     } else {
       report.findings.push_back(InvalidCheckpointFinding(checkpoint.error()));

@@ -33,20 +33,11 @@ using testing::WriteFileBytes;
 
 std::string Corpus(const std::string& name) { return std::string(STGUARD_CORPUS_DIR) + "/" + name; }
 
-// NpyBytes is a .npy of four float32 zeros, C or Fortran order (shape (2, 2)).
+// NpyBytes is a .npy of four float32 (1, 2, 3, 4), C or Fortran order (shape (2, 2)).
 std::string NpyBytes(bool fortran = false) {
-  std::string dict = std::string("{'descr': '<f4', 'fortran_order': ") +
-                     (fortran ? "True" : "False") + ", 'shape': (2, 2), }";
-  const size_t total = (10 + dict.size() + 1 + 63) / 64 * 64;
-  dict.append(total - 10 - dict.size() - 1, ' ');
-  dict += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out.push_back('\0');
-  out.push_back(static_cast<char>(dict.size() & 0xFF));
-  out.push_back(static_cast<char>(dict.size() >> 8));
   const std::string data = testing::Bytes({0, 0, 0x80, 0x3F, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40,
                                            0, 0, 0x80, 0x40});  // 1, 2, 3, 4
-  return out + dict + data;
+  return testing::NpyFileBytes("<f4", "(2, 2)", data, fortran);
 }
 
 // Fixtures holds one input of each format, as the help names formats.

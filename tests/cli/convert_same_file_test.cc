@@ -41,15 +41,8 @@ std::string Corpus(const std::string& name) { return std::string(STGUARD_CORPUS_
 
 // NpyBytes is a .npy of four little-endian float32 values, shape (2, 2).
 std::string NpyBytes() {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
-  const size_t total = (10 + dict.size() + 1 + 63) / 64 * 64;
-  dict.append(total - 10 - dict.size() - 1, ' ');
-  dict += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out.push_back('\0');
-  out.push_back(static_cast<char>(dict.size() & 0xFF));
-  out.push_back(static_cast<char>(dict.size() >> 8));
-  return out + dict + Bytes({0, 0, 0x80, 0x3F, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40, 0, 0, 0x80, 0x40});
+  return NpyFileBytes("<f4", "(2, 2)",
+                      Bytes({0, 0, 0x80, 0x3F, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40, 0, 0, 0x80, 0x40}));
 }
 
 // Input is one file of a format and the options its conversion needs.

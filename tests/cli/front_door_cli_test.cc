@@ -27,14 +27,8 @@ const std::string kEvilPickle = kCorpus + "torch/refuse/PickleGlobalRefused__raw
 std::string U32(uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
 std::string U64(uint64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
 
-// NpyBytes is a version 1.0 .npy of two little-endian float32, header padded to 64.
-std::string NpyBytes() {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
-  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
-  const uint16_t len = static_cast<uint16_t>(header.size());
-  return std::string("\x93NUMPY\x01\x00", 8) + std::string(reinterpret_cast<const char*>(&len), 2) +
-         header + std::string(8, '\0');
-}
+// NpyBytes is a .npy of two float32 zeros.
+std::string NpyBytes() { return testing::NpyFileBytes("<f4", "(2,)", std::string(8, '\0')); }
 
 // GgufBytes is a GGUF v3 file with one F32 tensor "t" of 2 elements and no key.
 std::string GgufBytes() {

@@ -16,7 +16,6 @@ float (the sign of -0.0 included); the text output prints the same digits.
 
 Usage: test_envelope.py STGUARD_CLI CORPUS_DIR
 """
-import io
 import json
 import math
 import os
@@ -25,11 +24,11 @@ import shutil
 import struct
 import subprocess
 import sys
-import tarfile
 import tempfile
-import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from input_bytes import npy_bytes, tar_bytes, zip_bytes  # noqa: E402
 TYPES = {"object": dict, "string": str, "integer": int, "array": list, "boolean": bool,
          "number": (int, float)}
 KNOWN = {"$schema", "title", "description", "type", "const", "enum", "required",
@@ -142,22 +141,6 @@ def command_schema(schema, args):
 EXIT_STATUS = {"valid": 0, "invalid": 1, "refused": 1, "error": 2}
 
 
-def tar_bytes():
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as archive:
-        member = tarfile.TarInfo("storages")
-        member.size = 4
-        archive.addfile(member, io.BytesIO(b"\0\0\0\0"))
-    return out.getvalue()
-
-
-def zip_bytes():
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        archive.writestr("model/keras_metadata.txt", "not a checkpoint")
-    return out.getvalue()
-
-
 def matrix_cases(corpus, tmp):
     """Every command on a file of every format and on folders: (arguments, None), the exit
     status to follow the verdict printed."""
@@ -199,13 +182,6 @@ def matrix_cases(corpus, tmp):
 def run(cli, *args):
     result = subprocess.run([cli, *args], capture_output=True, text=True, timeout=120)
     return result.returncode, result.stdout
-
-
-def npy_bytes():
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + \
-        struct.pack("<2f", 1.0, 2.0)
 
 
 def gguf_bytes():

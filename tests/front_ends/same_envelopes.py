@@ -16,6 +16,12 @@ exist; valid, invalid, refused and error verdicts. Each is judged by
     build-web/stguard.js is absent (tools/build-web.sh builds it); the path that does not
     exist is not given to it (a page is only ever given files that exist).
 
+Lint likewise: `stguard lint --json` on a model folder lint finds clean, one with findings,
+one check refuses, a GGUF file (lint does not read it) and a folder whose --config cannot be
+read (lint cannot run) gives the object Python's stguard.lint holds field for field, and,
+for the folders, the page's "lint" object key for key (null where check did not pass: the
+page lints only what check found valid, and its envelope is then lint's).
+
 The envelope is schema_version, file, format, verdict, and when not valid code, message,
 offset (only when it points into a file), member (inside a folder), tensor: the JSON front
 ends must print those keys in that order with equal values; Python's fields (None for a key
@@ -24,25 +30,18 @@ the JSON leaves out, "" for no member) must hold the same values.
 Usage: same_envelopes.py REPO STGUARD_CLI CAPI_CHECK_C99_TEST PYTHONPATH BUILD_WEB
 (PYTHONPATH "none" when the Python module is not built: that part is skipped, saying so.)
 """
-import io
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
-import tarfile
 import tempfile
-import zipfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from input_bytes import tar_bytes, zip_bytes  # noqa: E402
 
 ENVELOPE = ["schema_version", "file", "format", "verdict", "code", "message", "offset",
             "member", "tensor"]
-
-
-def npy_bytes(descr, data):
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (2,), }" % descr
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
 
 
 def write(path, data):
@@ -56,22 +55,6 @@ def copy(source, target):
     os.makedirs(os.path.dirname(target), exist_ok=True)
     shutil.copy(source, target)
     return target
-
-
-def tar_bytes():
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as archive:
-        member = tarfile.TarInfo("storages")
-        member.size = 4
-        archive.addfile(member, io.BytesIO(b"\0\0\0\0"))
-    return out.getvalue()
-
-
-def zip_bytes():
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        archive.writestr("model/keras_metadata.txt", "not a checkpoint")
-    return out.getvalue()
 
 
 def inputs(repo, tmp):
@@ -176,13 +159,18 @@ def python_envelopes(pythonpath, paths):
     return out
 
 
-def node_envelopes(repo, build_web, paths):
+def node_answers(repo, build_web, paths):
+    """The glue's whole answer for each path, as JSON text (keys in the order given)."""
     script = os.path.join(repo, "tests", "web", "node_envelopes.js")
     run = subprocess.run(["node", "--no-experimental-fetch", script, build_web, *paths],
                          capture_output=True, text=True, timeout=300)
     if run.returncode != 0:
         raise AssertionError(f"node_envelopes.js: exit {run.returncode}: {run.stderr}")
-    return [json_envelope(line) for line in run.stdout.splitlines()]
+    return run.stdout.splitlines()
+
+
+def node_envelopes(repo, build_web, paths):
+    return [json_envelope(line) for line in node_answers(repo, build_web, paths)]
 
 
 def compare(name, gots, expecteds, paths, failures):
@@ -192,6 +180,105 @@ def compare(name, gots, expecteds, paths, failures):
     for path, got, expected in zip(paths, gots, expecteds):
         if got != (dict(expected) if isinstance(got, dict) else expected):
             failures.append(f"{path}:\n  CLI    {expected}\n  {name:6} {got}")
+
+
+LLAMA_CONFIG = (b'{"model_type":"llama","hidden_size":64,"num_hidden_layers":1,'
+                b'"num_attention_heads":4,"intermediate_size":128,"vocab_size":32}')
+
+
+def lint_inputs(repo, tmp):
+    """(path, --config or None, whether the page lints it): a model folder lint finds
+    clean (a warning only), one with findings (shapes against config.json), one check
+    refuses (lint does not run), a GGUF file (lint does not read it) and a folder whose
+    --config cannot be read (lint cannot run). The page lints folders only, on its own
+    config.json."""
+    corpus = os.path.join(repo, "corpus")
+    clean = os.path.join(tmp, "lint", "clean")
+    copy(os.path.join(corpus, "valid", "worked_example.safetensors"),
+         os.path.join(clean, "model.safetensors"))
+    write(os.path.join(clean, "config.json"), b'{"architectures": []}')
+    findings = os.path.join(tmp, "lint", "findings")
+    copy(os.path.join(corpus, "sample.safetensors"), os.path.join(findings, "model.safetensors"))
+    write(os.path.join(findings, "config.json"), LLAMA_CONFIG)
+    refused = os.path.join(tmp, "lint", "refused")
+    copy(os.path.join(corpus, "sample.safetensors"), os.path.join(refused, "model.safetensors"))
+    copy(os.path.join(corpus, "torch", "refuse", "PickleGlobalRefused__raw_os_system.pt"),
+         os.path.join(refused, "sub", "extra.pt"))
+    write(os.path.join(refused, "config.json"), LLAMA_CONFIG)
+    gguf = os.path.join(repo, "conformance", "gguf", "y_alignment_16.gguf")
+    return [(clean, None, True), (findings, None, True), (refused, None, True),
+            (gguf, None, False), (clean, os.path.join(tmp, "lint", "absent.json"), False)]
+
+
+def ordered(value):
+    """A JSON value as text with its keys in their order: equal exactly when the objects
+    are, key order included."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def python_lint(pythonpath, path, config):
+    """stguard.lint's fields, as the command's JSON names them."""
+    import dataclasses
+    sys.path.insert(0, pythonpath)
+    import stguard  # noqa: E402 (the module built in this tree)
+    result = stguard.lint(path, config)
+    fields = {key: getattr(result, key) for key in ENVELOPE}
+    fields = {key: value for key, value in fields.items()
+              if value is not None and not (key == "member" and value == "")}
+    if result.linted:
+        fields.update(family=result.family, tensors=result.tensors, shards=result.shards,
+                      errors=result.errors, warnings=result.warnings,
+                      findings=[dataclasses.asdict(f) for f in result.findings])
+    return fields
+
+
+def lint_same(repo, cli, pythonpath, build_web, tmp):
+    """`stguard lint --json` against Python's stguard.lint and the page's "lint" object."""
+    failures = []
+    cases = lint_inputs(repo, tmp)
+    printed = []
+    for path, config, _ in cases:
+        run = subprocess.run([cli, "lint", "--json", *(["--config", config] if config else []),
+                              path], capture_output=True, text=True, timeout=60)
+        printed.append(json.loads(run.stdout))
+    verdicts = [(p["verdict"], p.get("code")) for p in printed]
+    # The cases must be what they say: clean, findings, refused, not read, could not run.
+    assert verdicts == [("valid", None), ("invalid", "LintError"),
+                        ("refused", "PickleGlobalRefused"), ("error", "InvalidArgument"),
+                        ("error", "IoError")], verdicts
+    if pythonpath != "none":
+        for (path, config, _), cli_object in zip(cases, printed):
+            expected = {key: value for key, value in cli_object.items()
+                        if key in ENVELOPE or key in ("family", "tensors", "shards", "errors",
+                                                      "findings") or
+                        (key == "warnings" and "findings" in cli_object)}
+            got = python_lint(pythonpath, path, config)
+            if got != expected:
+                failures.append(f"lint {path} --config {config}:\n  CLI    {expected}\n"
+                                f"  Python {got}")
+        print(f"python: {len(cases)} lint results compared")
+    else:
+        print("SKIPPED python lint: the Python module is not built in this tree")
+    if shutil.which("node") and os.path.isfile(os.path.join(build_web, "stguard.js")):
+        linted = [(path, cli_object) for (path, _, page), cli_object in zip(cases, printed)
+                  if page]
+        answers = node_answers(repo, build_web, [path for path, _ in linted])
+        for (path, cli_object), answer in zip(linted, answers):
+            answer = json.loads(answer)
+            if cli_object["verdict"] in ("valid", "invalid"):
+                # Lint ran: the page's "lint" is the command's object, key for key.
+                if ordered(answer.get("lint")) != ordered(cli_object):
+                    failures.append(f"lint {path}:\n  CLI  {ordered(cli_object)}\n"
+                                    f"  node {ordered(answer.get('lint'))}")
+            elif answer.get("lint") is not None or \
+                    json_envelope(ordered(answer)) != json_envelope(ordered(cli_object)):
+                # Check did not pass: the page has no lint, and check's envelope is lint's.
+                failures.append(f"lint {path}: node {ordered(answer)}, CLI {cli_object}")
+        print(f"node: {len(linted)} lint results compared")
+    else:
+        print(f"SKIPPED node lint: node or {build_web}/stguard.js is missing "
+              "(tools/build-web.sh builds it)")
+    return failures
 
 
 def main():
@@ -230,11 +317,13 @@ def main():
         else:
             print(f"SKIPPED node glue: node or {build_web}/stguard.js is missing "
                   "(tools/build-web.sh builds it)")
-    for failure in failures:
+        lint_failures = lint_same(repo, cli_path, pythonpath, build_web, tmp)
+    for failure in failures + lint_failures:
         print("FAIL", failure)
     print(f"{'FAILED' if failures else 'ok'}: {len(paths)} inputs, verdicts {verdicts}, "
           f"the same envelope from every front end run")
-    return 1 if failures else 0
+    print(f"{'FAILED' if lint_failures else 'ok'}: lint, the same object from every front end run")
+    return 1 if failures or lint_failures else 0
 
 
 if __name__ == "__main__":

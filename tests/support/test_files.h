@@ -41,6 +41,12 @@ inline constexpr char kAlignedHeader[] =
     R"("a":{"dtype":"U8","shape":[2],"data_offsets":[4,6]}})"
     "      ";
 
+// NpyFileBytes is a version 1.0 .npy file: the header dict of `descr` ("<f4"), `shape`
+// ("(2,)", "(2, 2)") and the order, padded with spaces and a newline to a multiple of 64
+// bytes, then `data`.
+std::string NpyFileBytes(std::string_view descr, std::string_view shape, std::string_view data,
+                         bool fortran_order = false);
+
 // ReadFileBytes returns a file's whole content, or fails the current test.
 std::string ReadFileBytes(const std::string& path);
 

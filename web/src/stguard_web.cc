@@ -27,7 +27,6 @@
 #include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/json_escape.h"
-#include "stguard/lint.h"
 #include "stguard/lint_verdict.h"
 #include "stguard/verdict.h"
 
@@ -153,48 +152,6 @@ void AppendResult(const stguard::CheckResult& result, std::string* out) {
   *out += "}";
 }
 
-void AppendFinding(const stguard::LintFinding& finding, std::string* out) {
-  *out += "{\"severity\":";
-  stguard::AppendJsonString(stguard::LintSeverityName(finding.severity), out);
-  const std::pair<const char*, const std::string*> fields[] = {
-      {"rule", &finding.rule},         {"file", &finding.file},
-      {"tensor", &finding.tensor},     {"expected", &finding.expected},
-      {"found", &finding.found},       {"message", &finding.message}};
-  for (const auto& [key, value] : fields) {
-    *out += std::string(",\"") + key + "\":";
-    stguard::AppendJsonText(*value, out);
-  }
-  *out += std::string(",\"transposed\":") + (finding.transposed ? "true" : "false") + "}";
-}
-
-// AppendLint writes "lint": the findings of LintModel on a folder check found valid, with
-// lint's verdict (stguard/lint_verdict.h) as its envelope, as `stguard lint --json` prints
-// it, a lint that could not run included (verdict error; "error" repeats its message for
-// the page); null when the folder has no config.json.
-void AppendLint(const std::string& path, const stguard::CheckResult& checked,
-                std::string* out) {
-  const stguard::LintReport report = stguard::LintModel(path);
-  const stguard::CheckResult verdict = stguard::LintVerdict(checked, report);
-  *out += ",\"lint\":{";
-  stguard::AppendEnvelopeJson(verdict, out);
-  if (!report.error.ok()) {
-    *out += ",\"error\":";
-    stguard::AppendJsonText(std::string(report.error.message) + ": " + report.error.context,
-                            out);
-    *out += "}";
-    return;
-  }
-  *out += ",\"family\":";
-  stguard::AppendJsonText(report.family, out);
-  *out += ",\"errors\":" + std::to_string(report.num_errors()) +
-          ",\"warnings\":" + std::to_string(report.num_warnings()) + ",\"findings\":[";
-  for (size_t i = 0; i < report.findings.size(); ++i) {
-    if (i > 0) *out += ",";
-    AppendFinding(report.findings[i], out);
-  }
-  *out += "]}";
-}
-
 // AppendShardTensors writes "contents":{"tensors":[...]} for a folder of safetensors
 // shards: every tensor as a file's contents list it (begin and end absolute in its
 // shard), with "shard", the file holding it. Empty when the folder holds no valid
@@ -284,7 +241,8 @@ EMSCRIPTEN_KEEPALIVE const char* stguard_check_folder(const char* path) {
   answer.pop_back();
   if (result.summary.shards > 0) AppendShardTensors(folder, &answer);
   if (result.valid() && FileExists(folder + "/config.json")) {
-    AppendLint(folder, result, &answer);
+    // Lint's result as `stguard lint --json` prints it, on the check just made.
+    answer += ",\"lint\":" + stguard::LintJson(stguard::LintChecked(folder, result, {}));
   } else {
     answer += ",\"lint\":null";
   }
