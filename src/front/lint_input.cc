@@ -10,10 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "front/check_remote.h"
 #include "front/input_report.h"
 #include "stguard/formats.h"
 #include "stguard/json_escape.h"
 #include "stguard/lint_verdict.h"
+#include "stguard/remote.h"
 
 namespace stguard {
 namespace {
@@ -112,6 +114,12 @@ void AddLintResultOnly(const CheckResult& result, const OutputOptions& output,
   }
 }
 
+void ReplaceAll(std::string* text, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = text->find(from, at)) != std::string::npos; at += to.size()) {
+    text->replace(at, from.size(), to);
+  }
+}
+
 }  // namespace
 
 InputReport LintInput(const std::string& path, const LintOptions& options,
@@ -119,7 +127,27 @@ InputReport LintInput(const std::string& path, const LintOptions& options,
   InputReport report;
   CheckOptions check;
   check.allow_external_symlinks = options.dir.allow_external_symlinks;
-  CheckResult result = CheckPath(path, check);
+  // A whole hf:// repo is linted on the folder check laid it out in (config.json and the
+  // shards' headers, as read by range requests); a single file's URL has no config.json
+  // beside it to lint against.
+  std::optional<LintReport> remote_lint;
+  CheckResult result;
+  if (IsRemoteRepoInput(path)) {
+    result = CheckRemoteRepoInput(path, check, [&](const std::string& folder,
+                                                   const CheckResult& checked) {
+      if (checked.valid()) remote_lint = LintModel(folder, options);
+      if (remote_lint) {
+        for (LintFinding& finding : remote_lint->findings) ReplaceAll(&finding.message, folder, path);
+        ReplaceAll(&remote_lint->error.context, folder, path);
+      }
+    });
+  } else if (IsRemoteInput(path)) {
+    result = UsageError(path, Format::kUnknown, "lint", "model folders");
+    result.error.context = "lint of a URL reads a whole repo (hf://ORG/NAME[@REV]), whose "
+                           "config.json it lints against; check reads a single file's URL";
+  } else {
+    result = CheckPath(path, check);
+  }
   // A valid file of a format lint does not read (GGUF, .npy, PyTorch), as the check's
   // sniff told it, is a usage error: not a finding that check rejects it, nor a second read.
   if (result.valid() && !result.is_folder) {
@@ -136,7 +164,7 @@ InputReport LintInput(const std::string& path, const LintOptions& options,
     AddLintResultOnly(result, output, &report);
     return report;
   }
-  const LintReport lint = LintModel(path, options);
+  const LintReport lint = remote_lint ? std::move(*remote_lint) : LintModel(path, options);
   // The verdict is the library's: check's, then lint's findings, or error when lint
   // could not run.
   result = LintVerdict(std::move(result), lint);
