@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -602,6 +603,69 @@ TEST(RepoListingTest, AGatedListingWithoutATokenSaysSetHfToken) {
   ASSERT_FALSE(files.ok());
   EXPECT_NE(files.error().ToString().find("HTTP 401"), std::string::npos);
   EXPECT_NE(files.error().ToString().find("set HF_TOKEN"), std::string::npos);
+}
+
+// WholeBody answers one GET with `status`, an optional Content-Length and `body`.
+class WholeBody final : public HttpTransport {
+ public:
+  WholeBody(int status, std::optional<uint64_t> length, std::string body)
+      : status_(status), length_(length), body_(std::move(body)) {}
+  Error Fetch(const HttpRequest& request, HttpSink& sink) override {
+    had_range = request.range.has_value();
+    HttpHead head;
+    head.status = status_;
+    head.content_length = length_;
+    if (!sink.OnHead(head)) return {};
+    sink.OnBody(std::as_bytes(std::span(body_.data(), body_.size())));
+    return {};
+  }
+  bool had_range = false;
+
+ private:
+  int status_;
+  std::optional<uint64_t> length_;
+  std::string body_;
+};
+
+TEST(DownloadTest, AWholeFileIsWrittenWithinTheCapAndItsContentLength) {
+  testing::TempDir dir;
+  RemoteInput input;
+  input.request.url = "http://127.0.0.1:9/f.bin";
+  auto download = [&](WholeBody& server, uint64_t cap, std::string* got) {
+    const std::string path = dir.File("out");
+    FILE* file = std::fopen(path.c_str(), "w+b");
+    const Error error = DownloadRemote(server, input, fileno(file), cap);
+    std::fseek(file, 0, SEEK_SET);
+    got->assign(64, '\0');
+    got->resize(std::fread(got->data(), 1, got->size(), file));
+    std::fclose(file);
+    return error;
+  };
+  std::string got;
+  WholeBody ok(200, 5, "hello");
+  ASSERT_TRUE(download(ok, 5, &got).ok());
+  EXPECT_EQ(got, "hello");
+  EXPECT_FALSE(ok.had_range);
+  WholeBody unannounced(200, std::nullopt, "hello");
+  EXPECT_TRUE(download(unannounced, 5, &got).ok());
+  struct Case {
+    int status;
+    std::optional<uint64_t> length;
+    const char* body;
+    uint64_t cap;
+    const char* words;
+  };
+  for (const Case& bad : {Case{200, 6, "hello!", 5, "over the download cap of 5"},
+                          Case{200, std::nullopt, "hello!", 5, "passes the download cap"},
+                          Case{200, 3, "hello", 5, "longer than its Content-Length"},
+                          Case{200, 9, "hello", 50, "ended after 5 of the 9 bytes"},
+                          Case{206, 5, "hello", 50, "HTTP 206"},
+                          Case{404, 5, "hello", 50, "HTTP 404"}}) {
+    WholeBody server(bad.status, bad.length, bad.body);
+    const Error error = download(server, bad.cap, &got);
+    EXPECT_EQ(error.code, ErrorCode::kIoError) << bad.words;
+    EXPECT_NE(error.ToString().find(bad.words), std::string::npos) << error.ToString();
+  }
 }
 
 }  // namespace

@@ -233,6 +233,38 @@ STGUARD_API Error ParseRepoListingPage(std::string_view body, size_t page,
 // NextPageUrl returns the rel="next" URL of a Link header, or "" when there is none.
 STGUARD_API std::string NextPageUrl(std::string_view link);
 
+// DOWNLOADS (convert URL OUT). A conversion reads every byte, so the file is downloaded
+// whole, to disk, not memory: one GET without Range, status 200, at most `max_bytes`
+// (kMaxDownloadBytes by default) whatever Content-Length says, and exactly the
+// Content-Length when one is sent; a 206, a body past the cap or its Content-Length, or
+// one that ends short is an error, as are the statuses THE POLICY names. Redirects and the
+// token follow REDIRECTS.
+inline constexpr uint64_t kMaxDownloadBytes = uint64_t{64} << 30;
+
+// DownloadRemote writes the whole file `input` names to the open file `fd` (from its
+// current offset), or returns the error naming why it could not.
+STGUARD_API Error DownloadRemote(HttpTransport& transport, const RemoteInput& input, int fd,
+                                 uint64_t max_bytes = kMaxDownloadBytes);
+
+// DownloadedFile is a URL's file downloaded into a new temporary file (mode 0600) in the
+// folder of `beside` (TMPDIR for "-"), named ".NAME.stguard-download-XXXXXX.EXT" after the
+// URL's last segment; the destructor removes it, whatever happened.
+class STGUARD_API DownloadedFile {
+ public:
+  // Download resolves `url` (ResolveRemoteInput; a whole repo is kInvalidArgument) and
+  // downloads it through the installed transport; no file is left on any error.
+  [[nodiscard]] static Result<std::unique_ptr<DownloadedFile>> Download(
+      const std::string& url, const std::string& beside, uint64_t max_bytes = kMaxDownloadBytes);
+  ~DownloadedFile();
+  DownloadedFile(const DownloadedFile&) = delete;
+  DownloadedFile& operator=(const DownloadedFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit DownloadedFile(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
 // SetHttpTransport installs the transport every front-door call (CheckPath, CheckFile,
 // InspectPath) uses for a URL input; null (the default) makes URL inputs the error
 // "built without URL support". Call it once at start-up, before any check runs.

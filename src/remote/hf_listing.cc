@@ -181,13 +181,8 @@ Result<std::vector<RepoFile>> ListRemoteRepo(HttpTransport& transport, const Rem
     if (Error error = transport.Fetch(request, sink); !error.ok()) return error;
     const int status = sink.head().status;
     if (status != 200) {
-      std::string why = "HTTP " + std::to_string(status);
-      if (status == 401 || status == 403) {
-        why += request.token.empty()
-                   ? " (a gated or private repo: set HF_TOKEN to a token with access)"
-                   : " (the token in HF_TOKEN has no access to this repo)";
-      }
-      return ListingError(page, 0, why);
+      return ListingError(page, 0, "HTTP " + std::to_string(status) +
+                                       remote::AuthHint(true, request.token, status));
     }
     if (sink.too_large()) {
       return ListingError(page, 0, "a page larger than " + std::to_string(limits.max_page_bytes) +

@@ -18,7 +18,7 @@ import threading
 import time
 
 MODES = ("ok", "ignore", "once", "whole206", "wrongcr", "total", "shorthonest",
-         "shortlying", "nocr", "stall", "404", "redir", "xredir")
+         "shortlying", "nocr", "stall", "404", "redir", "xredir", "short200")
 
 
 class VirtualFile:
@@ -170,6 +170,9 @@ class LoopbackServer:
             handler.wfile.flush()
             time.sleep(5)
             return
+        if mode == "short200":  # the whole file announced, half of it sent
+            return self.send(handler, 200, [("Content-Length", str(size))], data, 0, size,
+                             close_after=size // 2)
         if not asked or mode == "ignore" or (mode == "once" and count > 1):
             return self.send(handler, 200, [("Content-Length", str(size))], data, 0, size)
         begin, end = int(asked.group(1)), min(int(asked.group(2)) + 1, size)

@@ -335,3 +335,22 @@ def test_lint_of_a_repo_is_the_local_folders_and_many_urls_run_together(hub, rep
     both = run("check", "--json", "-j", "2", "hf://org/folder", "hf://org/badfolder", env=env)
     assert both.returncode == 1
     assert [r["verdict"] for r in json_lines(both)] == ["valid", "refused"]
+
+
+def test_convert_of_a_url_is_a_local_copys_and_leaves_nothing_when_it_fails(server, files):
+    with tempfile.TemporaryDirectory() as tmp:
+        local_out, remote_out = os.path.join(tmp, "local.safetensors"), os.path.join(tmp, "r.safetensors")
+        assert run("convert", os.path.join(files["_dir"], "small.pt"), local_out).returncode == 0
+        proc = run("convert", server.url("ok", "small.pt"), remote_out)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert open(remote_out, "rb").read() == open(local_out, "rb").read()
+        assert sorted(os.listdir(tmp)) == ["local.safetensors", "r.safetensors"]
+        for mode, name, status, words in [("ok", "flipped.pt", 1, "ZipChecksum"),
+                                          ("short200", "small.pt", 2, "closed early"),
+                                          ("404", "small.pt", 2, "HTTP 404")]:
+            out = os.path.join(tmp, "x.safetensors")
+            proc = run("convert", "--json", server.url(mode, name), out)
+            assert proc.returncode == status, (mode, proc.stdout + proc.stderr)
+            assert words in proc.stdout, (mode, proc.stdout)
+            assert server.url(mode, name) in proc.stdout
+            assert sorted(os.listdir(tmp)) == ["local.safetensors", "r.safetensors"], mode
