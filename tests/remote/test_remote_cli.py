@@ -129,6 +129,9 @@ def test_inspect_reads_a_url(server):
     proc = run("inspect", "--json", server.url("ok", "sample.safetensors"))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["verdict"] == "valid"
+    # --stats reads all the data: a usage error saying what to do, not a failed read.
+    proc = run("inspect", "--stats", server.url("ok", "sample.safetensors"))
+    assert proc.returncode == 2 and "download the file first" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("mode,words", [
@@ -262,7 +265,10 @@ def test_a_whole_repo_gets_the_local_folders_verdict_without_its_weights(hub, re
                                                                          verdict):
     local_status, local = envelope(os.path.join(repos["_dir"], repo))
     before, mark = hub.bytes_sent, len(hub.requests)
-    status, remote = envelope("hf://org/" + repo, env={"HF_ENDPOINT": hub.endpoint})
+    with tempfile.TemporaryDirectory() as tmp:
+        status, remote = envelope("hf://org/" + repo,
+                                  env={"HF_ENDPOINT": hub.endpoint, "TMPDIR": tmp})
+        assert os.listdir(tmp) == []  # the layout of the repo's files is removed
     assert (status, remote["verdict"]) == (local_status, verdict), remote
     assert {k: remote.get(k) for k in SAME + ("member",)} == \
         {k: local.get(k) for k in SAME + ("member",)}
