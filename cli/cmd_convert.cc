@@ -135,7 +135,8 @@ int RunConvert(const CommandLine& line) {
   // A URL is downloaded whole beside OUT (removed whatever happens), then converted as
   // that file; the result names the URL.
   const std::string& url = line.operands[0];
-  const Result<std::unique_ptr<DownloadedFile>> file = DownloadedFile::Download(url, line.operands[1]);
+  const Result<std::unique_ptr<DownloadedFile>> file =
+      DownloadedFile::Download(url, line.operands[1]);
   if (!file.ok()) return PrintConvertResult(ConvertFailed(url, url, file.error()), line.json);
   CommandLine local = line;
   local.operands[0] = (*file)->path();

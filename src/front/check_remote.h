@@ -30,6 +30,10 @@ using LaidOut = std::function<void(const std::string& folder, const CheckResult&
 CheckResult CheckRemoteRepo(HttpTransport& transport, const std::string& url,
                             const CheckOptions& options, const LaidOut& laid_out = nullptr);
 
+// NameTheRepo replaces the laid-out `folder` with the repo's `url` in `text` (a message
+// written while reading the layout).
+void NameTheRepo(const std::string& folder, const std::string& url, std::string* text);
+
 // CheckRemoteRepoInput is CheckRemoteRepo through the installed transport (verdict error
 // "built without URL support" without one).
 CheckResult CheckRemoteRepoInput(const std::string& url, const CheckOptions& options,

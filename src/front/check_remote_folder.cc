@@ -192,23 +192,23 @@ Error WalkRepo(HttpTransport& transport, const RemoteRepo& repo,
   return {};
 }
 
-void ReplaceAll(std::string* text, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = text->find(from, at)) != std::string::npos; at += to.size()) {
-    text->replace(at, from.size(), to);
-  }
-}
-
 // Rename puts the repo's name where the result names the skeleton.
 void Rename(const std::string& skeleton, const std::string& url, CheckResult* result) {
   result->file = url;
   for (std::string* text : {&result->error.context, &result->summary.index}) {
-    ReplaceAll(text, skeleton, url);
+    NameTheRepo(skeleton, url, text);
   }
-  for (Warning& warning : result->warnings) ReplaceAll(&warning.message, skeleton, url);
-  for (std::string& note : result->notes) ReplaceAll(&note, skeleton, url);
+  for (Warning& warning : result->warnings) NameTheRepo(skeleton, url, &warning.message);
+  for (std::string& note : result->notes) NameTheRepo(skeleton, url, &note);
 }
 
 }  // namespace
+
+void NameTheRepo(const std::string& folder, const std::string& url, std::string* text) {
+  for (size_t at = 0; (at = text->find(folder, at)) != std::string::npos; at += url.size()) {
+    text->replace(at, folder.size(), url);
+  }
+}
 
 CheckResult CheckRemoteRepo(HttpTransport& transport, const std::string& url,
                             const CheckOptions& options, const LaidOut& laid_out) {

@@ -114,12 +114,6 @@ void AddLintResultOnly(const CheckResult& result, const OutputOptions& output,
   }
 }
 
-void ReplaceAll(std::string* text, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = text->find(from, at)) != std::string::npos; at += to.size()) {
-    text->replace(at, from.size(), to);
-  }
-}
-
 }  // namespace
 
 InputReport LintInput(const std::string& path, const LintOptions& options,
@@ -137,8 +131,10 @@ InputReport LintInput(const std::string& path, const LintOptions& options,
                                                    const CheckResult& checked) {
       if (checked.valid()) remote_lint = LintModel(folder, options);
       if (remote_lint) {
-        for (LintFinding& finding : remote_lint->findings) ReplaceAll(&finding.message, folder, path);
-        ReplaceAll(&remote_lint->error.context, folder, path);
+        for (LintFinding& finding : remote_lint->findings) {
+          NameTheRepo(folder, path, &finding.message);
+        }
+        NameTheRepo(folder, path, &remote_lint->error.context);
       }
     });
   } else if (IsRemoteInput(path)) {

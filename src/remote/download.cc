@@ -28,8 +28,8 @@ class DownloadSink final : public HttpSink {
     if (head.status != 200) return Fail("HTTP " + std::to_string(head.status));
     announced_ = head.content_length;
     if (announced_ && *announced_ > cap_) {
-      return Fail("the file is " + std::to_string(*announced_) + " bytes, over the download cap of " +
-                  std::to_string(cap_));
+      return Fail("the file is " + std::to_string(*announced_) +
+                  " bytes, over the download cap of " + std::to_string(cap_));
     }
     return true;
   }

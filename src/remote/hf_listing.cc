@@ -49,6 +49,11 @@ Error ListingError(size_t page, uint64_t offset, std::string why) {
                (page == 0 ? "" : "page " + std::to_string(page) + ": ") + std::move(why)};
 }
 
+// TokenError is the tokenizer's error on a page (not JSON at all, or malformed).
+Error TokenError(size_t page, const JsonTokenizer& tokens) {
+  return ListingError(page, tokens.error().offset, tokens.error().message);
+}
+
 // IsSafeRepoPath: a relative '/'-separated path with no empty, "." or ".." segment and no
 // backslash or control character (it becomes part of a URL and a name in reports).
 bool IsSafeRepoPath(std::string_view path) {
@@ -97,19 +102,23 @@ Error ParseEntry(JsonTokenizer& tokens, size_t page, uint64_t at, RepoFile* file
   std::string size_text;
   Token token;
   while (true) {
-    if (!tokens.Next(&token)) return ListingError(page, tokens.error().offset, tokens.error().message);
+    if (!tokens.Next(&token)) return TokenError(page, tokens);
     if (token.kind == TokenKind::kEndObject) break;
     const std::string key(TokenText(token, &scratch));
     Token value;
-    if (!tokens.Next(&value)) return ListingError(page, tokens.error().offset, tokens.error().message);
+    if (!tokens.Next(&value)) return TokenError(page, tokens);
     if (key == "type" || key == "path") {
-      if (value.kind != TokenKind::kString) return ListingError(page, value.offset, "\"" + key + "\" is not a string");
+      if (value.kind != TokenKind::kString) {
+        return ListingError(page, value.offset, "\"" + key + "\" is not a string");
+      }
       (key == "type" ? type : path) = std::string(TokenText(value, &scratch));
     } else if (key == "size") {
-      if (value.kind != TokenKind::kNumber) return ListingError(page, value.offset, "\"size\" is not a number");
+      if (value.kind != TokenKind::kNumber) {
+        return ListingError(page, value.offset, "\"size\" is not a number");
+      }
       size_text = std::string(value.text);
     } else if (!SkipValue(tokens, value)) {
-      return ListingError(page, tokens.error().offset, tokens.error().message);
+      return TokenError(page, tokens);
     }
   }
   *is_file = type == "file";
@@ -132,10 +141,12 @@ Error ParseEntry(JsonTokenizer& tokens, size_t page, uint64_t at, RepoFile* file
 Error ParseRepoListingPage(std::string_view body, size_t page, std::vector<RepoFile>* files) {
   JsonTokenizer tokens(body);
   Token token;
-  if (!tokens.Next(&token)) return ListingError(page, tokens.error().offset, tokens.error().message);
-  if (token.kind != TokenKind::kBeginArray) return ListingError(page, token.offset, "not a JSON array");
+  if (!tokens.Next(&token)) return TokenError(page, tokens);
+  if (token.kind != TokenKind::kBeginArray) {
+    return ListingError(page, token.offset, "not a JSON array");
+  }
   while (true) {
-    if (!tokens.Next(&token)) return ListingError(page, tokens.error().offset, tokens.error().message);
+    if (!tokens.Next(&token)) return TokenError(page, tokens);
     if (token.kind == TokenKind::kEndArray) break;
     if (token.kind != TokenKind::kBeginObject) {
       return ListingError(page, token.offset, "an entry is not a JSON object");
@@ -147,7 +158,7 @@ Error ParseRepoListingPage(std::string_view body, size_t page, std::vector<RepoF
     }
     if (is_file) files->push_back(std::move(file));
   }
-  if (!tokens.Next(&token)) return ListingError(page, tokens.error().offset, tokens.error().message);
+  if (!tokens.Next(&token)) return TokenError(page, tokens);
   return {};
 }
 
