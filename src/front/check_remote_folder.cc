@@ -36,11 +36,11 @@ namespace {
 // also bounded by RemoteLimits::max_bytes).
 constexpr uint64_t kMaxRepoBytes = uint64_t{256} << 20;
 
-Error IoError(const char* message, const std::string& name, int err) {
+Error LayoutIoError(const char* message, const std::string& name, int err) {
   return Error{ErrorCode::kIoError, 0, message, name + ": " + std::strerror(err)};
 }
 
-CheckResult ErrorResult(const std::string& url, Error error) {
+CheckResult RepoErrorResult(const std::string& url, Error error) {
   CheckResult result;
   result.file = url;
   result.is_folder = true;
@@ -71,7 +71,7 @@ class Skeleton {
             const std::vector<std::pair<uint64_t, std::vector<std::byte>>>& pieces) {
     const std::string file = path_ + "/" + name;
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return IoError("cannot lay out the repo's file", name, errno);
+    if (fd < 0) return LayoutIoError("cannot lay out the repo's file", name, errno);
     names_.push_back(name);
     bool ok = ::ftruncate(fd, static_cast<off_t>(size)) == 0;
     for (const auto& [offset, bytes] : pieces) {
@@ -85,7 +85,7 @@ class Skeleton {
     }
     const int saved = errno;
     ::close(fd);
-    return ok ? Error{} : IoError("cannot lay out the repo's file", name, saved);
+    return ok ? Error{} : LayoutIoError("cannot lay out the repo's file", name, saved);
   }
 
  private:
@@ -213,16 +213,16 @@ void NameTheRepo(const std::string& folder, const std::string& url, std::string*
 CheckResult CheckRemoteRepo(HttpTransport& transport, const std::string& url,
                             const CheckOptions& options, const LaidOut& laid_out) {
   const Result<RemoteRepo> repo = ResolveRemoteRepo(url, RemoteEnvironmentFromProcess());
-  if (!repo.ok()) return ErrorResult(url, repo.error());
+  if (!repo.ok()) return RepoErrorResult(url, repo.error());
   const Result<std::vector<RepoFile>> files = ListRemoteRepo(transport, *repo);
-  if (!files.ok()) return ErrorResult(url, files.error());
+  if (!files.ok()) return RepoErrorResult(url, files.error());
   Skeleton skeleton;
   if (skeleton.path().empty()) {
-    return ErrorResult(url, IoError("cannot make a temporary folder", "TMPDIR", errno));
+    return RepoErrorResult(url, LayoutIoError("cannot make a temporary folder", "TMPDIR", errno));
   }
   RepoWalk walk;
   if (Error error = WalkRepo(transport, *repo, *files, options, skeleton, &walk); !error.ok()) {
-    return ErrorResult(url, std::move(error));
+    return RepoErrorResult(url, std::move(error));
   }
   FolderMembers members = std::move(walk.pickles);
   for (CheckResult& other : walk.others) members.files.push_back(std::move(other));
