@@ -20,6 +20,7 @@
 //
 // Every conversion, of any format, returns a ConvertResult (convert_result.h) instead of
 // printing: --json changes how the one result is printed, never what it is.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "progress.h"
 #include "stguard/conversion.h"
 #include "stguard/formats.h"
+#include "stguard/remote.h"
 #include "stguard/verdict.h"
 
 namespace stguard::cli {
@@ -127,7 +129,26 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
 }  // namespace
 
 int RunConvert(const CommandLine& line) {
-  return PrintConvertResult(RunConvertRequest(line), line.json);
+  if (!IsRemoteInput(line.operands[0])) {
+    return PrintConvertResult(RunConvertRequest(line), line.json);
+  }
+  // A URL is downloaded whole beside OUT (removed whatever happens), then converted as
+  // that file; the result names the URL.
+  const std::string& url = line.operands[0];
+  const Result<std::unique_ptr<DownloadedFile>> file =
+      DownloadedFile::Download(url, line.operands[1]);
+  if (!file.ok()) return PrintConvertResult(ConvertFailed(url, url, file.error()), line.json);
+  CommandLine local = line;
+  local.operands[0] = (*file)->path();
+  ConvertResult result = RunConvertRequest(local);
+  result.input.file = url;
+  for (std::string* text : {&result.failure_line, &result.input.error.context}) {
+    for (size_t at = 0; (at = text->find(local.operands[0], at)) != std::string::npos;) {
+      text->replace(at, local.operands[0].size(), url);
+      at += url.size();
+    }
+  }
+  return PrintConvertResult(result, line.json);
 }
 
 }  // namespace stguard::cli

@@ -20,6 +20,7 @@
 #include "stguard/inspect.h"
 #include "stguard/json_escape.h"
 #include "stguard/reader.h"
+#include "stguard/remote.h"
 #include "stguard/verdict.h"
 #include "verdict_output.h"
 
@@ -263,6 +264,20 @@ std::optional<int> RefuseInapplicable(const CommandLine& line, const std::string
 int RunInspect(const CommandLine& line) {
   const std::string& path = line.operands[0];
   if (line.stats) {
+    // Statistics read every tensor's data: a URL is read by ranges within a budget of
+    // 64 MiB, which a checkpoint's data passes. A usage error, saying what to do.
+    if (IsRemoteInput(path)) {
+      constexpr char kWhy[] =
+          "--stats reads every tensor's data, which a URL's read budget does not cover: "
+          "download the file first (or convert URL OUT), then inspect --stats the copy";
+      if (line.json) {
+        CheckResult usage =
+            stguard::UsageError(path, Format::kUnknown, "--stats", "local files and folders");
+        usage.error.context = kWhy;
+        PrintResult(usage, /*quiet=*/false, /*json=*/true);
+      }
+      return UsageError(*FindCommand("inspect"), kWhy);
+    }
     if (std::optional<int> refused = RefuseInapplicable(line, path, std::nullopt)) {
       return *refused;
     }

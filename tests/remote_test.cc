@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -454,6 +455,217 @@ TEST(HfInputTest, TheEnvironmentFollowsHuggingfaceHub) {
   EXPECT_EQ(RemoteEnvironmentFromProcess().token, "");
   for (const char* name : {"HF_ENDPOINT", "HF_HUB_OFFLINE", "HF_HOME"}) ::unsetenv(name);
   EXPECT_EQ(RemoteEnvironmentFromProcess().endpoint, "https://huggingface.co");
+}
+
+// PagedListing serves a repo listing of `pages` pages, each `page_body`, each but the last
+// with a Link to the next (on `next_host`).
+class PagedListing final : public HttpTransport {
+ public:
+  PagedListing(std::vector<std::string> pages, std::string next_prefix)
+      : pages_(std::move(pages)), next_prefix_(std::move(next_prefix)) {}
+  Error Fetch(const HttpRequest& request, HttpSink& sink) override {
+    requests.push_back(request);
+    const size_t page = requests.size() - 1;
+    HttpHead head;
+    head.status = 200;
+    if (page + 1 < pages_.size()) {
+      head.link = "<" + next_prefix_ + std::to_string(page + 1) + ">; rel=\"next\", <x>; rel=\"prev\"";
+    }
+    if (!sink.OnHead(head)) return {};
+    const std::string& body = pages_[std::min(page, pages_.size() - 1)];
+    sink.OnBody(std::as_bytes(std::span(body.data(), body.size())));
+    return {};
+  }
+  std::vector<HttpRequest> requests;
+
+ private:
+  std::vector<std::string> pages_;
+  std::string next_prefix_;
+};
+
+RemoteRepo TestRepo() {
+  RemoteEnvironment env;
+  env.endpoint = "http://127.0.0.1:9000";
+  env.token = "t";
+  Result<RemoteRepo> repo = ResolveRemoteRepo("hf://org/name@refs/pr/1", env);
+  EXPECT_TRUE(repo.ok());
+  return *repo;
+}
+
+TEST(RepoListingTest, WholeReposResolveToTheTreeApi) {
+  RemoteEnvironment env;
+  env.endpoint = "http://127.0.0.1:9000/";
+  EXPECT_TRUE(IsRemoteRepoInput("hf://org/name"));
+  EXPECT_TRUE(IsRemoteRepoInput("hf://datasets/org/name@v1"));
+  EXPECT_FALSE(IsRemoteRepoInput("hf://org/name/file.bin"));
+  EXPECT_FALSE(IsRemoteRepoInput("https://example.org/org/name"));
+  const RemoteRepo repo = TestRepo();
+  EXPECT_EQ(repo.listing.url,
+            "http://127.0.0.1:9000/api/models/org/name/tree/refs%2Fpr%2F1?recursive=true");
+  EXPECT_EQ(repo.file_prefix, "http://127.0.0.1:9000/org/name/resolve/refs%2Fpr%2F1/");
+  EXPECT_EQ(repo.listing.token_host, "127.0.0.1:9000");
+  const Result<RemoteRepo> dataset = ResolveRemoteRepo("hf://datasets/org/d", env);
+  ASSERT_TRUE(dataset.ok());
+  EXPECT_EQ(dataset->listing.url, "http://127.0.0.1:9000/api/datasets/org/d/tree/main?recursive=true");
+  EXPECT_EQ(dataset->file_prefix, "http://127.0.0.1:9000/datasets/org/d/resolve/main/");
+  EXPECT_FALSE(ResolveRemoteRepo("hf://org/name/f.bin", env).ok());
+  env.offline = true;
+  EXPECT_FALSE(ResolveRemoteRepo("hf://org/name", env).ok());
+}
+
+TEST(RepoListingTest, PagesParseStrictlyAndPathsAreChecked) {
+  std::vector<RepoFile> files;
+  ASSERT_TRUE(ParseRepoListingPage(
+      R"([{"type":"file","path":"a/b.bin","size":12,"lfs":{"size":12,"x":[1,{}]}},)"
+      R"({"type":"directory","path":"a","size":0}])", 1, &files).ok());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path, "a/b.bin");
+  EXPECT_EQ(files[0].size, 12u);
+  for (const char* bad : {R"([{"type":"file","path":"../x","size":1}])",
+                          R"([{"type":"file","path":"/x","size":1}])",
+                          R"([{"type":"file","path":"a//x","size":1}])",
+                          R"([{"type":"file","path":"a\\x","size":1}])",
+                          R"([{"type":"file","path":"a\u0001","size":1}])",
+                          R"([{"type":"file","path":"x","size":-1}])",
+                          R"([{"type":"file","path":"x","size":1.5}])",
+                          R"([{"type":"file","path":"x"}])",
+                          R"([{"type":"link","path":"x","size":1}])",
+                          R"({"type":"file"})", R"([1])", R"([{"type":"file",)", "[] x"}) {
+    std::vector<RepoFile> none;
+    const Error error = ParseRepoListingPage(bad, 2, &none);
+    EXPECT_EQ(error.code, ErrorCode::kIoError) << bad;
+    EXPECT_NE(error.ToString().find("page 2"), std::string::npos) << error.ToString();
+  }
+  EXPECT_EQ(NextPageUrl(R"(<http://h/a?c=1>; rel="prev", <http://h/b?c=2>; rel="next")"),
+            "http://h/b?c=2");
+  EXPECT_EQ(NextPageUrl(R"(<http://h/a>; rel="prev")"), "");
+  EXPECT_EQ(NextPageUrl(""), "");
+}
+
+TEST(RepoListingTest, LinkPagesAreFollowedWithinTheBudgets) {
+  const RemoteRepo repo = TestRepo();
+  const std::string next = "http://127.0.0.1:9000/api/models/org/name/tree/main?cursor=";
+  auto page = [](int k) {
+    return "[{\"type\":\"file\",\"path\":\"f" + std::to_string(k) + "\",\"size\":1}]";
+  };
+  PagedListing three({page(2), page(0), page(1)}, next);
+  const Result<std::vector<RepoFile>> files = ListRemoteRepo(three, repo);
+  ASSERT_TRUE(files.ok()) << files.error().ToString();
+  ASSERT_EQ(files->size(), 3u);
+  EXPECT_EQ((*files)[0].path, "f0");  // sorted by path
+  ASSERT_EQ(three.requests.size(), 3u);
+  EXPECT_EQ(three.requests[2].url, next + "2");
+  EXPECT_EQ(three.requests[2].token, "t");
+
+  RepoListingLimits limits;
+  limits.max_pages = 2;
+  PagedListing too_many({page(0), page(1), page(2)}, next);
+  Result<std::vector<RepoFile>> over = ListRemoteRepo(too_many, repo, limits);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().ToString().find("more than 2 listing pages"), std::string::npos);
+  EXPECT_EQ(too_many.requests.size(), 2u);
+
+  limits = {};
+  limits.max_entries = 2;
+  PagedListing many({page(0), page(1), page(2)}, next);
+  over = ListRemoteRepo(many, repo, limits);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().code, ErrorCode::kFolderTooLarge);
+
+  limits = {};
+  limits.max_page_bytes = 10;
+  PagedListing large({page(0)}, next);
+  over = ListRemoteRepo(large, repo, limits);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().ToString().find("larger than 10 bytes"), std::string::npos);
+
+  PagedListing twice({page(0), page(0)}, next);
+  over = ListRemoteRepo(twice, repo);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().ToString().find("listed twice"), std::string::npos);
+
+  for (const char* elsewhere : {"http://localhost:9000/api/models/org/name/tree/main?c=",
+                                "https://127.0.0.1:9000/api/models/x?c=",
+                                "http://127.0.0.1:9000/org/name/resolve/main/x?c="}) {
+    PagedListing away({page(0), page(1)}, elsewhere);
+    over = ListRemoteRepo(away, repo);
+    ASSERT_FALSE(over.ok()) << elsewhere;
+    EXPECT_NE(over.error().ToString().find("not on the endpoint"), std::string::npos);
+    EXPECT_EQ(away.requests.size(), 1u);
+  }
+}
+
+TEST(RepoListingTest, AGatedListingWithoutATokenSaysSetHfToken) {
+  FakeServer gated("", Mode::kUnauthorized, 1);
+  RemoteRepo repo = TestRepo();
+  repo.listing.token.clear();
+  const Result<std::vector<RepoFile>> files = ListRemoteRepo(gated, repo);
+  ASSERT_FALSE(files.ok());
+  EXPECT_NE(files.error().ToString().find("HTTP 401"), std::string::npos);
+  EXPECT_NE(files.error().ToString().find("set HF_TOKEN"), std::string::npos);
+}
+
+// WholeBody answers one GET with `status`, an optional Content-Length and `body`.
+class WholeBody final : public HttpTransport {
+ public:
+  WholeBody(int status, std::optional<uint64_t> length, std::string body)
+      : status_(status), length_(length), body_(std::move(body)) {}
+  Error Fetch(const HttpRequest& request, HttpSink& sink) override {
+    had_range = request.range.has_value();
+    HttpHead head;
+    head.status = status_;
+    head.content_length = length_;
+    if (!sink.OnHead(head)) return {};
+    sink.OnBody(std::as_bytes(std::span(body_.data(), body_.size())));
+    return {};
+  }
+  bool had_range = false;
+
+ private:
+  int status_;
+  std::optional<uint64_t> length_;
+  std::string body_;
+};
+
+TEST(DownloadTest, AWholeFileIsWrittenWithinTheCapAndItsContentLength) {
+  testing::TempDir dir;
+  RemoteInput input;
+  input.request.url = "http://127.0.0.1:9/f.bin";
+  auto download = [&](WholeBody& server, uint64_t cap, std::string* got) {
+    const std::string path = dir.File("out");
+    FILE* file = std::fopen(path.c_str(), "w+b");
+    const Error error = DownloadRemote(server, input, fileno(file), cap);
+    std::fseek(file, 0, SEEK_SET);
+    got->assign(64, '\0');
+    got->resize(std::fread(got->data(), 1, got->size(), file));
+    std::fclose(file);
+    return error;
+  };
+  std::string got;
+  WholeBody ok(200, 5, "hello");
+  ASSERT_TRUE(download(ok, 5, &got).ok());
+  EXPECT_EQ(got, "hello");
+  EXPECT_FALSE(ok.had_range);
+  WholeBody unannounced(200, std::nullopt, "hello");
+  EXPECT_TRUE(download(unannounced, 5, &got).ok());
+  struct Case {
+    int status;
+    std::optional<uint64_t> length;
+    const char* body;
+    uint64_t cap;
+    const char* words;
+  };
+  for (const Case& bad : {Case{200, 6, "hello!", 5, "over the download cap of 5"},
+                          Case{200, std::nullopt, "hello!", 5, "passes the download cap"},
+                          Case{200, 3, "hello", 5, "longer than its Content-Length"},
+                          Case{200, 9, "hello", 50, "ended after 5 of the 9 bytes"},
+                          Case{206, 5, "hello", 50, "HTTP 206"},
+                          Case{404, 5, "hello", 50, "HTTP 404"}}) {
+    WholeBody server(bad.status, bad.length, bad.body);
+    const Error error = download(server, bad.cap, &got);
+    EXPECT_EQ(error.code, ErrorCode::kIoError) << bad.words;
+    EXPECT_NE(error.ToString().find(bad.words), std::string::npos) << error.ToString();
+  }
 }
 
 }  // namespace

@@ -172,9 +172,98 @@ STGUARD_API RemoteEnvironment RemoteEnvironmentFromProcess();
 
 // ResolveRemoteInput maps an http(s):// or hf:// input to its request (see HUGGING FACE),
 // or returns kInvalidArgument for a malformed hf:// name (and for a whole repo,
-// hf://ORG/NAME[@REV], which this build does not read), kIoError when offline.
+// hf://ORG/NAME[@REV]: see ResolveRemoteRepo), kIoError when offline.
 STGUARD_API Result<RemoteInput> ResolveRemoteInput(std::string_view input,
                                                    const RemoteEnvironment& environment);
+
+// WHOLE REPOS. hf://ORG/NAME[@REV] (and hf://datasets/..., hf://spaces/...) names a whole
+// repo, checked as a model folder (CheckPath). Its files are listed with
+// {endpoint}/api/{models|datasets|spaces}/ORG/NAME/tree/{REV}?recursive=true, following
+// the Link header's rel="next" pages; each file is then read as a RemoteInput of its own
+// under THE POLICY. The listing is untrusted, and bounded by RepoListingLimits:
+// - a page past max_page_bytes, more than max_pages pages, or a next page that is not on
+//   the endpoint (another host or scheme, or outside {endpoint}/api/) is an error;
+// - more than max_entries files is kFolderTooLarge, a verdict on the repo, as for a local
+//   folder walk: a listing that is cut off would let a file hide past the cut;
+// - a page that is not one JSON array of objects with "type", "path" and, for files,
+//   "size" (a non-negative integer) is an error naming the page and the offset;
+// - a path that is empty, absolute, holds an empty, "." or ".." segment, a backslash or a
+//   control character, or is listed twice, is an error naming the entry.
+// The listing requests carry the token as file requests do (to the endpoint's host only).
+
+// IsRemoteRepoInput says whether `input` is hf://ORG/NAME[@REV] with no file path.
+STGUARD_API bool IsRemoteRepoInput(std::string_view input);
+
+// RemoteRepo is a whole repo resolved: the first listing page's request, and the prefix
+// each listed path is appended to (URL-quoted, '/' kept) to read the file.
+struct RemoteRepo {
+  HttpRequest listing;
+  std::string file_prefix;  // {endpoint}/[datasets/|spaces/]ORG/NAME/resolve/{REV}/
+  std::string api_prefix;   // {endpoint}/api/: where every listing page must be
+};
+
+// ResolveRemoteRepo resolves hf://ORG/NAME[@REV] (kInvalidArgument for anything else,
+// kIoError when offline).
+STGUARD_API Result<RemoteRepo> ResolveRemoteRepo(std::string_view input,
+                                                 const RemoteEnvironment& environment);
+
+struct RepoListingLimits {
+  uint64_t max_page_bytes = uint64_t{8} << 20;  // one page's body
+  size_t max_pages = 64;
+  size_t max_entries = 10000;  // files in the whole listing
+};
+
+// RepoFile is one file of a listing: a checked relative path and its size.
+struct RepoFile {
+  std::string path;
+  uint64_t size = 0;
+};
+
+// ListRemoteRepo lists `repo`'s files (directories are left out), sorted by path bytes,
+// or returns the error (see WHOLE REPOS; 401/403 without a token adds "set HF_TOKEN").
+STGUARD_API Result<std::vector<RepoFile>> ListRemoteRepo(HttpTransport& transport,
+                                                         const RemoteRepo& repo,
+                                                         const RepoListingLimits& limits = {});
+
+// ParseRepoListingPage appends the files of one listing page (`page` is its 1-based number,
+// for messages) to *files, or returns the error.
+STGUARD_API Error ParseRepoListingPage(std::string_view body, size_t page,
+                                       std::vector<RepoFile>* files);
+
+// NextPageUrl returns the rel="next" URL of a Link header, or "" when there is none.
+STGUARD_API std::string NextPageUrl(std::string_view link);
+
+// DOWNLOADS (convert URL OUT). A conversion reads every byte, so the file is downloaded
+// whole, to disk, not memory: one GET without Range, status 200, at most `max_bytes`
+// (kMaxDownloadBytes by default) whatever Content-Length says, and exactly the
+// Content-Length when one is sent; a 206, a body past the cap or its Content-Length, or
+// one that ends short is an error, as are the statuses THE POLICY names. Redirects and the
+// token follow REDIRECTS.
+inline constexpr uint64_t kMaxDownloadBytes = uint64_t{64} << 30;
+
+// DownloadRemote writes the whole file `input` names to the open file `fd` (from its
+// current offset), or returns the error naming why it could not.
+STGUARD_API Error DownloadRemote(HttpTransport& transport, const RemoteInput& input, int fd,
+                                 uint64_t max_bytes = kMaxDownloadBytes);
+
+// DownloadedFile is a URL's file downloaded into a new temporary file (mode 0600) in the
+// folder of `beside` (TMPDIR for "-"), named ".NAME.stguard-download-XXXXXX.EXT" after the
+// URL's last segment; the destructor removes it, whatever happened.
+class STGUARD_API DownloadedFile {
+ public:
+  // Download resolves `url` (ResolveRemoteInput; a whole repo is kInvalidArgument) and
+  // downloads it through the installed transport; no file is left on any error.
+  [[nodiscard]] static Result<std::unique_ptr<DownloadedFile>> Download(
+      const std::string& url, const std::string& beside, uint64_t max_bytes = kMaxDownloadBytes);
+  ~DownloadedFile();
+  DownloadedFile(const DownloadedFile&) = delete;
+  DownloadedFile& operator=(const DownloadedFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit DownloadedFile(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
 
 // SetHttpTransport installs the transport every front-door call (CheckPath, CheckFile,
 // InspectPath) uses for a URL input; null (the default) makes URL inputs the error

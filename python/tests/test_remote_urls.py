@@ -62,3 +62,22 @@ def test_offline_is_an_error(server, monkeypatch):
     result = stguard.check(server.url("ok", "model.safetensors"))
     assert result.verdict == "error"
     assert "HF_HUB_OFFLINE" in result.message or "without URL support" in result.message
+
+
+def test_check_reads_a_whole_repo_as_a_folder(monkeypatch):
+    small_pt = open(os.path.join(ROOT, "corpus", "torch", "valid", "dtypes.zip.pt"), "rb").read()
+    evil = b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03."
+    repo = {"config.json": b'{"model_type": "x"}', "model.safetensors": safetensors(64),
+            "sub/extra.pt": small_pt}
+    srv = LoopbackServer({}, {"good": repo, "bad": {**repo, "pytorch_model.bin": evil}})
+    try:
+        monkeypatch.setenv("HF_ENDPOINT", srv.endpoint)
+        good = stguard.check("hf://org/good")
+        if "without URL support" in (good.message or ""):
+            pytest.skip("built without libcurl")
+        assert good.ok, good.message
+        bad = stguard.check("hf://org/bad")
+        assert bad.verdict == "refused" and "pytorch_model.bin" in (bad.message or ""), bad.message
+        assert stguard.check("hf://org/missing").verdict == "error"
+    finally:
+        srv.close()

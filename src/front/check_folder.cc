@@ -6,6 +6,8 @@
 
 #include <sys/stat.h>
 
+#include "front/folder_members.h"
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -113,6 +115,28 @@ uint64_t FileBytes(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
 }
 
+// LocalMembers is CheckFolder's walk over a local folder.
+FolderMembers LocalMembers(const std::string& folder, const CheckOptions& options) {
+  FolderScanOptions scan_options;
+  scan_options.allow_external_symlinks = options.allow_external_symlinks;
+  scan_options.torch = options.torch;
+  FolderScanReport scan = ScanFolderByContent(folder, scan_options);
+  FolderMembers members;
+  members.error = scan.error;
+  for (FolderScanEntry& entry : scan.files) {
+    ReportProgress(options, FileBytes(folder + "/" + entry.name));
+    members.files.push_back(MemberResult(std::move(entry)));
+  }
+  for (const FolderScanOther& other : scan.others) {
+    const std::string member_path = folder + "/" + other.name;
+    CheckResult member = CheckMember(member_path, options);
+    ReportProgress(options, FileBytes(member_path));
+    member.file = other.name;
+    members.files.push_back(std::move(member));
+  }
+  return members;
+}
+
 }  // namespace
 
 void DecideFolderVerdict(const Error& folder_error, CheckResult* result) {
@@ -159,7 +183,8 @@ void Summarise(const CheckpointDir& checkpoint, CheckResult* result) {
 
 }  // namespace
 
-CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
+CheckResult CheckFolderWith(const std::string& path, const CheckOptions& options,
+                            const MemberCheck& members) {
   CheckResult result;
   result.file = path;
   result.is_folder = true;
@@ -196,24 +221,12 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   // the static scan (nothing runs), GGUF, npy and npz by their readers. This runs even
   // when the safetensors are invalid: a pickle that would run code must be reported as
   // refused, which outranks invalid.
-  FolderScanOptions scan_options;
-  scan_options.allow_external_symlinks = options.allow_external_symlinks;
-  scan_options.torch = options.torch;
-  FolderScanReport scan = ScanFolderByContent(folder, scan_options);
-  if (folder_error.ok()) folder_error = scan.error;
-  const bool no_files = scan.files.empty() && scan.others.empty();
-  if (folder_error.ok() && !checkpoint.ok() && no_files) folder_error = checkpoint.error();
-  for (FolderScanEntry& entry : scan.files) {
-    ReportProgress(options, FileBytes(folder + "/" + entry.name));
-    result.files.push_back(MemberResult(std::move(entry)));
+  FolderMembers found = members(folder);
+  if (folder_error.ok()) folder_error = found.error;
+  if (folder_error.ok() && !checkpoint.ok() && found.files.empty()) {
+    folder_error = checkpoint.error();
   }
-  for (const FolderScanOther& other : scan.others) {
-    const std::string member_path = folder + "/" + other.name;
-    CheckResult member = CheckMember(member_path, options);
-    ReportProgress(options, FileBytes(member_path));
-    member.file = other.name;
-    result.files.push_back(std::move(member));
-  }
+  for (CheckResult& member : found.files) result.files.push_back(std::move(member));
   DecideFolderVerdict(folder_error, &result);
   // An index file is checked as its folder (a loader given the folder reads all of it): the
   // verdict is the folder's, and `member` names the file that decided it.
@@ -223,6 +236,12 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   }
   PickleWarnings(result.files, result.member, &result.warnings);
   return result;
+}
+
+CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
+  return CheckFolderWith(path, options, [&options](const std::string& folder) {
+    return LocalMembers(folder, options);
+  });
 }
 
 }  // namespace stguard

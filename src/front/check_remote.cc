@@ -19,14 +19,28 @@ CheckResult ErrorResult(const std::string& url, const Error& error) {
   return result;
 }
 
+Error NoTransport() {
+  return Error{ErrorCode::kIoError, 0, "cannot read a URL",
+               "this stguard was built without URL support (libcurl)"};
+}
+
 }  // namespace
+
+CheckResult CheckRemoteRepoInput(const std::string& url, const CheckOptions& options,
+                                 const LaidOut& laid_out) {
+  const std::shared_ptr<HttpTransport> transport = GetHttpTransport();
+  if (transport == nullptr) {
+    CheckResult result = ErrorResult(url, NoTransport());
+    result.is_folder = true;
+    return result;
+  }
+  return CheckRemoteRepo(*transport, url, options, laid_out);
+}
 
 CheckResult CheckRemote(const std::string& url, const CheckOptions& options) {
   const std::shared_ptr<HttpTransport> transport = GetHttpTransport();
-  if (transport == nullptr) {
-    return ErrorResult(url, Error{ErrorCode::kIoError, 0, "cannot read a URL",
-                                  "this stguard was built without URL support (libcurl)"});
-  }
+  if (transport == nullptr) return ErrorResult(url, NoTransport());
+  if (IsRemoteRepoInput(url)) return CheckRemoteRepo(*transport, url, options);
   const Result<RemoteInput> input = ResolveRemoteInput(url, RemoteEnvironmentFromProcess());
   if (!input.ok()) return ErrorResult(url, input.error());
   Result<std::unique_ptr<RemoteSource>> source = RemoteSource::Open(*transport, *input);

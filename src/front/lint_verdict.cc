@@ -3,17 +3,45 @@
 // stguard/lint_verdict.h).
 #include "stguard/lint_verdict.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "front/check_remote.h"
 #include "stguard/formats.h"
 #include "stguard/plural.h"
+#include "stguard/remote.h"
 
 namespace stguard {
 namespace {
 
 // kLinted is what lint reads: safetensors files, model folders and sharded indexes.
 constexpr FormatSet kLinted = FormatBit(Format::kSafetensors) | kFolderInput;
+
+// LintRemoteRepo lints a whole hf:// repo on the folder its check laid out (config.json
+// and the shards' headers, as read by range requests), naming the repo, not that folder.
+LintOutcome LintRemoteRepo(const std::string& url, const CheckOptions& check,
+                           const LintOptions& options) {
+  std::optional<LintReport> report;
+  CheckResult checked = CheckRemoteRepoInput(
+      url, check, [&](const std::string& folder, const CheckResult& folder_checked) {
+        if (!folder_checked.valid()) return;
+        report = LintModel(folder, options);
+        for (LintFinding& finding : report->findings) {
+          NameTheRepo(folder, url, &finding.message);
+        }
+        NameTheRepo(folder, url, &report->error.context);
+      });
+  LintOutcome outcome;
+  if (!checked.valid() || !report) {
+    outcome.result = std::move(checked);
+    return outcome;
+  }
+  outcome.report = std::move(*report);
+  outcome.linted = outcome.report.error.ok();
+  outcome.result = LintVerdict(std::move(checked), outcome.report);
+  return outcome;
+}
 
 }  // namespace
 
@@ -66,6 +94,16 @@ LintOutcome LintChecked(const std::string& path, CheckResult checked,
 LintOutcome LintPath(const std::string& path, const LintOptions& options) {
   CheckOptions check;
   check.allow_external_symlinks = options.dir.allow_external_symlinks;
+  if (IsRemoteRepoInput(path)) return LintRemoteRepo(path, check, options);
+  if (IsRemoteInput(path)) {
+    // A single file's URL has no config.json beside it to lint against.
+    LintOutcome outcome;
+    outcome.result = UsageError(path, Format::kUnknown, "lint", "model folders");
+    outcome.result.error.context =
+        "lint of a URL reads a whole repo (hf://ORG/NAME[@REV]), whose config.json it "
+        "lints against; check reads a single file's URL";
+    return outcome;
+  }
   return LintChecked(path, CheckPath(path, check), options);
 }
 

@@ -18,6 +18,7 @@
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npz.h"
+#include "stguard/remote.h"
 #include "stguard/sniff.h"
 
 namespace stguard {
@@ -254,13 +255,76 @@ void ScanFolder(const std::string& path, const ScanInputOptions& options,
   }
 }
 
+// AddResultOnly reports a result the scan adds nothing to: an input that could not be
+// read (verdict error), or a file no pickle can be in.
+void AddResultOnly(const CheckResult& result, const OutputOptions& output,
+                   InputReport* report) {
+  if (output.json) {
+    std::string line = "{";
+    AppendResultJson(result, &line);
+    report->lines.push_back(line + ",\"pickle\":false}");
+  } else if (result.verdict == Verdict::kError) {
+    report->errors.push_back("stguard scan: " + PrintableText(result.file) + ": error: " +
+                             ErrorText(result.file, result.error));
+  } else {
+    report->lines.push_back(PrintableText(result.file) + ": " +
+                            std::string(FormatName(result.format)) + ": " +
+                            (result.valid() ? "no pickle: nothing to run"
+                                            : std::string(VerdictName(result.verdict)) + ": " +
+                                                  ErrorText(result.file, result.error)));
+  }
+  AddFinding(result, report);
+  report->verdict = WorseVerdict(report->verdict, result.verdict);
+}
+
+// ScanRemote scans a URL (a file, or a whole hf:// repo) from what check reads of it by
+// range requests (CheckPath): the same static scan of each pickle-bearing file.
+void ScanRemote(const std::string& url, const ScanInputOptions& options,
+                const OutputOptions& output, InputReport* report) {
+  CheckOptions check;
+  check.torch = options.torch;
+  const CheckResult result = CheckPath(url, check);
+  if (result.pickle) {
+    AddPickleReport(url, *result.pickle, options, output, report);
+    return;
+  }
+  if (!result.is_folder || result.verdict == Verdict::kError) {
+    AddResultOnly(result, output, report);
+    return;
+  }
+  size_t pickles = 0;
+  for (const CheckResult& file : result.files) {
+    if (!file.pickle) continue;
+    AddPickleReport(url + "/" + file.file, *file.pickle, options, output, report);
+    ++pickles;
+  }
+  if (pickles == 0) {
+    constexpr char kNone[] = "no pickle-bearing files (subfolders included)";
+    CheckResult folder;
+    folder.file = url;
+    folder.is_folder = true;
+    folder.verdict = Verdict::kValid;
+    if (output.json) {
+      std::string line = "{";
+      AppendResultJson(folder, &line);
+      line += ",\"pickle_files\":0,\"note\":";
+      AppendJsonString(kNone, &line);
+      report->lines.push_back(line + "}");
+    } else {
+      report->lines.push_back(PrintableText(url) + ": " + kNone);
+    }
+  }
+}
+
 }  // namespace
 
 InputReport ScanInput(const std::string& path, const ScanInputOptions& options,
                       const OutputOptions& output) {
   InputReport report;
   struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+  if (IsRemoteInput(path)) {
+    ScanRemote(path, options, output, &report);
+  } else if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
     ScanFolder(path, options, output, &report);
   } else {
     ScanFile(path, options, output, &report);

@@ -165,6 +165,34 @@ RemoteEnvironment RemoteEnvironmentFromProcess() {
   return environment;
 }
 
+bool IsRemoteRepoInput(std::string_view input) {
+  if (!input.starts_with("hf://")) return false;
+  const Result<HfName> name = ParseHfName(input.substr(5));
+  return name.ok() && name->path.empty();
+}
+
+Result<RemoteRepo> ResolveRemoteRepo(std::string_view input,
+                                     const RemoteEnvironment& environment) {
+  if (environment.offline) {
+    return remote::RemoteError("HF_HUB_OFFLINE is set: remote inputs are not read");
+  }
+  if (!input.starts_with("hf://")) return BadName("hf://ORG/NAME[@REV] expected");
+  Result<HfName> name = ParseHfName(input.substr(5));
+  if (!name.ok()) return name.error();
+  if (!name->path.empty()) return BadName("a file, not a whole repo");
+  std::string endpoint = environment.endpoint;
+  while (endpoint.ends_with("/")) endpoint.pop_back();
+  const std::string api = name->kind.empty() ? "models/" : name->kind;
+  const std::string revision = UrlQuote(name->revision, "");
+  RemoteRepo repo;
+  repo.api_prefix = endpoint + "/api/";
+  repo.listing.url = repo.api_prefix + api + name->repo + "/tree/" + revision + "?recursive=true";
+  repo.listing.token = environment.token;
+  repo.listing.token_host = UrlHost(environment.endpoint);
+  repo.file_prefix = endpoint + "/" + name->kind + name->repo + "/resolve/" + revision + "/";
+  return repo;
+}
+
 Result<RemoteInput> ResolveRemoteInput(std::string_view input,
                                        const RemoteEnvironment& environment) {
   if (environment.offline) {

@@ -178,4 +178,10 @@ Error RangeResponse::Finish(const Error& transport_error) {
   return {};
 }
 
+std::string AuthHint(bool hub, const std::string& token, int status) {
+  if ((status != 401 && status != 403) || !hub) return "";
+  return token.empty() ? " (a gated or private repo: set HF_TOKEN to a token with access)"
+                       : " (the token in HF_TOKEN has no access to this repo)";
+}
+
 }  // namespace stguard::remote

@@ -76,6 +76,10 @@ class RangeResponse final : public HttpSink {
 // RemoteError is the policy's kIoError with `why` as its context.
 Error RemoteError(std::string why);
 
+// AuthHint is what to do about a 401/403 from the Hugging Face endpoint (`hub`): set
+// HF_TOKEN when `token` is empty, else the token has no access; "" otherwise.
+std::string AuthHint(bool hub, const std::string& token, int status);
+
 }  // namespace stguard::remote
 
 #endif  // STGUARD_SRC_REMOTE_RANGE_RESPONSE_H_

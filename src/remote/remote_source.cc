@@ -44,18 +44,6 @@ struct RemoteSource::State {
   }
 };
 
-namespace {
-
-// AuthHint adds what to do about a refusal from the Hugging Face endpoint.
-std::string AuthHint(const RemoteInput& input, int status) {
-  if ((status != 401 && status != 403) || !input.hub) return "";
-  return input.request.token.empty()
-             ? " (a gated or private repo: set HF_TOKEN to a token with access)"
-             : " (the token in HF_TOKEN has no access to this repo)";
-}
-
-}  // namespace
-
 Error RemoteSource::State::Fetch(uint64_t begin, uint64_t end, bool first) {
   if (end - begin > limits.max_bytes || received > limits.max_bytes - (end - begin)) {
     return remote::RemoteError(
@@ -71,7 +59,7 @@ Error RemoteSource::State::Fetch(uint64_t begin, uint64_t end, bool first) {
   const Error transport_error = transport->Fetch(request, response);
   received += response.received();
   if (Error error = response.Finish(transport_error); !error.ok()) {
-    error.context += AuthHint(input, response.status());
+    error.context += remote::AuthHint(input.hub, input.request.token, response.status());
     return error;
   }
   if (first) size = response.total();

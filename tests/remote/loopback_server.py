@@ -5,16 +5,20 @@ GET /m/MODE/NAME serves the file NAME in MODE (see MODES); GET /ORG/REPO/resolve
 answers as the Hugging Face endpoint (REPO "gated": 401 without "Bearer secret"; then, as
 for any repo, a 302 to the CDN host), GET /cdn/NAME as its CDN. The CDN host is the other
 spelling of the loopback address (localhost when the endpoint is 127.0.0.1), so the
-client sees two hosts. Every request is recorded with its headers; bytes_sent counts the
+client sees two hosts. GET /api/models/ORG/REPO/tree/REV?recursive=true lists a repo of
+`repos` (REPO -> {path: bytes}; its files are served as REPO/PATH), PAGE entries a page with
+a Link header to the next; REPO "gated" answers 401 without the token, "malformed" sends
+broken JSON, "offhost" a next page on the CDN host. Every request is recorded with its headers; bytes_sent counts the
 body bytes written. Binds 127.0.0.1 on a free port only: nothing leaves the machine.
 """
 import http.server
+import json
 import re
 import threading
 import time
 
 MODES = ("ok", "ignore", "once", "whole206", "wrongcr", "total", "shorthonest",
-         "shortlying", "nocr", "stall", "404", "redir", "xredir")
+         "shortlying", "nocr", "stall", "404", "redir", "xredir", "short200")
 
 
 class VirtualFile:
@@ -33,8 +37,14 @@ class VirtualFile:
 
 
 class LoopbackServer:
-    def __init__(self, files):
-        self.files = files  # name -> bytes or VirtualFile
+    PAGE = 2
+
+    def __init__(self, files, repos=None):
+        self.files = dict(files)  # name -> bytes or VirtualFile
+        self.repos = repos or {}  # repo -> {path: bytes}
+        for repo, members in self.repos.items():
+            for path, data in members.items():
+                self.files[repo + "/" + path] = data
         self.requests = []  # (path, {header: value})
         self.bytes_sent = 0
         self.counts = {}
@@ -95,14 +105,46 @@ class LoopbackServer:
             at += n
         handler.wfile.flush()
 
+    def listing(self, handler, repo, query):
+        if repo == "gated" and handler.headers.get("Authorization") != "Bearer secret":
+            return self.send(handler, 401, [("Content-Length", "0")])
+        if repo == "malformed":
+            body = b'[{"type": "file", "path": "a.bin", "size": 1},'
+            return self.send(handler, 200, [("Content-Length", str(len(body)))], body, 0,
+                             len(body))
+        entries = [{"type": "file", "path": p, "size": self.size_of(d), "oid": "x",
+                    "lfs": {"size": self.size_of(d)}}
+                   for p, d in sorted(self.repos.get(repo, {}).items())]
+        folders = sorted({p.rsplit("/", 1)[0] for p in self.repos.get(repo, {}) if "/" in p})
+        entries += [{"type": "directory", "path": f, "size": 0} for f in folders]
+        if repo not in self.repos:
+            return self.send(handler, 404, [("Content-Length", "0")])
+        cursor = int(re.search(r"cursor=(\d+)", query).group(1)) if "cursor=" in query else 0
+        page = entries[cursor:cursor + self.PAGE]
+        headers = []
+        if cursor + self.PAGE < len(entries):
+            host = "localhost" if repo == "offhost" else "127.0.0.1"
+            headers.append(("Link", '<http://%s:%d/api/models/org/%s/tree/main?recursive=true'
+                            '&cursor=%d>; rel="next"' % (host, self.port, repo,
+                                                         cursor + self.PAGE)))
+        body = json.dumps(page).encode()
+        headers.append(("Content-Length", str(len(body))))
+        return self.send(handler, 200, headers, body, 0, len(body))
+
     def answer(self, handler):
         path = handler.path
+        api = re.fullmatch(r"/api/models/[^/]+/([^/]+)/tree/[^/?]+\?(.*)", path)
+        if api:
+            return self.listing(handler, api.group(1), api.group(2))
         hub = re.fullmatch(r"/([^/]+)/([^/]+)/resolve/([^/]+)/(.+)", path)
         if hub:
             repo = hub.group(2)
             if repo == "gated" and handler.headers.get("Authorization") != "Bearer secret":
                 return self.send(handler, 401, [("Content-Length", "0")])
-            cdn = "http://localhost:%d/cdn/%s" % (self.port, hub.group(4))
+            name = hub.group(4)
+            if repo + "/" + name in self.files:
+                name = repo + "/" + name
+            cdn = "http://localhost:%d/cdn/%s" % (self.port, name)
             return self.send(handler, 302, [("Location", cdn), ("Content-Length", "0")])
         match = re.fullmatch(r"/m/([^/]+)/(.+)", path) or re.fullmatch(r"/(cdn)/(.+)", path)
         if not match or match.group(2) not in self.files:
@@ -128,6 +170,9 @@ class LoopbackServer:
             handler.wfile.flush()
             time.sleep(5)
             return
+        if mode == "short200":  # the whole file announced, half of it sent
+            return self.send(handler, 200, [("Content-Length", str(size))], data, 0, size,
+                             close_after=size // 2)
         if not asked or mode == "ignore" or (mode == "once" and count > 1):
             return self.send(handler, 200, [("Content-Length", str(size))], data, 0, size)
         begin, end = int(asked.group(1)), min(int(asked.group(2)) + 1, size)
