@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // AVX2 decoders of the block types whose portable loops the compiler does not turn into
-// good vector code on its own (q4_0, q4_1, q8_0, q4_K, q5_K, q8_K): every byte of codes
-// is widened to 8 lanes of int32 and converted in one instruction, the block scale is
-// broadcast once. The float operations are the portable decoders' own, in the same
-// order (convert, multiply, then add or subtract), one rounding each, so the bits are
-// the same; the tests run these on any CPU that has AVX2. Built only for x86-64 with
-// GCC or clang; the functions carry the avx2 target attribute, so the file is compiled
-// for baseline x86-64 like every other and runs only after the CPU check below.
+// good vector code on its own (q4_0, q4_1, q8_0, q4_K, q5_K, q8_K, iq1_s, iq1_m): every
+// byte of codes (or iq1 grid value) is widened to 8 lanes of int32 and converted in one
+// instruction, the block scale is broadcast once. The float operations are the portable
+// decoders' own, in the same order (convert, multiply, then add or subtract; iq1: add the
+// delta, then multiply), one rounding each, so the bits are the same; the tests run
+// these on any CPU that has AVX2. Built only for x86-64 with GCC or clang; the functions
+// carry the avx2 target attribute, so the file is compiled for baseline x86-64 like
+// every other and runs only after the CPU check below.
 #include "gguf/dequant_internal.h"
 
 #if STGUARD_DEQUANT_HAVE_AVX2
 
 #include <cpuid.h>
 #include <immintrin.h>
+
+#include "gguf/dequant_grids.h"
 
 namespace stguard::gguf::dequant {
 
@@ -200,6 +203,62 @@ STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* 
   }
 }
 
+// Eight values dl * (grid value + delta) from an iq1 grid entry of eight signed bytes,
+// the portable ShiftedGrid8's operations in its order.
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreShifted8(uint64_t entry,
+                                                                     __m256 delta, __m256 dl,
+                                                                     float* out) {
+  const __m256 value = _mm256_cvtepi32_ps(
+      _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(static_cast<long long>(entry))));
+  _mm256_storeu_ps(out, _mm256_mul_ps(dl, _mm256_add_ps(value, delta)));
+}
+
+// iq1_s: as dequant_iq.cc's, eight grid values at a time.
+STGUARD_AVX2 void DecodeIq1_sAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+  const __m256 plus = _mm256_set1_ps(grids::kIq1Delta);
+  const __m256 minus = _mm256_set1_ps(-grids::kIq1Delta);
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 50) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* qs = blocks + 2;
+    for (int ib = 0; ib < 8; ++ib, qs += 4) {
+      const uint16_t qh = LoadU16(blocks + 34 + 2 * ib);
+      const __m256 dl = _mm256_set1_ps(d * static_cast<float>(2 * ((qh >> 12) & 7) + 1));
+      const __m256 delta = (qh & 0x8000) != 0 ? minus : plus;
+      for (int l = 0; l < 4; ++l, out += 8) {
+        StoreShifted8(grids::kIq1sGrid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], delta, dl, out);
+      }
+    }
+  }
+}
+
+// iq1_m: as dequant_iq.cc's, eight grid values at a time.
+STGUARD_AVX2 void DecodeIq1_mAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+  const __m256 plus = _mm256_set1_ps(grids::kIq1Delta);
+  const __m256 minus = _mm256_set1_ps(-grids::kIq1Delta);
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 56) {
+    const uint8_t* qs = blocks;
+    const uint8_t* qh = blocks + 32;
+    uint16_t sc[4];
+    for (int i = 0; i < 4; ++i) sc[i] = LoadU16(blocks + 48 + 2 * i);
+    const uint16_t scale_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
+                                                      ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+    const float d = HalfToFloat(scale_bits);
+    for (int ib = 0; ib < 8; ++ib, qs += 4, qh += 2) {
+      const int shift = 6 * (ib % 2);
+      const __m256 dl1 =
+          _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> shift) & 7) + 1));
+      const __m256 dl2 =
+          _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> (shift + 3)) & 7) + 1));
+      for (int l = 0; l < 4; ++l, out += 8) {
+        const uint8_t nibble = (l % 2 == 0) ? (qh[l / 2] & 0x0F) : (qh[l / 2] >> 4);
+        const int index = qs[l] | ((nibble & 7) << 8);
+        StoreShifted8(grids::kIq1sGrid[index], (nibble & 8) != 0 ? minus : plus,
+                      l < 2 ? dl1 : dl2, out);
+      }
+    }
+  }
+}
+
 // HasF16c asks CPUID (leaf 1, ECX bit 29): clang's __builtin_cpu_supports does not know
 // "f16c".
 bool HasF16c() {
@@ -220,6 +279,8 @@ Decoder Avx2Decoder(uint32_t type_id) {
     case 12: return DecodeQ4_KAvx2;
     case 13: return DecodeQ5_KAvx2;
     case 15: return DecodeQ8_KAvx2;
+    case 19: return DecodeIq1_sAvx2;
+    case 29: return DecodeIq1_mAvx2;
     default: return nullptr;
   }
 }
