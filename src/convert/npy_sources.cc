@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/huge_pages.h"
 #include "base/page_release.h"
 #include "convert/pipeline.h"
 #include "data/fortran_order.h"
@@ -183,7 +184,13 @@ Error StreamFortranOrder(std::span<const std::byte> data, const NpyArrayInfo& in
   const uint64_t run_count = row_bytes / size / info.shape.back();
   const uint64_t swap = info.type.byte_order == NpyByteOrder::kBig ? info.type.scalar_size : 1;
   const uint64_t band = BandRows(rows, row_bytes, size);
-  std::vector<std::byte> buffer(band > 0 ? band * row_bytes : kBandLen / size * size);
+  // Not zeroed, and on huge pages where the kernel has them: the band (up to 64 MiB) is
+  // written whole before it is read, and faulting it in 4 KiB pages cost as much system
+  // time as the transpose (64 MiB 3-D 1-byte array: 0.09 s system against 0.05 s user).
+  const size_t buffer_len = band > 0 ? band * row_bytes : kBandLen / size * size;
+  const auto band_memory = std::make_unique_for_overwrite<std::byte[]>(buffer_len);
+  AdviseHugePages(band_memory.get(), buffer_len);
+  const std::span<std::byte> buffer(band_memory.get(), buffer_len);
   auto write = [&](size_t len) {
     const std::span<std::byte> done(buffer.data(), len);
     SwapScalars(done, swap);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // AVX2 decoders of the block types whose portable loops the compiler does not turn into
-// good vector code on its own (q4_0, q4_1, q8_0, q4_K, q5_K, q8_K): every byte of codes
-// is widened to 8 lanes of int32 and converted in one instruction, the block scale is
-// broadcast once. The float operations are the portable decoders' own, in the same
-// order (convert, multiply, then add or subtract), one rounding each, so the bits are
-// the same; the tests run these on any CPU that has AVX2. Built only for x86-64 with
-// GCC or clang; the functions carry the avx2 target attribute, so the file is compiled
-// for baseline x86-64 like every other and runs only after the CPU check below.
+// good vector code on its own (q4_0, q4_1, q8_0, q4_K, q5_K, q8_K, iq1_s, iq1_m): every
+// byte of codes (or iq1 grid value) is widened to 8 lanes of int32 and converted in one
+// instruction, the block scale is broadcast once. The float operations are the portable
+// decoders' own, in the same order (convert, multiply, then add or subtract; iq1: add the
+// delta, then multiply), one rounding each, so the bits are the same; the tests run
+// these on any CPU that has AVX2. Built only for x86-64 with GCC or clang; the functions
+// carry the avx2 target attribute, so the file is compiled for baseline x86-64 like
+// every other and runs only after the CPU check below.
 #include "gguf/dequant_internal.h"
 
 #if STGUARD_DEQUANT_HAVE_AVX2
@@ -14,25 +15,13 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include "gguf/dequant_grids.h"
+
 namespace stguard::gguf::dequant {
 
 namespace {
 
 #define STGUARD_AVX2 __attribute__((target("avx2,f16c")))
-
-// Scales: the half-precision scales of up to 8 blocks, `stride` bytes apart, as floats,
-// converted together (F16C's conversion gives HalfToFloat's bits, NaNs quieted alike).
-struct Scales {
-  alignas(32) float value[8];
-};
-STGUARD_AVX2 inline Scales LoadScales(const uint8_t* first, size_t stride, size_t count) {
-  alignas(16) uint16_t halves[8] = {};
-  for (size_t i = 0; i < count; ++i) halves[i] = LoadU16(first + i * stride);
-  Scales scales;
-  _mm256_store_ps(scales.value,
-                  _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(halves))));
-  return scales;
-}
 
 // Store8: eight int8 (or uint8) codes at the low 8 bytes of `codes`, as floats times
 // `scale`, at out.
@@ -111,15 +100,19 @@ STGUARD_AVX2 void DecodeQ4_1Avx2(const uint8_t* blocks, size_t n_blocks, float* 
   }
 }
 
-// q8_0: code * d over 32 signed bytes.
+// HalfBroadcast: the half-precision scale at p in all 8 lanes (one F16C conversion of
+// the broadcast bits: HalfToFloat's result, and no trip through memory).
+STGUARD_AVX2 __attribute__((always_inline)) inline __m256 HalfBroadcast(const uint8_t* p) {
+  return _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(LoadU16(p))));
+}
+
+// q8_0: code * d over 32 signed bytes. The scale is broadcast and converted per block:
+// gathering eight blocks' scales through a stack array cost a store-forwarding stall
+// per group, which kept this loop level with ggml's.
 STGUARD_AVX2 void DecodeQ8_0Avx2(const uint8_t* blocks, size_t n_blocks, float* out) {
-  for (size_t group = 0; group < n_blocks; group += 8) {
-    const size_t count = n_blocks - group < 8 ? n_blocks - group : 8;
-    const Scales scales = LoadScales(blocks, 34, count);
-    for (size_t b = 0; b < count; ++b, blocks += 34, out += 32) {
-      const __m256 d = _mm256_broadcast_ss(&scales.value[b]);
-      for (int j = 0; j < 32; j += 8) StoreScaled8(Load8(blocks + 2 + j), true, d, out + j);
-    }
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 34, out += 32) {
+    const __m256 d = HalfBroadcast(blocks);
+    for (int j = 0; j < 32; j += 8) StoreScaled8(Load8(blocks + 2 + j), true, d, out + j);
   }
 }
 
@@ -132,24 +125,34 @@ STGUARD_AVX2 void DecodeQ8_KAvx2(const uint8_t* blocks, size_t n_blocks, float* 
 }
 
 // The 6-bit sub-block scales and mins of q4_K and q5_K, times d and dmin (as in
-// dequant_k.cc's ScaleMin6).
-inline void KScales(const uint8_t* block, float dl[8], float ml[8]) {
-  const float d = LoadHalf(block);
-  const float dmin = LoadHalf(block + 2);
-  const uint8_t* s = block + 4;
-  for (int j = 0; j < 8; ++j) {
-    int scale = 0;
-    int min = 0;
-    if (j < 4) {
-      scale = s[j] & 63;
-      min = s[j + 4] & 63;
-    } else {
-      scale = (s[j + 4] & 0x0F) | ((s[j - 4] >> 6) << 4);
-      min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    }
-    dl[j] = d * static_cast<float>(scale);
-    ml[j] = dmin * static_cast<float>(min);
-  }
+// dequant_k.cc's ScaleMin6, each product rounded once): the 12 bytes unpacked as three
+// 32-bit words, four 6-bit fields a word at a time, then all eight converted and
+// multiplied together (the scalar unpacking per sub-block cost as much as the codes).
+// Eight bytes as eight floats.
+STGUARD_AVX2 __attribute__((always_inline)) inline __m256 BytesAsFloats(uint64_t bytes) {
+  return _mm256_cvtepi32_ps(
+      _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(bytes))));
+}
+struct KScales {
+  alignas(32) float dl[8];
+  alignas(32) float ml[8];
+};
+STGUARD_AVX2 __attribute__((always_inline)) inline KScales LoadKScales(const uint8_t* block) {
+  const uint32_t s0 = LoadU32(block + 4);
+  const uint32_t s1 = LoadU32(block + 8);
+  const uint32_t s2 = LoadU32(block + 12);
+  constexpr uint32_t kLow6 = 0x3F3F3F3F;
+  constexpr uint32_t kLow4 = 0x0F0F0F0F;
+  constexpr uint32_t kTop2 = 0x03030303;  // after a shift by 6: each byte's top two bits
+  // Byte j of scales (mins): sub-block j's 6-bit scale (min).
+  const uint64_t scales =
+      (s0 & kLow6) | (uint64_t{(s2 & kLow4) | (((s0 >> 6) & kTop2) << 4)} << 32);
+  const uint64_t mins =
+      (s1 & kLow6) | (uint64_t{((s2 >> 4) & kLow4) | (((s1 >> 6) & kTop2) << 4)} << 32);
+  KScales k;
+  _mm256_store_ps(k.dl, _mm256_mul_ps(HalfBroadcast(block), BytesAsFloats(scales)));
+  _mm256_store_ps(k.ml, _mm256_mul_ps(HalfBroadcast(block + 2), BytesAsFloats(mins)));
+  return k;
 }
 
 // q4_K: per 64 elements 32 bytes, low nibbles (scale 2i) then high (2i+1);
@@ -157,16 +160,16 @@ inline void KScales(const uint8_t* block, float dl[8], float ml[8]) {
 STGUARD_AVX2 void DecodeQ4_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
   const __m256i mask = _mm256_set1_epi8(0x0F);
   for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
-    float dl[8];
-    float ml[8];
-    KScales(blocks, dl, ml);
+    const KScales k = LoadKScales(blocks);
+    const float* dl = k.dl;
+    const float* ml = k.ml;
     const uint8_t* q = blocks + 16;
     for (int i = 0; i < 4; ++i, q += 32, out += 64) {
       const __m256i codes = Load32(q);
-      StoreAffine32(_mm256_and_si256(codes, mask), _mm256_set1_ps(dl[2 * i]),
-                    _mm256_set1_ps(ml[2 * i]), true, out);
+      StoreAffine32(_mm256_and_si256(codes, mask), _mm256_broadcast_ss(&dl[2 * i]),
+                    _mm256_broadcast_ss(&ml[2 * i]), true, out);
       StoreAffine32(_mm256_and_si256(_mm256_srli_epi16(codes, 4), mask),
-                    _mm256_set1_ps(dl[2 * i + 1]), _mm256_set1_ps(ml[2 * i + 1]), true,
+                    _mm256_broadcast_ss(&dl[2 * i + 1]), _mm256_broadcast_ss(&ml[2 * i + 1]), true,
                     out + 32);
     }
   }
@@ -177,9 +180,9 @@ STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* 
   const __m256i mask = _mm256_set1_epi8(0x0F);
   const __m256i sixteen = _mm256_set1_epi8(16);
   for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
-    float dl[8];
-    float ml[8];
-    KScales(blocks, dl, ml);
+    const KScales k = LoadKScales(blocks);
+    const float* dl = k.dl;
+    const float* ml = k.ml;
     const __m256i qh = Load32(blocks + 16);
     const uint8_t* q = blocks + 48;
     for (int i = 0; i < 4; ++i, q += 32, out += 64) {
@@ -192,10 +195,66 @@ STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* 
       const __m256i add_high = _mm256_and_si256(
           _mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_high), bit_high), sixteen);
       StoreAffine32(_mm256_or_si256(_mm256_and_si256(codes, mask), add_low),
-                    _mm256_set1_ps(dl[2 * i]), _mm256_set1_ps(ml[2 * i]), true, out);
+                    _mm256_broadcast_ss(&dl[2 * i]), _mm256_broadcast_ss(&ml[2 * i]), true, out);
       StoreAffine32(
           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(codes, 4), mask), add_high),
-          _mm256_set1_ps(dl[2 * i + 1]), _mm256_set1_ps(ml[2 * i + 1]), true, out + 32);
+          _mm256_broadcast_ss(&dl[2 * i + 1]), _mm256_broadcast_ss(&ml[2 * i + 1]), true, out + 32);
+    }
+  }
+}
+
+// Eight values dl * (grid value + delta) from an iq1 grid entry of eight signed bytes,
+// the portable ShiftedGrid8's operations in its order.
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreShifted8(uint64_t entry,
+                                                                     __m256 delta, __m256 dl,
+                                                                     float* out) {
+  const __m256 value = _mm256_cvtepi32_ps(
+      _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(static_cast<long long>(entry))));
+  _mm256_storeu_ps(out, _mm256_mul_ps(dl, _mm256_add_ps(value, delta)));
+}
+
+// iq1_s: as dequant_iq.cc's, eight grid values at a time.
+STGUARD_AVX2 void DecodeIq1_sAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+  const __m256 plus = _mm256_set1_ps(grids::kIq1Delta);
+  const __m256 minus = _mm256_set1_ps(-grids::kIq1Delta);
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 50) {
+    const float d = LoadHalf(blocks);
+    const uint8_t* qs = blocks + 2;
+    for (int ib = 0; ib < 8; ++ib, qs += 4) {
+      const uint16_t qh = LoadU16(blocks + 34 + 2 * ib);
+      const __m256 dl = _mm256_set1_ps(d * static_cast<float>(2 * ((qh >> 12) & 7) + 1));
+      const __m256 delta = (qh & 0x8000) != 0 ? minus : plus;
+      for (int l = 0; l < 4; ++l, out += 8) {
+        StoreShifted8(grids::kIq1sGrid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], delta, dl, out);
+      }
+    }
+  }
+}
+
+// iq1_m: as dequant_iq.cc's, eight grid values at a time.
+STGUARD_AVX2 void DecodeIq1_mAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+  const __m256 plus = _mm256_set1_ps(grids::kIq1Delta);
+  const __m256 minus = _mm256_set1_ps(-grids::kIq1Delta);
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 56) {
+    const uint8_t* qs = blocks;
+    const uint8_t* qh = blocks + 32;
+    uint16_t sc[4];
+    for (int i = 0; i < 4; ++i) sc[i] = LoadU16(blocks + 48 + 2 * i);
+    const uint16_t scale_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
+                                                      ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+    const float d = HalfToFloat(scale_bits);
+    for (int ib = 0; ib < 8; ++ib, qs += 4, qh += 2) {
+      const int shift = 6 * (ib % 2);
+      const __m256 dl1 =
+          _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> shift) & 7) + 1));
+      const __m256 dl2 =
+          _mm256_set1_ps(d * static_cast<float>(2 * ((sc[ib / 2] >> (shift + 3)) & 7) + 1));
+      for (int l = 0; l < 4; ++l, out += 8) {
+        const uint8_t nibble = (l % 2 == 0) ? (qh[l / 2] & 0x0F) : (qh[l / 2] >> 4);
+        const int index = qs[l] | ((nibble & 7) << 8);
+        StoreShifted8(grids::kIq1sGrid[index], (nibble & 8) != 0 ? minus : plus,
+                      l < 2 ? dl1 : dl2, out);
+      }
     }
   }
 }
@@ -220,6 +279,8 @@ Decoder Avx2Decoder(uint32_t type_id) {
     case 12: return DecodeQ4_KAvx2;
     case 13: return DecodeQ5_KAvx2;
     case 15: return DecodeQ8_KAvx2;
+    case 19: return DecodeIq1_sAvx2;
+    case 29: return DecodeIq1_mAvx2;
     default: return nullptr;
   }
 }

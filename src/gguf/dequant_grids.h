@@ -17,6 +17,8 @@ extern const uint64_t kIq2sGrid[1024];
 extern const uint32_t kIq3xxsGrid[256];
 extern const uint32_t kIq3sGrid[512];
 extern const uint64_t kIq1sGrid[2048];  // bytes are int8_t -1, 0 or 1
+// iq1_s and iq1_m add this to (or, when the sign bit is set, subtract it from) each grid value.
+inline constexpr float kIq1Delta = 0.125f;
 extern const int8_t kIq4nlLevels[16];   // the non-linear 4-bit levels of IQ4_NL/IQ4_XS
 extern const int8_t kFp4Levels[16];     // E2M1 values doubled (MXFP4, NVFP4)
 

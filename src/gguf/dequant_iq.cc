@@ -162,8 +162,6 @@ static void DecodeIq3_sBody(const uint8_t* __restrict blocks, size_t n_blocks, f
 
 namespace {
 
-constexpr float kIq1Delta = 0.125f;
-
 // Eight values dl * (grid value + delta) from an iq1 grid entry of signed bytes.
 inline void ShiftedGrid8(uint64_t entry, float delta, float dl, float* out) {
   for (int j = 0; j < 8; ++j) {
@@ -184,7 +182,7 @@ static void DecodeIq1_sBody(const uint8_t* __restrict blocks, size_t n_blocks, f
     for (int ib = 0; ib < 8; ++ib, qs += 4) {
       const uint16_t qh = LoadU16(blocks + 34 + 2 * ib);
       const float dl = d * static_cast<float>(2 * ((qh >> 12) & 7) + 1);
-      const float delta = (qh & 0x8000) ? -kIq1Delta : kIq1Delta;
+      const float delta = (qh & 0x8000) ? -grids::kIq1Delta : grids::kIq1Delta;
       for (int l = 0; l < 4; ++l, out += 8) {
         ShiftedGrid8(grids::kIq1sGrid[qs[l] | (((qh >> (3 * l)) & 7) << 8)], delta, dl, out);
       }
@@ -212,7 +210,7 @@ static void DecodeIq1_mBody(const uint8_t* __restrict blocks, size_t n_blocks, f
       for (int l = 0; l < 4; ++l, out += 8) {
         const uint8_t nibble = (l % 2 == 0) ? (qh[l / 2] & 0x0F) : (qh[l / 2] >> 4);
         const int index = qs[l] | ((nibble & 7) << 8);
-        const float delta = (nibble & 8) ? -kIq1Delta : kIq1Delta;
+        const float delta = (nibble & 8) ? -grids::kIq1Delta : grids::kIq1Delta;
         ShiftedGrid8(grids::kIq1sGrid[index], delta, l < 2 ? dl1 : dl2, out);
       }
     }
