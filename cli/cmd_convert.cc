@@ -14,9 +14,9 @@
 // (torch_checkpoint.h). IN any other folder, a safetensors model folder, with --dtype: OUT
 // a folder of the same shards converted and the index rewritten (stguard/conversion.h).
 //
-// An option that does not apply to IN's format is a usage error naming the formats it
-// applies to (the command table); the conversion itself, every format and OUT "-", is one
-// library call (ConvertPath, stguard/conversion.h).
+// The conversion, every format and OUT "-", is one library call (ConvertPath,
+// stguard/conversion.h): it refuses an option that does not apply to IN's format (the
+// library's rule, kConvertOptionRules) and decides the verdict of a failure.
 //
 // Every conversion, of any format, returns a ConvertResult (convert_result.h) instead of
 // printing: --json changes how the one result is printed, never what it is.
@@ -30,7 +30,6 @@
 #include "output.h"
 #include "progress.h"
 #include "stguard/conversion.h"
-#include "stguard/formats.h"
 #include "stguard/remote.h"
 #include "stguard/verdict.h"
 
@@ -51,26 +50,15 @@ void AddNotes(const ConvertReport& report, ConvertResult* result) {
   }
 }
 
-// Failure is the result of a conversion the library refused with `error`. A request that
-// cannot be done is a usage error; an error writing OUT has no verdict on IN; otherwise,
-// when `check IN` refuses IN (a pickle that cannot be proven safe), so does convert: a
-// file with the converter's own error, a folder with check's (the member it refuses),
-// whatever the converter tripped on first.
+// Failure prints the verdict the library decided where the conversion failed
+// (ConvertReport::verdict): a request that cannot be done is a usage error; an error
+// writing OUT is about OUT; otherwise the error that decided the verdict is about IN.
 ConvertResult Failure(const CommandLine& line, const ConvertReport& report, const Error& error) {
   const std::string& in = line.operands[0];
   const std::string& out = line.operands[1];
   if (report.usage) return ConvertUnusable(in, PrintableText(error.context));
-  if (report.about_output) return ConvertFailed(in, out, error, Verdict::kError);
-  if (!IsIoError(error, OutOfMemoryIs::kIoError)) {
-    CheckOptions check;
-    check.allow_external_symlinks = line.allow_external_symlinks;
-    const CheckResult judged = CheckPath(in, check);
-    if (judged.verdict == Verdict::kRefused) {
-      return ConvertFailed(in, in, report.input.is_folder ? judged.error : error,
-                           Verdict::kRefused);
-    }
-  }
-  ConvertResult result = ConvertFailed(in, in, error);
+  ConvertResult result = ConvertFailed(in, report.about_output ? out : in, error, report.verdict);
+  result.input.member = error.file;
   // A checkpoint whose tensors sit under a key is not refused: the line names the keys.
   if (report.needs_key) {
     result.failure_line = "stguard convert: " + PrintableText(in) + ": " +
@@ -79,23 +67,16 @@ ConvertResult Failure(const CommandLine& line, const ConvertReport& report, cons
   return result;
 }
 
-// RunConvertRequest checks the options against IN's format (the command table) and makes
-// the one library call, with progress shown on a terminal unless --json.
+// RunConvertRequest makes the one library call, which checks the options against IN's
+// format and decides the verdict, with progress shown on a terminal unless --json.
 ConvertResult RunConvertRequest(const CommandLine& line) {
   const std::string& in = line.operands[0];
   const std::string& out = line.operands[1];
-  const Result<PathFormat> found = FormatOfPath(in);
-  const PathFormat format = found.ok() ? *found : PathFormat{};  // the reader says why
-  if (const std::string inapplicable =
-          InapplicableOption(*FindCommand("convert"), line, format.set(), in);
-      !inapplicable.empty()) {
-    return ConvertUnusable(in, inapplicable);
-  }
   if (out == "-") {
     if (line.json) {
       return ConvertUnusable(in, "--json prints the result on standard output: OUT cannot be -");
     }
-    if (const std::string refusal = StdoutRefusal(); !refusal.empty() && !format.is_folder) {
+    if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
       return ConvertUnusable(in, refusal);
     }
   } else {
@@ -137,7 +118,10 @@ int RunConvert(const CommandLine& line) {
   const std::string& url = line.operands[0];
   const Result<std::unique_ptr<DownloadedFile>> file =
       DownloadedFile::Download(url, line.operands[1]);
-  if (!file.ok()) return PrintConvertResult(ConvertFailed(url, url, file.error()), line.json);
+  // A download that fails says nothing of the file: no verdict on it (exit 2).
+  if (!file.ok()) {
+    return PrintConvertResult(ConvertFailed(url, url, file.error(), Verdict::kError), line.json);
+  }
   CommandLine local = line;
   local.operands[0] = (*file)->path();
   ConvertResult result = RunConvertRequest(local);

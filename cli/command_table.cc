@@ -5,13 +5,15 @@
 #include <algorithm>
 
 #include "arguments.h"
+#include "stguard/conversion.h"
 #include "stguard/dtype.h"
 
 namespace stguard::cli {
 namespace {
 
 // The sets the rows name, from the facts of stguard/formats.def: a new format is read by
-// the commands its row says, and takes the options of its kind.
+// the commands its row says, and takes the options of its kind. convert's options take
+// the library's sets (ConvertOptionFormats): the library refuses an inapplicable one.
 constexpr FormatSet kFolder = kFolderInput;
 constexpr FormatSet kSafetensors = FormatBit(Format::kSafetensors);
 constexpr FormatSet kSafetensorsOrFolder = kSafetensors | kFolder;
@@ -20,8 +22,6 @@ constexpr FormatSet kConverted = FormatsWith(&FormatFacts::convertible);
 constexpr FormatSet kScanned = FormatsWith(&FormatFacts::scannable) | kFolder;
 constexpr FormatSet kTorch = FormatsOfKind(Format::kPytorchZip);
 constexpr FormatSet kJsonText = FormatBit(Format::kJson);
-constexpr FormatSet kNpy = FormatBit(Format::kNpy);
-constexpr FormatSet kGguf = FormatBit(Format::kGguf);
 
 constexpr CommandRow kCommandRows[] = {
     {"check", "FILE|DIR...",
@@ -154,22 +154,27 @@ constexpr OptionRow kOptionRows[] = {
      "for a URL: give up after N s connecting or stalled (default 30)",
      kEveryCheckpoint, SetTimeout},
     {"convert", "--dtype", "", "BF16|F16|F32", kChoice, false,
-     "the dtype floating tensors (F64, F32, F16, BF16) become", kConverted | kFolder,
+     "the dtype floating tensors (F64, F32, F16, BF16) become", ConvertOptionFormats("--dtype"),
      SetDtype},
     {"convert", "--key", "", "NAME", kText, true,
-     "select root[NAME] as the state dict (repeat: deeper)", kTorch, SetKey},
+     "select root[NAME] as the state dict (repeat: deeper)", ConvertOptionFormats("--key"),
+     SetKey},
     {"convert", "--drop-aliases", "", "", kFlag, false,
-     "keep one name per tied tensor (the first); list the others", kTorch | kFolder,
+     "keep one name per tied tensor (the first); list the others",
+     ConvertOptionFormats("--drop-aliases"),
      SetDropAliases},
     {"convert", "--max-output-ratio", "", "N", kCount, false,
-     "refuse views asking > N x the file's size (default 4; 0: none)", kTorch,
-     SetMaxOutputRatio},
+     "refuse views asking > N x the file's size (default 4; 0: none)",
+     ConvertOptionFormats("--max-output-ratio"), SetMaxOutputRatio},
     {"convert", "--allow-external-symlinks", "", "", kFlag, false,
-     "read a folder's shards through links out of it", kFolder, SetAllowExternal},
+     "read a folder's shards through links out of it",
+     ConvertOptionFormats("--allow-external-symlinks"), SetAllowExternal},
     {"convert", "--name", "", "NAME", kText, false,
-     "the tensor's name (default: IN's file name without .npy)", kNpy, SetName},
+     "the tensor's name (default: IN's file name without .npy)",
+     ConvertOptionFormats("--name"), SetName},
     {"convert", "--all-metadata", "", "", kFlag, false,
-     "keep GGUF metadata arrays longer than 1024 elements", kGguf, SetAllMetadata},
+     "keep GGUF metadata arrays longer than 1024 elements",
+     ConvertOptionFormats("--all-metadata"), SetAllMetadata},
     {"convert", "--json", "", "", kFlag, false,
      "one JSON result: IN's verdict, the files written, their tensors", kConverted | kFolder,
      SetJson},

@@ -81,16 +81,11 @@ void PrintText(const ConvertResult& result) {
 
 }  // namespace
 
-Verdict ConversionVerdict(const Error& error) {
-  if (IsIoError(error, OutOfMemoryIs::kIoError)) return Verdict::kError;
-  return VerdictForError(error) == Verdict::kRefused ? Verdict::kRefused : Verdict::kInvalid;
-}
-
 ConvertResult ConvertFailed(const std::string& in, const std::string& about,
-                            const Error& error, std::optional<Verdict> verdict) {
+                            const Error& error, Verdict verdict) {
   ConvertResult result;
   result.input = InputEnvelope(in);
-  result.input.verdict = verdict.value_or(ConversionVerdict(error));
+  result.input.verdict = verdict;
   // An error about OUT names OUT's folder when that is what is missing, never a
   // temporary file's name.
   result.input.error = about == in ? error : AboutOutput(about, error);

@@ -7,7 +7,6 @@
 #define STGUARD_CLI_CONVERT_RESULT_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,18 +37,11 @@ struct ConvertResult {
   bool summary_on_stderr = false;
 };
 
-// ConversionVerdict classifies a conversion's error: I/O (reading IN, writing OUT, memory)
-// is error; codes meaning "would run code" are refused; anything else is invalid. Unlike
-// VerdictForError, kInvalidArgument is a verdict here: the request was checked before the
-// conversion started, so the library refusing an argument means IN's content cannot be
-// written as safetensors (a name that is not UTF-8, blocks that do not fill a tensor).
-Verdict ConversionVerdict(const Error& error);
-
 // ConvertFailed is the result of a conversion of IN that failed with `error`, which is
-// about `about` (IN, or OUT for a write): its verdict is `verdict` when given, else
-// ConversionVerdict(error).
+// about `about` (IN, or OUT for a write), with the verdict the library decided
+// (ConvertReport::verdict, stguard/conversion.h).
 ConvertResult ConvertFailed(const std::string& in, const std::string& about,
-                            const Error& error, std::optional<Verdict> verdict = {});
+                            const Error& error, Verdict verdict);
 
 // ConvertUnusable is the result of a request that cannot be carried out as asked (a flag
 // that does not apply to IN's format, an unknown --dtype): verdict error, kInvalidArgument,

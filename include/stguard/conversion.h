@@ -25,6 +25,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stguard/checkpoint_dir.h"
@@ -56,7 +57,7 @@ struct SafetensorsFolderReport {
     const std::function<void(uint64_t bytes)>& progress, SafetensorsFolderReport* report);
 
 // ConvertOptions is everything a conversion of any input can be asked. An option that
-// does not apply to IN's format is a usage error (ConvertReport::usage).
+// does not apply to IN's format is a usage error (kConvertOptionRules, below).
 struct ConvertOptions {
   std::optional<Dtype> dtype;              // F32, F16 or BF16: every input
   std::vector<std::string> key_path;       // a PyTorch file: where its state dict sits
@@ -70,6 +71,50 @@ struct ConvertOptions {
   // stdout_sink receives the file when OUT is "-" (standard output). It must be set then.
   ByteSink* stdout_sink = nullptr;
 };
+
+// OPTIONS AND FORMATS: the one rule saying which option applies to which input. Each row
+// is an option (named as the command line spells it), the inputs it applies to, and
+// whether a ConvertOptions gives it. ConvertPath refuses, as a usage error before anything
+// is read beyond the sniff, the first row (in this order) given for an input outside its
+// set: "--key applies to PyTorch, not to safetensors (IN)". The command table's --help
+// prints these sets (ConvertOptionFormats); no front end keeps a copy.
+struct ConvertOptionRule {
+  std::string_view flag;
+  FormatSet formats;
+  bool (*given)(const ConvertOptions& options);
+};
+inline constexpr ConvertOptionRule kConvertOptionRules[] = {
+    {"--dtype", FormatsWith(&FormatFacts::convertible) | kFolderInput,
+     [](const ConvertOptions& o) { return o.dtype.has_value(); }},
+    {"--key", FormatsOfKind(Format::kPytorchZip),
+     [](const ConvertOptions& o) { return !o.key_path.empty(); }},
+    {"--drop-aliases", FormatsOfKind(Format::kPytorchZip) | kFolderInput,
+     [](const ConvertOptions& o) { return o.drop_aliases; }},
+    {"--max-output-ratio", FormatsOfKind(Format::kPytorchZip),
+     [](const ConvertOptions& o) { return o.max_output_ratio.has_value(); }},
+    {"--allow-external-symlinks", kFolderInput,
+     [](const ConvertOptions& o) { return o.allow_external_symlinks; }},
+    {"--name", FormatBit(Format::kNpy), [](const ConvertOptions& o) { return !o.name.empty(); }},
+    {"--all-metadata", FormatBit(Format::kGguf),
+     [](const ConvertOptions& o) { return o.all_metadata; }},
+};
+
+// ConvertOptionFormats returns the inputs the option `flag` applies to (its row of
+// kConvertOptionRules), or 0 for a flag with no row.
+constexpr FormatSet ConvertOptionFormats(std::string_view flag) {
+  for (const ConvertOptionRule& rule : kConvertOptionRules) {
+    if (rule.flag == flag) return rule.formats;
+  }
+  return 0;
+}
+
+// InapplicableConvertOption returns the usage sentence for the first option `options`
+// gives that does not apply to `input` (IN, named `in` in the sentence), or "" when every
+// given option applies. An input no converter reads (an unknown file) refuses no option:
+// its reader says what it is not.
+STGUARD_API std::string InapplicableConvertOption(const ConvertOptions& options,
+                                                  const PathFormat& input,
+                                                  const std::string& in);
 
 // ConvertReport says what ConvertPath did, and on failure what the error is about.
 struct ConvertReport {
@@ -90,6 +135,15 @@ struct ConvertReport {
   bool usage = false;
   bool about_output = false;
   bool needs_key = false;
+  // verdict: valid on success; on failure what the failure says about IN, decided where
+  // the conversion failed (convert/conversion_verdict.cc), so every front end prints the
+  // same: error for a usage error, an error about OUT and I/O; refused when the error's
+  // code means "would run code" (error_codes.def's VERDICT column), for a ZIP that is
+  // neither PyTorch's nor an npz, and for a pickle-bearing file (a folder's shard) whose
+  // static scan cannot prove it safe, as `check` judges it; invalid otherwise (a
+  // needs-key checkpoint included). ConvertPath returns the error that decided it: for a
+  // folder refused by its shard's scan, the scan's error, with Error::file the shard.
+  Verdict verdict = Verdict::kValid;
 };
 
 // ConvertPath converts IN, a file or folder of any format stguard converts, to OUT: the

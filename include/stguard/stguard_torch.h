@@ -191,6 +191,18 @@ STGUARD_API stguard_code stguard_convert(const char* in_path, const char* out_pa
                                          const stguard_torch_options* options,
                                          stguard_error* err);
 
+/* stguard_convert_judged is stguard_convert that also says what the conversion came to,
+ * the verdict `stguard convert` prints and exits with (stguard_verdict_exit_status): into
+ * `*verdict` (when not NULL) STGUARD_VERDICT_VALID on success; on failure the library's
+ * verdict on the input: STGUARD_VERDICT_REFUSED (loading it would run code, or its pickle
+ * cannot be proven safe), _INVALID, or _ERROR (a usage error, I/O, the output). `err`
+ * then holds the error that decided it (for a folder refused by a shard's pickle, that
+ * shard's). Returns as stguard_convert does. */
+STGUARD_API stguard_code stguard_convert_judged(const char* in_path, const char* out_path,
+                                                stguard_dtype dtype,
+                                                const stguard_torch_options* options,
+                                                stguard_verdict* verdict, stguard_error* err);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

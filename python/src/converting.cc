@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conversions to safetensors from Python (see converting.h): every function is one call of
 // the library's ConvertPath (stguard/conversion.h), the same call `stguard convert` makes,
-// so every format converts, counts and refuses alike. The GIL is released while converting.
+// so every format converts, counts, refuses options and decides verdicts alike. The GIL is released while converting.
 #include "converting.h"
 
 #include <pybind11/stl.h>
@@ -13,6 +13,8 @@
 #include "raise_error.h"
 #include "stguard/conversion.h"
 #include "stguard/dtype.h"
+#include "stguard/formats.h"
+#include "stguard/verdict.h"
 
 namespace stguard::python {
 namespace {
@@ -31,8 +33,27 @@ std::optional<Dtype> ParseTarget(const std::optional<std::string>& dtype_name) {
   return target;
 }
 
-// Run makes the one library call and returns what it wrote: tensors, converted (tensors
-// whose dtype changed), dropped (dropped, kept) pairs, written (a folder's file names).
+// Raise raises the conversion's failure as stguard.SafetensorError with the verdict the
+// library decided (.verdict: "refused", "invalid" or "error") and the folder's member at
+// fault (.member, "" for IN itself). A checkpoint whose tensors sit under a key reads as
+// the command line's sentence naming the keys.
+[[noreturn]] void Raise(const Error& error, const ConvertReport& report) {
+  py::object exception = MakeSafetensorError(error);
+  if (report.needs_key) {
+    exception = py::module_::import("stguard._error")
+                    .attr("SafetensorError")(PrintableText(error.context),
+                                             std::string(ErrorCodeName(error.code)),
+                                             error.offset, py::none());
+  }
+  exception.attr("verdict") = std::string(VerdictName(report.verdict));
+  exception.attr("member") = error.file;
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
+  throw py::error_already_set();
+}
+
+// Run makes the one library call and returns what it wrote: format (IN's, "folder" for a
+// folder), tensors, converted (tensors whose dtype changed), dropped (dropped, kept)
+// pairs, written (a folder's file names).
 py::dict Run(const std::string& in, const std::string& out, const ConvertOptions& options) {
   ConvertReport report;
   Error error;
@@ -40,12 +61,14 @@ py::dict Run(const std::string& in, const std::string& out, const ConvertOptions
     py::gil_scoped_release release;
     error = ConvertPath(in, out, options, &report);
   }
-  if (!error.ok()) ThrowSafetensorError(error);
+  if (!error.ok()) Raise(error, report);
   py::list dropped;
   for (const TorchDroppedAlias& alias : report.dropped) {
     dropped.append(py::make_tuple(alias.dropped, alias.kept));
   }
   py::dict result;
+  result["format"] =
+      report.input.is_folder ? std::string("folder") : std::string(FormatName(report.input.format));
   result["tensors"] = report.num_tensors;
   result["converted"] = report.num_converted;
   result["dropped"] = dropped;
@@ -79,50 +102,6 @@ void RegisterConverting(py::module_& m) {
         py::arg("allow_external_symlinks") = false, py::arg("name") = std::string(),
         py::arg("all_metadata") = false,
         "Converts any file or folder stguard reads to safetensors (ConvertPath).");
-  // The rows of stguard._front_door's table: each is the same call with its options.
-  m.def(
-      "convert_safetensors",
-      [](const std::string& in, const std::string& out, const std::string& dtype) {
-        return Convert(in, out, dtype, {}, std::nullopt, false, false, {}, false);
-      },
-      py::arg("path"), py::arg("out"), py::arg("dtype"),
-      "Rewrites floating tensors to dtype (BF16, F16, F32) into out.");
-  m.def(
-      "convert_torch_file",
-      [](const std::string& in, const std::string& out, const std::vector<std::string>& key_path,
-         const std::optional<uint64_t>& max_output_ratio, bool drop_aliases,
-         const std::optional<std::string>& dtype) {
-        return Convert(in, out, dtype, key_path, max_output_ratio, drop_aliases, false, {},
-                       false);
-      },
-      py::arg("path"), py::arg("out"), py::arg("key_path"), py::arg("max_output_ratio"),
-      py::arg("drop_aliases"), py::arg("dtype") = py::none(),
-      "Converts a PyTorch checkpoint to a safetensors file without running it.");
-  m.def(
-      "convert_torch_folder",
-      [](const std::string& in, const std::string& out, bool drop_aliases,
-         bool allow_external_symlinks, const std::optional<std::string>& dtype) {
-        return Convert(in, out, dtype, {}, std::nullopt, drop_aliases, allow_external_symlinks,
-                       {}, false);
-      },
-      py::arg("path"), py::arg("out"), py::arg("drop_aliases"),
-      py::arg("allow_external_symlinks"), py::arg("dtype") = py::none(),
-      "Converts a model folder into a folder (created as mkdir -p).");
-  m.def(
-      "convert_npy",
-      [](const std::string& in, const std::string& out, const std::string& name,
-         const std::optional<std::string>& dtype) {
-        return Convert(in, out, dtype, {}, std::nullopt, false, false, name, false);
-      },
-      py::arg("path"), py::arg("out"), py::arg("name"), py::arg("dtype") = py::none(),
-      "Writes a .npy array as a one-tensor safetensors file.");
-  m.def(
-      "convert_npz",
-      [](const std::string& in, const std::string& out, const std::optional<std::string>& dtype) {
-        return Convert(in, out, dtype, {}, std::nullopt, false, false, {}, false);
-      },
-      py::arg("path"), py::arg("out"), py::arg("dtype") = py::none(),
-      "Writes every array of an .npz as one safetensors file, one tensor per key.");
 }
 
 }  // namespace stguard::python

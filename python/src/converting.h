@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conversions to safetensors from Python: convert, one call of the library's ConvertPath
-// for every format, and the rows stguard/_front_door.py's table names (the same call with
-// a format's options). Each raises SafetensorError on any refusal, and then nothing is
-// written.
+// for every format and option. It raises SafetensorError (with the library's .verdict and
+// .member) on any refusal, and then nothing is written.
 #ifndef STGUARD_PYTHON_CONVERTING_H_
 #define STGUARD_PYTHON_CONVERTING_H_
 
@@ -10,8 +9,7 @@
 
 namespace stguard::python {
 
-// RegisterConverting adds convert, convert_safetensors, convert_torch_file,
-// convert_torch_folder, convert_npy and convert_npz to the module.
+// RegisterConverting adds convert to the module.
 void RegisterConverting(pybind11::module_& m);
 
 }  // namespace stguard::python

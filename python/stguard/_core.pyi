@@ -96,8 +96,9 @@ def scan(
 ) -> Envelope: ...
 # lint adds json: the object `stguard lint --json` prints (the library's LintJson).
 def lint(path: str, config_path: str, allow_external_symlinks: bool) -> Envelope: ...
-# Conversions return {tensors, converted, dropped [(dropped, kept)], written (folders)}:
-# each is one call of the library's ConvertPath, as `stguard convert` makes it.
+# convert returns {format, tensors, converted, dropped [(dropped, kept)], written (folders)}:
+# one call of the library's ConvertPath, as `stguard convert` makes it; a failure raises
+# SafetensorError with .verdict ("refused", "invalid", "error") and .member.
 def convert(
     path: str, out: str, dtype: Optional[str] = None, key_path: List[str] = ...,
     max_output_ratio: Optional[int] = None, drop_aliases: bool = False,
@@ -108,18 +109,6 @@ def _check_many_json(paths: List[str], workers: Optional[int], allow_external_sy
 def _scan_many_json(paths: List[str], workers: Optional[int], key: List[str],
                     max_output_ratio: Optional[int],
                     allow_external_symlinks: bool) -> List[List[str]]: ...
-# Conversions return {tensors, converted, dropped [(dropped, kept)]} (folders: + written).
-def convert_safetensors(path: str, out: str, dtype: str) -> Dict[str, Any]: ...
-def convert_torch_file(
-    path: str, out: str, key_path: List[str], max_output_ratio: Optional[int],
-    drop_aliases: bool
-) -> Dict[str, Any]: ...
-def convert_torch_folder(
-    path: str, out: str, drop_aliases: bool, allow_external_symlinks: bool
-) -> Dict[str, Any]: ...
-def convert_npy(path: str, out: str, name: str) -> Dict[str, Any]: ...
-def convert_npz(path: str, out: str) -> Dict[str, Any]: ...
-
 # .npy / .npz (python/src/npy_bindings.cc): (descr, fortran_order, shape, data bytes)
 NpyDescription = Tuple[str, bool, Tuple[int, ...], int]
 

@@ -11,7 +11,7 @@ verdicts come from the library (python/src/front_door.cc): nothing is decided he
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._error import SafetensorError, invalid_argument
@@ -353,72 +353,6 @@ class ConvertResult(Envelope):
     written: List[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Converter:
-    """One row of the dispatch table: how a format converts, and which options apply."""
-
-    run: Callable[[str, str, Dict[str, Any]], Dict[str, Any]]
-    accepts: FrozenSet[str]
-
-
-def _convert_torch(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    # dtype is applied by the library as the tensors stream: no intermediate file.
-    return _core.convert_torch_file(path, out, _key_path(options.get("key")),
-                                    options.get("max_output_ratio"),
-                                    bool(options.get("drop_aliases")), options.get("dtype"))
-
-
-def _convert_torch_folder(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    # The library creates ``out`` as `mkdir -p` does, and removes what it created when
-    # nothing is written.
-    return _core.convert_torch_folder(path, out, bool(options.get("drop_aliases")),
-                                      bool(options.get("allow_external_symlinks")),
-                                      options.get("dtype"))
-
-
-def _convert_npy(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    name = options.get("name")
-    if name is None:
-        name = os.path.basename(path)
-        name = name[:-4] if name.endswith(".npy") else name
-    return _core.convert_npy(path, out, name, options.get("dtype"))
-
-
-def _convert_safetensors(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    if options.get("dtype") is None:
-        raise invalid_argument("a safetensors file converts to another dtype: give dtype "
-                               "('BF16', 'F16' or 'F32')")
-    return _core.convert_safetensors(path, out, options["dtype"])
-
-
-def _convert_npz(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    return _core.convert_npz(path, out, options.get("dtype"))
-
-
-def _convert_gguf(path: str, out: str, options: Dict[str, Any]) -> Dict[str, Any]:
-    # GGUF converts to dtype itself, from the dequantized F32 (one rounding, not two).
-    return _core.convert(path, out, options.get("dtype"),
-                         all_metadata=bool(options.get("all_metadata")))
-
-
-_TORCH_OPTIONS = frozenset({"key", "max_output_ratio", "drop_aliases", "dtype"})
-
-# One row per format the sniffer reports ("folder" for a directory). A new format plugs
-# in with one row: its function and the options that apply to it.
-_CONVERTERS: Dict[str, _Converter] = {
-    "safetensors": _Converter(_convert_safetensors, frozenset({"dtype"})),
-    "pytorch-zip": _Converter(_convert_torch, _TORCH_OPTIONS),
-    "pytorch-legacy": _Converter(_convert_torch, _TORCH_OPTIONS),
-    "pickle": _Converter(_convert_torch, _TORCH_OPTIONS),
-    "tar": _Converter(_convert_torch, _TORCH_OPTIONS),
-    "folder": _Converter(_convert_torch_folder,
-                         frozenset({"drop_aliases", "allow_external_symlinks", "dtype"})),
-    "npy": _Converter(_convert_npy, frozenset({"name", "dtype"})),
-    "npz": _Converter(_convert_npz, frozenset({"dtype"})),
-    "gguf": _Converter(_convert_gguf, frozenset({"dtype", "all_metadata"})),
-}
-
-
 def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
             key: KeyPath = None, drop_aliases: bool = False,
             max_output_ratio: Optional[int] = None, allow_external_symlinks: bool = False,
@@ -438,8 +372,10 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
       ``all_metadata`` keeps metadata arrays longer than 1,024 elements; the first part of
       a split model converts into the folder ``out``.
     ``dtype`` applies to every input: floating tensors are rewritten to it as they are
-    converted. An option that does not apply to the format found raises
-    SafetensorError (InvalidArgument) naming it.
+    converted (a PyTorch file streams: no intermediate file). An option that does not
+    apply to the format found raises SafetensorError (InvalidArgument) naming it, as the
+    library's rule says. A failure raises SafetensorError with ``.verdict`` ("refused",
+    "invalid" or "error", the command's verdict) and ``.member`` (a folder's file at fault).
 
     Example:
         >>> stguard.convert("pytorch_model.bin", "model.safetensors").tensors
@@ -448,23 +384,12 @@ def convert(path: PathLike, out: PathLike, dtype: Optional[str] = None, *,
         290
     """
     source, target = os.fspath(path), os.fspath(out)
-    format_name = _core.sniff(source)
-    row = _CONVERTERS.get(format_name)
-    if row is None:
-        raise invalid_argument(f"{source!r} is {format_name}: stguard converts safetensors, "
-                               f"PyTorch, npy, npz and GGUF files and folders of PyTorch shards")
-    options = {"key": key, "drop_aliases": drop_aliases, "max_output_ratio": max_output_ratio,
-               "allow_external_symlinks": allow_external_symlinks, "name": name,
-               "dtype": dtype, "all_metadata": all_metadata}
-    defaults = {"key": None, "drop_aliases": False, "max_output_ratio": None,
-                "allow_external_symlinks": False, "name": None, "dtype": None,
-                "all_metadata": False}
-    for option, value in options.items():
-        if value != defaults[option] and option not in row.accepts:
-            raise invalid_argument(f"{option} does not apply to {format_name} input "
-                                   f"({source!r})")
-    done = row.run(source, target, options)
-    return ConvertResult(schema_version=_core.ENVELOPE_SCHEMA_VERSION, file=source, format=format_name, verdict="valid",
-                         output=target, tensors=done["tensors"], converted=done["converted"],
+    # One library call: it tells the format, refuses an option that does not apply to it
+    # and decides the verdict, as `stguard convert` does.
+    done = _core.convert(source, target, dtype, _key_path(key), max_output_ratio,
+                         drop_aliases, allow_external_symlinks, name or "", all_metadata)
+    return ConvertResult(schema_version=_core.ENVELOPE_SCHEMA_VERSION, file=source,
+                         format=done["format"], verdict="valid", output=target,
+                         tensors=done["tensors"], converted=done["converted"],
                          dropped=[tuple(d) for d in done["dropped"]],
-                         written=list(done.get("written", [])))
+                         written=list(done["written"]))

@@ -129,3 +129,61 @@ def _convert_bytes(tmp_path, path, dtype):
     out = tmp_path / "front.safetensors"
     stguard.convert(path, out, dtype)
     return out.read_bytes()
+
+
+def _refused_folder(tmp_path):
+    folder = tmp_path / "refused_folder"
+    folder.mkdir()
+    shutil.copy(CORPUS / "torch" / "refuse" / "PickleBadArguments__build_setattr.pt",
+                folder / "pytorch_model.bin")
+    return folder
+
+
+@pytest.mark.parametrize("case", ["os.system pickle", "folder", "needs key", "key on npy"])
+def test_a_failed_conversion_has_the_commands_verdict(tmp_path, cli, case):
+    """The library decides a failed conversion's verdict: Python raises with the verdict,
+    code, offset and member `stguard convert --json` prints, and its exit status."""
+    import json
+    import subprocess
+    numpy.save(tmp_path / "w.npy", numpy.arange(4, dtype=numpy.float32))
+    source, options, flags = {
+        "os.system pickle": (CORPUS / "torch" / "refuse" /
+                             "PickleGlobalRefused__raw_os_system.pt", {}, []),
+        "folder": (_refused_folder(tmp_path), {}, []),
+        "needs key": (TORCH / "training.zip.pt", {}, []),
+        "key on npy": (tmp_path / "w.npy", {"key": "x"}, ["--key", "x"]),
+    }[case]
+    out = tmp_path / "out"
+    run = subprocess.run([cli, "convert", "--json", *flags, str(source), str(out)],
+                         capture_output=True, text=True, check=False)
+    envelope = json.loads(run.stdout)
+    with pytest.raises(stguard.SafetensorError) as raised:
+        stguard.convert(source, out, **options)
+    error = raised.value
+    assert envelope["verdict"] != "valid" and error.verdict == envelope["verdict"], case
+    assert run.returncode == {"refused": 1, "invalid": 1, "error": 2}[error.verdict]
+    assert error.code == envelope["code"] and error.offset == envelope.get("offset", 0)
+    assert error.member == envelope.get("member", "")
+    assert not out.exists()
+    if case == "needs key":
+        # The CLI's sentence, word for word, naming the keys.
+        assert str(error) in run.stderr or str(error) == envelope["error"]["context"]
+        assert "--key state_dict" in str(error)
+
+
+def test_a_pytorch_file_converts_to_a_dtype_in_one_call(tmp_path, monkeypatch):
+    """convert(dtype=...) of a PyTorch file is one library call: the dtype is applied as
+    the tensors stream, with no intermediate file beside the output."""
+    import stguard._front_door as front_door
+    calls = []
+    real = front_door._core.convert
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(front_door._core, "convert", counting)
+    out = tmp_path / "half.safetensors"
+    assert stguard.convert(TORCH / "dtypes.zip.pt", out, "F16").converted > 0
+    assert calls == [str(TORCH / "dtypes.zip.pt")]
+    assert [p.name for p in tmp_path.iterdir()] == ["half.safetensors"]

@@ -229,13 +229,14 @@ def test_convert_dtype_streams_without_an_intermediate_file(tmp_path, monkeypatc
     stream: no second safetensors-to-dtype pass over an intermediate file."""
     import stguard._front_door as front_door
     second_passes = []
-    real_convert = front_door._core.convert_safetensors
+    real_convert = front_door._core.convert
 
     def counting_convert(*args):
+        # Each stguard.convert is one library call; a second pass would be a second call.
         second_passes.append(args[0])
         return real_convert(*args)
 
-    monkeypatch.setattr(front_door._core, "convert_safetensors", counting_convert)
+    monkeypatch.setattr(front_door._core, "convert", counting_convert)
     result = stguard.convert(CLEAN, tmp_path / "t.safetensors", "F16")
     assert result.converted > 0
     folder = stguard.convert(TORCH / "valid" / "sharded", tmp_path / "out" / "f16", "F16")
@@ -252,10 +253,11 @@ def test_convert_dtype_streams_without_an_intermediate_file(tmp_path, monkeypatc
     assert stguard.convert(tmp_path / "a.npz", tmp_path / "a.safetensors", "F16").tensors == 2
     loaded = snp.load_file(tmp_path / "a.safetensors")
     assert loaded["x"].dtype == numpy.float16 and loaded["i"].dtype == numpy.int32
-    assert second_passes == []
-    # Accept: a safetensors input is the one row that converts safetensors to a dtype.
+    assert second_passes == [str(CLEAN), str(TORCH / "valid" / "sharded"),
+                             str(tmp_path / "w.npy"), str(tmp_path / "a.npz")]
+    # Accept: a safetensors input converts safetensors to a dtype, in one call too.
     stguard.convert(tmp_path / "a.safetensors", tmp_path / "b.safetensors", "F32")
-    assert second_passes == [str(tmp_path / "a.safetensors")]
+    assert second_passes[-1] == str(tmp_path / "a.safetensors") and len(second_passes) == 5
     # A dtype that is no conversion target is refused before anything is written.
     with pytest.raises(stguard.SafetensorError) as raised:
         stguard.convert(CLEAN, tmp_path / "bad.safetensors", "I8")

@@ -137,6 +137,15 @@ extern "C" stguard_code stguard_convert(const char* in_path, const char* out_pat
                                         stguard_dtype dtype,
                                         const stguard_torch_options* options,
                                         stguard_error* err) {
+  return stguard_convert_judged(in_path, out_path, dtype, options, nullptr, err);
+}
+
+extern "C" stguard_code stguard_convert_judged(const char* in_path, const char* out_path,
+                                               stguard_dtype dtype,
+                                               const stguard_torch_options* options,
+                                               stguard_verdict* verdict, stguard_error* err) {
+  // Until the library decides, a refusal of the arguments themselves: a usage error.
+  if (verdict != nullptr) *verdict = STGUARD_VERDICT_ERROR;
   if (in_path == nullptr || out_path == nullptr) {
     return Fail(err, STGUARD_INVALID_ARGUMENT, "in_path or out_path is NULL");
   }
@@ -162,6 +171,8 @@ extern "C" stguard_code stguard_convert(const char* in_path, const char* out_pat
     request.allow_external_symlinks = convert.allow_external_symlinks;
     stguard::ConvertReport report;
     const stguard::Error error = stguard::ConvertPath(in_path, out_path, request, &report);
+    // stguard_verdict mirrors stguard::Verdict value for value (capi_check.cc checks it).
+    if (verdict != nullptr) *verdict = static_cast<stguard_verdict>(report.verdict);
     return error.ok() ? STGUARD_OK : stguard::capi::FillError(err, error);
   });
 }

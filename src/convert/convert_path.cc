@@ -15,27 +15,21 @@
 #include <system_error>
 #include <utility>
 
+#include "convert/conversion_verdict.h"
 #include "convert/pipeline.h"
 #include "stguard/conversion.h"
 #include "stguard/file_verdict.h"
 #include "stguard/gguf.h"
+#include "stguard/io_error.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy_convert.h"
+#include "stguard/plural.h"
 #include "stguard/reader.h"
 #include "torch/torch_sources.h"
 #include "write/gguf_sources.h"
 
 namespace stguard {
 namespace {
-
-std::string Plural(uint64_t count, const std::string& noun) {
-  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
-
-bool IsIoError(const Error& error) {
-  return error.code == ErrorCode::kIoError || error.code == ErrorCode::kNotARegularFile ||
-         error.code == ErrorCode::kOutOfMemory;
-}
 
 // Usage is an error the request makes, whatever IN holds: nothing is judged about IN.
 Error Usage(ConvertReport* report, std::string sentence) {
@@ -46,7 +40,7 @@ Error Usage(ConvertReport* report, std::string sentence) {
 
 // Failed records whether `error` is about writing OUT: an I/O error that names it.
 Error Failed(Error error, const std::string& out, ConvertReport* report) {
-  report->about_output = IsIoError(error) && error.context.starts_with(out);
+  report->about_output = IsIoError(error, OutOfMemoryIs::kIoError) && error.context.starts_with(out);
   return error;
 }
 
@@ -54,6 +48,21 @@ std::string DtypeText(const ConvertOptions& options) {
   return std::string(DtypeName(*options.dtype));
 }
 
+// SafetensorsFile is the one adapter that does not go through Convert (pipeline.cc), on
+// purpose. Convert hands TensorSources to a Writer, which keeps, per tensor, a copy of the
+// name, the shape and a producer until it writes (it must sort them and size the header
+// first). Every other input's reader already holds one such entry per tensor, so that is
+// a constant factor. A safetensors header is the exception: its entries are what a hostile
+// file makes numerous (millions of one-byte names in N header bytes), and
+// `convert --dtype` must stay within the hostile-header bound every command keeps (peak
+// memory beyond the header < 2N: tests/memory/test_hostile_memory.py). The Checkpoint
+// already holds the parsed entries; a Writer's second copy of each (a std::string and a
+// shape vector, several times the bytes of a short entry's header text) exceeds it.
+// WriteConverted* walks the checkpoint's own entries and streams the header in pieces:
+// a few bytes a tensor beyond what the Checkpoint holds (stguard/writer.h). It shares the
+// pipeline's rules: the same dtype decision (ChangesDtype), counting and crash-safe file.
+// Making it a pipeline source needs a Convert that writes sources in an order already
+// canonical without copying them: not done.
 Error SafetensorsFile(const std::string& in, const std::string& out,
                       const ConvertOptions& options, ConvertReport* report) {
   const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
@@ -103,7 +112,7 @@ Error TorchFile(const std::string& in, const std::string& out, const ConvertOpti
       !error.ok()) {
     // Reading IN was checked when it opened: an I/O error now is writing OUT's. A CRC-32
     // failure, found as the data streams, is about IN.
-    report->about_output = IsIoError(error);
+    report->about_output = IsIoError(error, OutOfMemoryIs::kIoError);
     return error;
   }
   report->num_tensors = done.num_tensors;
@@ -121,9 +130,6 @@ std::string FolderSummary(const ConvertReport& report) {
 
 Error TorchFolder(const std::string& in, const std::string& out, const ConvertOptions& options,
                   ConvertReport* report) {
-  if (!options.key_path.empty() || options.max_output_ratio) {
-    return Usage(report, "--key and --max-output-ratio apply to one PyTorch file, not a folder");
-  }
   TorchConvertOptions convert;
   convert.drop_aliases = options.drop_aliases;
   convert.allow_external_symlinks = options.allow_external_symlinks;
@@ -153,9 +159,10 @@ Error NothingToConvert(Error error) {
 
 Error SafetensorsFolder(const std::string& in, const std::string& out,
                         const ConvertOptions& options, ConvertReport* report) {
-  if (options.drop_aliases || !options.key_path.empty() || options.max_output_ratio) {
-    return Usage(report, "--key, --drop-aliases and --max-output-ratio apply to PyTorch, "
-                         "not to a safetensors folder");
+  // The option rule lets --drop-aliases reach every folder; only a PyTorch one has aliases.
+  if (options.drop_aliases) {
+    return Usage(report, "--drop-aliases applies to a PyTorch folder, not to a safetensors "
+                         "folder");
   }
   DirOptions dir_options;
   dir_options.allow_external_symlinks = options.allow_external_symlinks;
@@ -238,7 +245,7 @@ Error GgufFile(const std::string& in, const std::string& out, const ConvertOptio
                           ? ConvertGguf(in, out, gguf, &done)
                           : GgufSingle(*file, in, out, gguf, options, &done);
   if (!error.ok()) {
-    report->about_output = IsIoError(error);
+    report->about_output = IsIoError(error, OutOfMemoryIs::kIoError);
     return error;
   }
   report->written = done.written.empty() ? std::vector<std::string>{out} : done.written;
@@ -278,7 +285,8 @@ Error ConvertTo(const std::string& in, const std::string& out, const ConvertOpti
   Result<std::unique_ptr<MappedFile>> file = MappedFile::Open(in);
   if (!file.ok()) return file.error();
   return Error{ErrorCode::kNotATorchCheckpoint, 0,
-               "not a format stguard converts (safetensors, PyTorch, GGUF, .npy, .npz)"};
+               "not a format stguard converts (safetensors, PyTorch, GGUF, .npy, .npz)",
+               "its bytes are " + std::string(FormatName(format.format))};
 }
 
 // ReplaceText replaces every `from` in *text with `to`. It builds a new string: g++ 12's
@@ -331,17 +339,20 @@ Error ThroughTemporary(const std::string& in, const ConvertOptions& options,
   return error;
 }
 
-}  // namespace
-
-Error ConvertPath(const std::string& in, const std::string& out, const ConvertOptions& options,
-                  ConvertReport* report) {
-  *report = ConvertReport{};
+// ConvertAsAsked is ConvertPath before its verdict: the request checked, the format told
+// once, the adapter run.
+Error ConvertAsAsked(const std::string& in, const std::string& out,
+                     const ConvertOptions& options, ConvertReport* report) {
   if (const Error error = CheckPlan(ConversionPlan{options.dtype, {}}); !error.ok()) {
     return Usage(report, std::string(error.message) +
                              (error.context.empty() ? "" : ": " + error.context));
   }
   const Result<PathFormat> found = FormatOfPath(in);
   report->input = found.ok() ? *found : PathFormat{};  // the adapter's reader says why
+  if (std::string inapplicable = InapplicableConvertOption(options, report->input, in);
+      !inapplicable.empty()) {
+    return Usage(report, std::move(inapplicable));
+  }
   const bool safetensors_file =
       !report->input.is_folder && report->input.format == Format::kSafetensors;
   if (out == "-") {
@@ -363,6 +374,14 @@ Error ConvertPath(const std::string& in, const std::string& out, const ConvertOp
   Error error = ConvertTo(in, out, options, report);
   if (error.ok() && report->written.empty()) report->written = {out};
   return error;
+}
+
+}  // namespace
+
+Error ConvertPath(const std::string& in, const std::string& out, const ConvertOptions& options,
+                  ConvertReport* report) {
+  *report = ConvertReport{};
+  return DecideConversionVerdict(in, options, ConvertAsAsked(in, out, options, report), report);
 }
 
 }  // namespace stguard

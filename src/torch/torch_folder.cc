@@ -49,6 +49,7 @@ Error Contain(const std::string& in_dir, const std::string& name, bool allow_ext
 Error ShardError(Error error, const std::string& name) {
   error.context = "shard '" + name + "'" + (error.context.empty() ? "" : "; " + error.context);
   if (error.code == ErrorCode::kIoError) error.code = ErrorCode::kMissingShard;
+  error.file = name;
   return error;
 }
 
@@ -62,7 +63,11 @@ bool WasDropped(const std::vector<TorchDroppedAlias>& dropped, const std::string
 Error ConvertSingleFile(const std::string& in_dir, const std::string& out_dir,
                         const TorchConvertOptions& convert_options, TorchFolderReport* report) {
   Result<TorchCheckpoint> checkpoint = TorchCheckpoint::Open(JoinPath(in_dir, kTorchSingleName));
-  if (!checkpoint.ok()) return checkpoint.error();
+  if (!checkpoint.ok()) {
+    Error error = checkpoint.error();
+    error.file = kTorchSingleName;  // the member the error is about
+    return error;
+  }
   Writer writer;
   std::vector<TorchDroppedAlias> dropped;
   if (Error error = AddTorchTensors(*checkpoint, convert_options, &writer, &dropped,

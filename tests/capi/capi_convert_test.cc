@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// C API dtypes and conversion to F32.
+// C API dtypes, conversion to F32, and a conversion's verdict compared with the command's.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "capi/capi_test_util.h"
 #include "stguard/convert.h"
 #include "stguard/dtype.h"
 #include "stguard/stguard.h"
+#include "stguard/stguard_check.h"
 #include "stguard/stguard_torch.h"
+#include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
@@ -32,6 +37,66 @@ TEST(CapiTorchConvert, RefusesAnOutputThatIsTheInput) {
   const std::string out = dir.File("m.safetensors");
   EXPECT_EQ(stguard_torch_convert_file(in.c_str(), out.c_str(), nullptr, &err), STGUARD_OK);
   EXPECT_EQ(ReadFileBytes(in), bytes);
+}
+
+// JsonField is the text of `"name":` in one line of JSON: a string's content or a number,
+// "" when the field is absent (the envelope's fields hold no escaped quotes here).
+std::string JsonField(const std::string& json, const std::string& name) {
+  const std::string key = "\"" + name + "\":";
+  const size_t at = json.find(key);
+  if (at == std::string::npos) return "";
+  size_t start = at + key.size();
+  const bool text = json[start] == '"';
+  if (text) ++start;
+  const size_t end = json.find_first_of(text ? "\"" : ",}", start);
+  return json.substr(start, end - start);
+}
+
+// A conversion's verdict is the library's (ConvertReport::verdict): the C API reports the
+// verdict, code and offset `stguard convert --json` prints, and the same exit status.
+TEST(CapiConvertJudged, GivesTheCommandsVerdict) {
+  TempDir dir;
+  const std::string corpus = STGUARD_CORPUS_DIR;
+  // A folder whose shard's pickle cannot be proven safe, though the reader's first error
+  // is not one that runs code: refused by the shard's scan.
+  const std::string folder = dir.File("folder");
+  ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0);
+  ASSERT_TRUE(WriteFileBytes(
+      folder + "/pytorch_model.bin",
+      ReadFileBytes(corpus + "/torch/refuse/PickleBadArguments__build_setattr.pt")));
+  const struct {
+    std::string in;
+    std::string verdict;
+    std::string code;
+  } cases[] = {
+      {corpus + "/torch/refuse/PickleGlobalRefused__raw_os_system.pt", "refused",
+       "PickleGlobalRefused"},
+      {folder, "refused", "PickleBadArguments"},
+      {corpus + "/torch/valid/training.zip.pt", "invalid", "NotAStateDict"},
+      {corpus + "/torch/valid/dtypes.zip.pt", "valid", ""},
+  };
+  for (const auto& c : cases) {
+    const std::string out = dir.File("out");
+    const CliRun cli = RunCli("convert --json " + ShellQuoted(c.in) + " " + ShellQuoted(out),
+                              Streams::kStdoutOnly);
+    ASSERT_EQ(JsonField(cli.output, "verdict"), c.verdict) << c.in << cli.output;
+    ASSERT_EQ(JsonField(cli.output, "code"), c.code) << c.in;
+    std::error_code ignored;
+    std::filesystem::remove_all(out, ignored);
+    stguard_error err{};
+    stguard_verdict verdict = STGUARD_VERDICT_ERROR;
+    const stguard_code code = stguard_convert_judged(c.in.c_str(), out.c_str(),
+                                                     STGUARD_NUM_DTYPES, nullptr, &verdict, &err);
+    EXPECT_EQ(stguard_verdict_name(verdict), c.verdict) << c.in;
+    EXPECT_EQ(stguard_verdict_exit_status(verdict), cli.status) << c.in;
+    if (c.code.empty()) {
+      EXPECT_EQ(code, STGUARD_OK) << err.message;
+      continue;
+    }
+    EXPECT_EQ(err.code_name, c.code) << c.in;
+    const std::string offset = JsonField(cli.output, "offset");
+    EXPECT_EQ(offset.empty() ? "0" : offset, std::to_string(err.offset)) << c.in;
+  }
 }
 
 TEST(CapiDtype, NamesAndBitsMatchTheCppTable) {

@@ -100,14 +100,10 @@ FORMAT_ROW = re.compile(r'^STGUARD_FORMAT\(\w+,\s*\w+,\s*"([^"]+)"', re.M)
 ENUMERATOR = r'(?:\b(?:\w+::)*Format::k\w+|\bSTGUARD_FORMAT_[A-Z_]+)'
 ENUM_DISPATCH = re.compile(r'\bcase\s+' + ENUMERATOR + r'|[=!]=\s*' + ENUMERATOR + '|' +
                            ENUMERATOR + r'\s*[=!]=')
-# Files whose dispatch moves into the library with work under way elsewhere (check's
-# --canonical, the scan report, the conversion pipeline: Python's convert() keeps its
-# table until the library converts any path), each with
+# Files whose dispatch moves into the library with work under way elsewhere, each with
 # how many dispatching lines it may keep until then: more is a violation. Lower the counts
-# and drop the rows as the work lands.
-DISPATCH_PENDING = {
-    'python/stguard/_front_door.py': 8,
-}
+# and drop the rows as the work lands (none is left: every front end asks the library).
+DISPATCH_PENDING = {}
 
 
 # The front end that lives under src/ (the C API is compiled into the library, but only
