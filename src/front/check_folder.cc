@@ -172,7 +172,7 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   // checkpoint it names is its folder's, checked as such, never read as a safetensors index.
   const bool other_index =
       path.ends_with(".index.json") && !path.ends_with(".safetensors.index.json");
-  const Result<CheckpointDir> checkpoint =
+  Result<CheckpointDir> checkpoint =
       CheckpointDir::Open(other_index ? FolderOf(path) : path, dir_options);
   Error folder_error = checkpoint.ok() ? Error{} : checkpoint.error();
   const std::string folder = checkpoint.ok() ? checkpoint->folder() : FolderOf(path);
@@ -199,6 +199,12 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   FolderScanOptions scan_options;
   scan_options.allow_external_symlinks = options.allow_external_symlinks;
   scan_options.torch = options.torch;
+  if (checkpoint.ok()) {
+    // The shards' heads were read to validate them: the walk's sniff starts from them.
+    for (const ShardFile& shard : checkpoint->shards()) {
+      scan_options.known_heads.emplace(shard.name, shard.checkpoint.head());
+    }
+  }
   FolderScanReport scan = ScanFolderByContent(folder, scan_options);
   if (folder_error.ok()) folder_error = scan.error;
   const bool no_files = scan.files.empty() && scan.others.empty();
@@ -207,9 +213,13 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
     ReportProgress(options, FileBytes(folder + "/" + entry.name));
     result.files.push_back(MemberResult(std::move(entry)));
   }
+  // A member's reader is never kept: a folder of thousands of GGUF files would hold as
+  // many mappings.
+  CheckOptions member_options = options;
+  member_options.keep_reader = false;
   for (const FolderScanOther& other : scan.others) {
     const std::string member_path = folder + "/" + other.name;
-    CheckResult member = CheckMember(member_path, options);
+    CheckResult member = CheckMember(member_path, member_options);
     ReportProgress(options, FileBytes(member_path));
     member.file = other.name;
     result.files.push_back(std::move(member));
@@ -222,6 +232,9 @@ CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
                            " (the verdict is the folder's; member names the file deciding it)");
   }
   PickleWarnings(result.files, result.member, &result.warnings);
+  if (options.keep_reader && checkpoint.ok()) {
+    result.checkpoint_dir = std::make_shared<const CheckpointDir>(std::move(*checkpoint));
+  }
   return result;
 }
 
