@@ -4,6 +4,7 @@
 // rules (src/lint/) and their findings as JSON or text.
 #include "stguard/inputs.h"
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,7 +14,9 @@
 #include "front/input_report.h"
 #include "stguard/formats.h"
 #include "stguard/json_escape.h"
+#include "stguard/lint.h"
 #include "stguard/lint_verdict.h"
+#include "stguard/remote.h"
 
 namespace stguard {
 namespace {
@@ -112,6 +115,22 @@ void AddLintResultOnly(const CheckResult& result, const OutputOptions& output,
   }
 }
 
+// LintKept lints the checkpoint the check kept (a folder's or one file's headers, taken
+// out of *result), read again only when lint's reader options differ from the check's.
+LintReport LintKept(const std::string& path, CheckResult* result, const LintOptions& options) {
+  const std::shared_ptr<const CheckpointDir> folder = std::move(result->checkpoint_dir);
+  const std::shared_ptr<const Checkpoint> file = std::move(result->checkpoint);
+  const Options& reader = options.dir.reader;
+  const bool as_checked = reader.max_header_len == Options{}.max_header_len &&
+                          reader.require_aligned_data == CheckOptions{}.require_aligned_data;
+  if (as_checked && folder != nullptr) return LintModel(*folder, options);
+  // A URL has no folder to find config.json in: LintModel(path) says so.
+  if (as_checked && file != nullptr && !IsRemoteInput(path)) {
+    return LintModel(path, *file, options);
+  }
+  return LintModel(path, options);
+}
+
 }  // namespace
 
 InputReport LintInput(const std::string& path, const LintOptions& options,
@@ -119,6 +138,7 @@ InputReport LintInput(const std::string& path, const LintOptions& options,
   InputReport report;
   CheckOptions check;
   check.allow_external_symlinks = options.dir.allow_external_symlinks;
+  check.keep_reader = true;  // the headers check validated: lint reads none a second time
   CheckResult result = CheckPath(path, check);
   // A valid file of a format lint does not read (GGUF, .npy, PyTorch), as the check's
   // sniff told it, is a usage error: not a finding that check rejects it, nor a second read.
@@ -136,7 +156,7 @@ InputReport LintInput(const std::string& path, const LintOptions& options,
     AddLintResultOnly(result, output, &report);
     return report;
   }
-  const LintReport lint = LintModel(path, options);
+  const LintReport lint = LintKept(path, &result, options);
   // The verdict is the library's: check's, then lint's findings, or error when lint
   // could not run.
   result = LintVerdict(std::move(result), lint);
