@@ -13,6 +13,7 @@
 #include "command_table.h"
 #include "commands.h"
 #include "gguf_output.h"
+#include "inspect_stats.h"
 #include "npy_output.h"
 #include "output.h"
 #include "pickle_output.h"
@@ -230,10 +231,8 @@ int PrintFailedJson(const InspectResult& inspected) {
   return inspected.check.exit_status();
 }
 
-// RefuseInapplicable refuses an option that does not apply to what `path` is (--stats
-// on a GGUF file) as a usage error: the usage on stderr and, with --json, the library's
-// usage-error result (verdict error, InvalidArgument) on stdout, so that a reader of the
-// JSON gets an envelope for every path. nullopt when every option applies.
+}  // namespace
+
 std::optional<int> RefuseInapplicable(const CommandLine& line, const std::string& path,
                                       std::optional<Format> sniffed) {
   const CommandRow& command = *FindCommand("inspect");
@@ -258,16 +257,11 @@ std::optional<int> RefuseInapplicable(const CommandLine& line, const std::string
   return UsageError(command, what);
 }
 
-}  // namespace
-
 int RunInspect(const CommandLine& line) {
   const std::string& path = line.operands[0];
-  if (line.stats) {
-    if (std::optional<int> refused = RefuseInapplicable(line, path, std::nullopt)) {
-      return *refused;
-    }
-    return RunInspectStats(line);  // cmd_stats.cc
-  }
+  // --stats checks first, then refuses an inapplicable option from what the check's sniff
+  // found (RefuseInapplicable): the file is sniffed once.
+  if (line.stats) return RunInspectStats(line);  // cmd_stats.cc
   // The library (InspectPath) decides what is inspected and whether it is valid; only a
   // valid file or folder is described, a file from what the check's reader built (kept:
   // the header is read once). Otherwise its result is printed as `check` prints it.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "inspect_stats.h"
 #include "output.h"
 #include "progress.h"
 #include "stguard/checkpoint_dir.h"
@@ -169,13 +170,19 @@ void AppendJsonRow(const std::string& shard, const TensorView& tensor, const Ten
 namespace {
 
 // RefuseUnlessValid prints the front door's result and returns its exit status when the
-// path is not valid; nullopt when it is (*checked keeps the result).
-std::optional<int> RefuseUnlessValid(const std::string& path, const DirOptions& options,
-                                     bool json, CheckResult* checked) {
+// path is not valid, or the usage error when an option does not apply to what its sniff
+// found; nullopt when it is valid (*checked keeps the result).
+std::optional<int> RefuseUnlessValid(const CommandLine& line, const DirOptions& options,
+                                     CheckResult* checked) {
+  const std::string& path = line.operands[0];
+  const bool json = line.json;
   CheckOptions check;
   check.allow_external_symlinks = options.allow_external_symlinks;
   check.keep_reader = true;  // the validated headers: the scan reads only the data after them
   CheckResult result = CheckPath(path, check);
+  const std::optional<Format> sniffed =
+      result.is_folder ? std::nullopt : std::optional<Format>(result.format);
+  if (std::optional<int> refused = RefuseInapplicable(line, path, sniffed)) return refused;
   if (result.valid()) {
     // Kept for an error after the check: only the envelope's fields, since the whole result
     // (its summary, warnings, a folder's files) would count against inspect's memory bound;
@@ -384,7 +391,7 @@ int RunInspectStats(const CommandLine& line) {
   // The front door's verdict first: statistics are computed only over a file or folder
   // that check calls valid (a malicious pickle beside the weights stops it here).
   CheckResult checked;
-  if (std::optional<int> status = RefuseUnlessValid(path, options, json, &checked)) {
+  if (std::optional<int> status = RefuseUnlessValid(line, options, &checked)) {
     return *status;
   }
   Scanned scanned;
