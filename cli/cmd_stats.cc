@@ -3,8 +3,9 @@
 // tensor's data and print min, max, mean and (for floating dtypes) NaN/+inf/-inf counts.
 //
 // The scan reads each file's data by ranges, a chunk at a time (constant memory), under
-// the headers the check validated and kept: each byte is read once. On a terminal (and without --json), a progress bar on stderr appears once
-// the scan has taken more than a second: bytes done of total, rate and time left.
+// the headers the check validated and kept: each byte is read once. On a terminal (and
+// without --json), a progress bar on stderr appears once the scan has taken more than a
+// second: bytes done of total, rate and time left.
 #include <unistd.h>
 
 #include <algorithm>
