@@ -13,6 +13,7 @@
 #include "command_table.h"
 #include "commands.h"
 #include "gguf_output.h"
+#include "inspect_stats.h"
 #include "npy_output.h"
 #include "output.h"
 #include "pickle_output.h"
@@ -231,10 +232,8 @@ int PrintFailedJson(const InspectResult& inspected) {
   return inspected.check.exit_status();
 }
 
-// RefuseInapplicable refuses an option that does not apply to what `path` is (--stats
-// on a GGUF file) as a usage error: the usage on stderr and, with --json, the library's
-// usage-error result (verdict error, InvalidArgument) on stdout, so that a reader of the
-// JSON gets an envelope for every path. nullopt when every option applies.
+}  // namespace
+
 std::optional<int> RefuseInapplicable(const CommandLine& line, const std::string& path,
                                       std::optional<Format> sniffed) {
   const CommandRow& command = *FindCommand("inspect");
@@ -259,8 +258,6 @@ std::optional<int> RefuseInapplicable(const CommandLine& line, const std::string
   return UsageError(command, what);
 }
 
-}  // namespace
-
 int RunInspect(const CommandLine& line) {
   const std::string& path = line.operands[0];
   if (line.stats) {
@@ -278,9 +275,8 @@ int RunInspect(const CommandLine& line) {
       }
       return UsageError(*FindCommand("inspect"), kWhy);
     }
-    if (std::optional<int> refused = RefuseInapplicable(line, path, std::nullopt)) {
-      return *refused;
-    }
+    // --stats checks first, then refuses an inapplicable option from what the check's
+    // sniff found (RefuseInapplicable): the file is sniffed once.
     return RunInspectStats(line);  // cmd_stats.cc
   }
   // The library (InspectPath) decides what is inspected and whether it is valid; only a

@@ -26,6 +26,9 @@
 #define STGUARD_FOLDER_SCAN_H_
 
 #include <cstddef>
+#include <functional>
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,11 @@ struct FolderScanOptions {
   bool allow_external_symlinks = false;
   // How each file's state dict is selected (--key) and its output bounded.
   TorchOptions torch;
+  // known_heads: files whose first bytes the caller has already read, by name as in
+  // FolderScanEntry::name (CheckFolder: the safetensors shards it validated, each with
+  // Checkpoint::head). Such a file's sniff starts from those bytes and reads only what
+  // lies past them, so no byte of it is read twice. The spans outlive the scan.
+  std::map<std::string, std::span<const std::byte>, std::less<>> known_heads;
 };
 
 // FolderScanEntry is one pickle-bearing file (or a link out of the folder, unread).

@@ -27,7 +27,8 @@ namespace stguard {
 
 struct InspectResult {
   // check: the verdict on what was inspected (a folder's for an index file), with the
-  // format reader's result kept for a valid file (CheckOptions::keep_reader).
+  // format reader's result kept for a valid file (CheckOptions::keep_reader); a folder's
+  // kept checkpoint_dir is taken for `files` (its shards are listed from it).
   CheckResult check;
   // inspected: the path described: the path given, or an index file's folder.
   std::string inspected;
@@ -43,7 +44,7 @@ struct InspectResult {
 };
 
 // InspectPath decides what `path` is and checks it as above. `options` are check's
-// (InspectPath sets list_contents for a folder and keep_reader for a file).
+// (InspectPath sets list_contents for a folder, and keep_reader).
 STGUARD_API InspectResult InspectPath(const std::string& path, const CheckOptions& options = {});
 
 }  // namespace stguard

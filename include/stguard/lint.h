@@ -93,6 +93,15 @@ struct STGUARD_API LintReport {
 // CheckpointDir::Open) against its config.json. Never throws; see LintReport::error.
 STGUARD_API LintReport LintModel(const std::string& path, const LintOptions& options = {});
 
+// LintModel over a checkpoint the caller has already opened and validated, with the
+// reader options of `options.dir` (the front door's kept reader: lint after check reads
+// each header once): a folder or sharded index, or one .safetensors file at `file_path`.
+// The checkpoint is not opened again: options.dir applies to config.json only (its cap,
+// links out of the folder) and the rules' depth.
+STGUARD_API LintReport LintModel(const CheckpointDir& checkpoint, const LintOptions& options);
+STGUARD_API LintReport LintModel(const std::string& file_path, const Checkpoint& file,
+                                 const LintOptions& options);
+
 // LintLoaded lints an already validated checkpoint against `config_text` (the bytes of a
 // config.json; pass has_config = false when there is none). `has_tokenizer_file` says
 // whether tokenizer.json sits beside the weights (for the tl_tokenizer rule). Findings are

@@ -245,6 +245,9 @@ class STGUARD_API Checkpoint {
   // CHANGE above before reading it for a file you do not control.
   std::span<const std::byte> bytes() const { return bytes_; }
   std::string_view header_text() const;  // the N validated header bytes (a copy for Open)
+  // head is the file's first 8 + N bytes as validated (prefix and header): what a caller
+  // that goes on to sniff the file starts from, instead of reading them a second time.
+  std::span<const std::byte> head() const { return head_; }
   std::span<const std::byte> data() const {
     return bytes_.empty() ? bytes_ : bytes_.subspan(8 + header_len_);
   }

@@ -25,6 +25,7 @@
 #include <functional>
 #include <limits>
 
+#include "stguard/byte_source.h"
 #include "stguard/export.h"
 #include "stguard/reader.h"
 
@@ -66,6 +67,15 @@ STGUARD_API TensorStats ComputeTensorStats(const TensorView& tensor,
 // process gives kIoError naming it instead of SIGBUS. release_scanned_pages is moot here:
 // nothing is mapped, and only one chunk is resident.
 STGUARD_API Result<TensorStats> ComputeTensorStats(const Checkpoint& checkpoint,
+                                                   const TensorView& tensor,
+                                                   const ScanOptions& options = {});
+
+// ComputeTensorStats reads a tensor of `checkpoint` from `file` instead, the same way
+// (chunk by chunk, by ranges): for a checkpoint that holds its header only (OpenHeader,
+// or the front door's kept reader, CheckOptions::keep_reader), so a caller that validated
+// the header once reads only the data after it. `file` is the file the header came from.
+STGUARD_API Result<TensorStats> ComputeTensorStats(const ByteSource& file,
+                                                   const Checkpoint& checkpoint,
                                                    const TensorView& tensor,
                                                    const ScanOptions& options = {});
 

@@ -139,7 +139,8 @@ struct CheckOptions {
   // keep_reader: keep what the format's reader built for a valid safetensors, GGUF, npy or
   // npz file in CheckResult::checkpoint, ::gguf, ::npy or ::npz, so a caller that goes on
   // to describe the file (`inspect`) does not read its header (or inflate an npz's
-  // members) a second time. Off by default: a
+  // members) a second time; for a folder, its safetensors checkpoint (headers only) in
+  // CheckResult::checkpoint_dir. Off by default: a
   // verdict alone needs none of it (a GGUF file keeps its mapping while it is held).
   bool keep_reader = false;
   // progress, when set, hears how far a folder check is: the byte size of each file (for
@@ -212,11 +213,15 @@ struct CheckResult {
   std::vector<std::pair<std::string, std::string>> metadata;
   // checkpoint, gguf, npy, npz: the format reader's validated result when
   // CheckOptions::keep_reader asked and the file is valid (a safetensors checkpoint holds
-  // its header only, as Checkpoint::OpenHeader); null otherwise, and for a folder.
+  // its header only, as Checkpoint::OpenHeader); null otherwise, for a folder, and for a
+  // folder's files (only the folder's checkpoint_dir below is kept).
   std::shared_ptr<const Checkpoint> checkpoint;
   std::shared_ptr<const gguf::GgufFile> gguf;
   std::shared_ptr<const NpyArrayInfo> npy;
   std::shared_ptr<const NpzInfo> npz;
+  // checkpoint_dir: for a folder, when CheckOptions::keep_reader asked and its safetensors
+  // checkpoint opened (the shards' headers, as DirOptions::headers_only); null otherwise.
+  std::shared_ptr<const CheckpointDir> checkpoint_dir;
   // canonical: with CheckOptions::require_canonical, the comparison of a safetensors
   // file's header with its canonical form (unset when none was made).
   std::optional<CanonicalDiff> canonical;

@@ -10,6 +10,7 @@
 
 #include "base/little_endian.h"
 #include "base/page_release.h"
+#include "base/test_pause.h"
 #include "stguard/convert.h"
 
 namespace stguard {
@@ -212,6 +213,13 @@ class Scanner {
         source_begin_(8 + source.header_len() + tensor.begin),
         size_(tensor.byte_size()),
         options_(options) {}
+  // With a file, the same chunks are read from it (a checkpoint that holds its header only).
+  Scanner(const ByteSource& file, const Checkpoint& header, const TensorView& tensor,
+          const ScanOptions& options)
+      : file_(&file),
+        source_begin_(8 + header.header_len() + tensor.begin),
+        size_(tensor.byte_size()),
+        options_(options) {}
 
   // Chunks calls fn(offset, count) for consecutive runs of at most kChunkElements
   // elements of `element_size` bytes. It stops at the first read error (see error()).
@@ -219,14 +227,16 @@ class Scanner {
   void Chunks(size_t element_size, Fn fn) {
     const uint64_t n = size_ / element_size;
     std::vector<std::byte> buffer;
-    if (source_ != nullptr) {
+    const bool copied = source_ != nullptr || file_ != nullptr;
+    if (copied) {
       buffer.resize(static_cast<size_t>(std::min<uint64_t>(kChunkElements, n)) * element_size);
     }
     for (uint64_t done = 0; done < n;) {
       const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunkElements, n - done));
-      if (source_ != nullptr) {
-        error_ = source_->ReadData(source_begin_ + done * element_size,
-                                   std::span(buffer.data(), count * element_size));
+      if (copied) {
+        const uint64_t at = source_begin_ + done * element_size;
+        const std::span<std::byte> chunk(buffer.data(), count * element_size);
+        error_ = file_ != nullptr ? file_->ReadAt(at, chunk) : source_->ReadData(at, chunk);
         if (!error_.ok()) return;
         fn(buffer.data(), count);
       } else {
@@ -248,7 +258,7 @@ class Scanner {
       options_.progress(pending_progress_);
       pending_progress_ = 0;
     }
-    if (options_.release_scanned_pages && source_ == nullptr &&
+    if (options_.release_scanned_pages && source_ == nullptr && file_ == nullptr &&
         scanned_ - released_ >= kReleaseInterval) {
       Release();
     }
@@ -257,7 +267,7 @@ class Scanner {
   void Flush() {
     if (options_.progress && pending_progress_ > 0) options_.progress(pending_progress_);
     pending_progress_ = 0;
-    if (options_.release_scanned_pages && source_ == nullptr) Release();
+    if (options_.release_scanned_pages && source_ == nullptr && file_ == nullptr) Release();
   }
 
   // Release hands back the whole pages between the last release and the scan position.
@@ -269,6 +279,7 @@ class Scanner {
 
   std::span<const std::byte> data_;
   const Checkpoint* source_ = nullptr;
+  const ByteSource* file_ = nullptr;
   uint64_t source_begin_ = 0;
   uint64_t size_;
   const ScanOptions& options_;
@@ -328,6 +339,15 @@ TensorStats ComputeTensorStats(const TensorView& tensor, const ScanOptions& opti
 Result<TensorStats> ComputeTensorStats(const Checkpoint& checkpoint, const TensorView& tensor,
                                        const ScanOptions& options) {
   Scanner scanner(checkpoint, tensor, options);
+  TensorStats stats = Scan(tensor, scanner);
+  if (!scanner.error().ok()) return scanner.error();
+  return stats;
+}
+
+Result<TensorStats> ComputeTensorStats(const ByteSource& file, const Checkpoint& checkpoint,
+                                       const TensorView& tensor, const ScanOptions& options) {
+  PauseForTestingAt("data");  // as Checkpoint::ReadData: the file's data not yet read
+  Scanner scanner(file, checkpoint, tensor, options);
   TensorStats stats = Scan(tensor, scanner);
   if (!scanner.error().ok()) return scanner.error();
   return stats;

@@ -116,10 +116,17 @@ uint64_t FileBytes(const std::string& path) {
 }
 
 // LocalMembers is CheckFolder's walk over a local folder.
-FolderMembers LocalMembers(const std::string& folder, const CheckOptions& options) {
+FolderMembers LocalMembers(const std::string& folder, const CheckpointDir* checkpoint,
+                           const CheckOptions& options) {
   FolderScanOptions scan_options;
   scan_options.allow_external_symlinks = options.allow_external_symlinks;
   scan_options.torch = options.torch;
+  if (checkpoint != nullptr) {
+    // The shards' heads were read to validate them: the walk's sniff starts from them.
+    for (const ShardFile& shard : checkpoint->shards()) {
+      scan_options.known_heads.emplace(shard.name, shard.checkpoint.head());
+    }
+  }
   FolderScanReport scan = ScanFolderByContent(folder, scan_options);
   FolderMembers members;
   members.error = scan.error;
@@ -127,9 +134,13 @@ FolderMembers LocalMembers(const std::string& folder, const CheckOptions& option
     ReportProgress(options, FileBytes(folder + "/" + entry.name));
     members.files.push_back(MemberResult(std::move(entry)));
   }
+  // A member's reader is never kept: a folder of thousands of GGUF files would hold as
+  // many mappings.
+  CheckOptions member_options = options;
+  member_options.keep_reader = false;
   for (const FolderScanOther& other : scan.others) {
     const std::string member_path = folder + "/" + other.name;
-    CheckResult member = CheckMember(member_path, options);
+    CheckResult member = CheckMember(member_path, member_options);
     ReportProgress(options, FileBytes(member_path));
     member.file = other.name;
     members.files.push_back(std::move(member));
@@ -197,7 +208,7 @@ CheckResult CheckFolderWith(const std::string& path, const CheckOptions& options
   // checkpoint it names is its folder's, checked as such, never read as a safetensors index.
   const bool other_index =
       path.ends_with(".index.json") && !path.ends_with(".safetensors.index.json");
-  const Result<CheckpointDir> checkpoint =
+  Result<CheckpointDir> checkpoint =
       CheckpointDir::Open(other_index ? FolderOf(path) : path, dir_options);
   Error folder_error = checkpoint.ok() ? Error{} : checkpoint.error();
   const std::string folder = checkpoint.ok() ? checkpoint->folder() : FolderOf(path);
@@ -221,7 +232,7 @@ CheckResult CheckFolderWith(const std::string& path, const CheckOptions& options
   // the static scan (nothing runs), GGUF, npy and npz by their readers. This runs even
   // when the safetensors are invalid: a pickle that would run code must be reported as
   // refused, which outranks invalid.
-  FolderMembers found = members(folder);
+  FolderMembers found = members(folder, checkpoint.ok() ? &*checkpoint : nullptr);
   if (folder_error.ok()) folder_error = found.error;
   if (folder_error.ok() && !checkpoint.ok() && found.files.empty()) {
     folder_error = checkpoint.error();
@@ -235,13 +246,17 @@ CheckResult CheckFolderWith(const std::string& path, const CheckOptions& options
                            " (the verdict is the folder's; member names the file deciding it)");
   }
   PickleWarnings(result.files, result.member, &result.warnings);
+  if (options.keep_reader && checkpoint.ok()) {
+    result.checkpoint_dir = std::make_shared<const CheckpointDir>(std::move(*checkpoint));
+  }
   return result;
 }
 
 CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
-  return CheckFolderWith(path, options, [&options](const std::string& folder) {
-    return LocalMembers(folder, options);
-  });
+  return CheckFolderWith(
+      path, options, [&options](const std::string& folder, const CheckpointDir* checkpoint) {
+        return LocalMembers(folder, checkpoint, options);
+      });
 }
 
 }  // namespace stguard

@@ -60,7 +60,10 @@ CheckResult CheckPath(const std::string& path, const CheckOptions& options) {
   CheckResult result =
       IsFolderPath(path) ? CheckFolder(path, with_reader) : CheckFile(path, with_reader);
   RequireCanonical(&result);
-  if (!options.keep_reader) result.checkpoint.reset();
+  if (!options.keep_reader) {
+    result.checkpoint.reset();
+    result.checkpoint_dir.reset();
+  }
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "stguard/checkpoint_dir.h"
 #include "stguard/verdict.h"
 
 namespace stguard {
@@ -21,8 +22,10 @@ struct FolderMembers {
 };
 
 // MemberCheck examines the files under `folder` (CheckFolder's walk: ScanFolderByContent,
-// each file judged by its reader).
-using MemberCheck = std::function<FolderMembers(const std::string& folder)>;
+// each file judged by its reader); `checkpoint` is the folder's safetensors checkpoint when
+// it opened (its shards' heads are already read), else null.
+using MemberCheck =
+    std::function<FolderMembers(const std::string& folder, const CheckpointDir* checkpoint)>;
 
 // CheckFolderWith is CheckFolder (stguard/verdict.h) with the members given by `members`:
 // the checkpoint, the index and config.json are read from `path`, the verdict is decided

@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,15 +70,13 @@ void Add(CheckResult file, InspectResult* out) {
   out->files.push_back(std::move(file));
 }
 
-// ListFolder lists a valid folder's weight files: its safetensors shards (read again,
-// headers only), then what the folder check examined, pickle-bearing files listed from
-// their scan reports.
-void ListFolderFiles(const CheckOptions& options, InspectResult* out) {
-  DirOptions dir_options;
-  dir_options.allow_external_symlinks = options.allow_external_symlinks;
-  dir_options.headers_only = true;
-  Result<CheckpointDir> weights = CheckpointDir::Open(out->inspected, dir_options);
-  if (weights.ok()) {
+// ListFolder lists a valid folder's weight files: its safetensors shards (from the
+// headers the folder check kept), then what the folder check examined, pickle-bearing
+// files listed from their scan reports.
+void ListFolderFiles(InspectResult* out) {
+  // Taken out of the result: the headers are freed once listed, not carried with it.
+  const std::shared_ptr<const CheckpointDir> weights = std::move(out->check.checkpoint_dir);
+  if (weights != nullptr) {
     for (const ShardFile& shard : weights->shards()) {
       CheckResult file;
       file.file = shard.name;
@@ -105,13 +104,14 @@ InspectResult InspectPath(const std::string& path, const CheckOptions& options) 
     // from the reader the check keeps, without a second copy of every name and shape
     // (inspect stays within the 2N memory bound of tests/memory/).
     check_options.list_contents = true;
+    check_options.keep_reader = true;  // the shards' headers, listed without reading them again
     out.is_folder = true;
     if (!IsInspectedDirectory(path)) {
       out.inspected = FolderOfFile(path);
       out.note = "an index file: inspected as its folder " + out.inspected;
     }
     out.check = CheckFolder(out.inspected, check_options);
-    if (out.check.valid()) ListFolderFiles(check_options, &out);
+    if (out.check.valid()) ListFolderFiles(&out);
     return out;
   }
   check_options.keep_reader = true;

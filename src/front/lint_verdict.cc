@@ -3,12 +3,14 @@
 // stguard/lint_verdict.h).
 #include "stguard/lint_verdict.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "front/check_remote.h"
 #include "stguard/formats.h"
+#include "stguard/lint.h"
 #include "stguard/plural.h"
 #include "stguard/remote.h"
 
@@ -41,6 +43,23 @@ LintOutcome LintRemoteRepo(const std::string& url, const CheckOptions& check,
   outcome.linted = outcome.report.error.ok();
   outcome.result = LintVerdict(std::move(checked), outcome.report);
   return outcome;
+}
+
+// LintKept lints the checkpoint the check kept (a folder's or one file's headers, taken
+// out of *checked), read again only when lint's reader options differ from the check's or
+// the check kept none.
+LintReport LintKept(const std::string& path, CheckResult* checked, const LintOptions& options) {
+  const std::shared_ptr<const CheckpointDir> folder = std::move(checked->checkpoint_dir);
+  const std::shared_ptr<const Checkpoint> file = std::move(checked->checkpoint);
+  const Options& reader = options.dir.reader;
+  const bool as_checked = reader.max_header_len == Options{}.max_header_len &&
+                          reader.require_aligned_data == CheckOptions{}.require_aligned_data;
+  if (as_checked && folder != nullptr) return LintModel(*folder, options);
+  // A URL has no folder to find config.json in: LintModel(path) says so.
+  if (as_checked && file != nullptr && !IsRemoteInput(path)) {
+    return LintModel(path, *file, options);
+  }
+  return LintModel(path, options);
 }
 
 }  // namespace
@@ -85,7 +104,7 @@ LintOutcome LintChecked(const std::string& path, CheckResult checked,
     outcome.result = std::move(checked);
     return outcome;
   }
-  outcome.report = LintModel(path, options);
+  outcome.report = LintKept(path, &checked, options);
   outcome.linted = outcome.report.error.ok();
   outcome.result = LintVerdict(std::move(checked), outcome.report);
   return outcome;
@@ -94,6 +113,7 @@ LintOutcome LintChecked(const std::string& path, CheckResult checked,
 LintOutcome LintPath(const std::string& path, const LintOptions& options) {
   CheckOptions check;
   check.allow_external_symlinks = options.dir.allow_external_symlinks;
+  check.keep_reader = true;  // the headers check validated: lint reads none a second time
   if (IsRemoteRepoInput(path)) return LintRemoteRepo(path, check, options);
   if (IsRemoteInput(path)) {
     // A single file's URL has no config.json beside it to lint against.

@@ -85,20 +85,13 @@ void NameConfigAs(const std::string& config_path, std::vector<LintFinding>* find
 
 }  // namespace
 
-LintReport LintModel(const std::string& path, const LintOptions& options) {
+namespace {
+
+// LintShardsIn lints validated shards against the config.json of `folder_path` (or the
+// one options name): the part of lint after the checkpoint is open.
+LintReport LintShardsIn(const std::string& folder_path, const std::vector<lint::ShardRef>& shards,
+                        const LintOptions& options) {
   LintReport report;
-  Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options.dir);
-  if (!checkpoint.ok()) {
-    // Out of memory while opening the checkpoint is the invalid-checkpoint finding, not a
-    // path lint could not reach.
-    if (IsIoError(checkpoint.error(), OutOfMemoryIs::kNotIoError)) {
-      report.error = checkpoint.error();
-    } else {
-      report.findings.push_back(InvalidCheckpointFinding(checkpoint.error()));
-    }
-    return report;
-  }
-  const std::string& folder_path = checkpoint->folder();
   std::vector<LintFinding> early;
   lint::Findings findings(&early);
   ConfigText config;
@@ -123,10 +116,6 @@ LintReport LintModel(const std::string& path, const LintOptions& options) {
   struct stat info;
   const bool has_tokenizer =
       ::stat(folder::JoinPath(folder_path, "tokenizer.json").c_str(), &info) == 0;
-  std::vector<lint::ShardRef> shards;
-  for (const ShardFile& shard : checkpoint->shards()) {
-    shards.push_back(lint::ShardRef{shard.name, &shard.checkpoint});
-  }
   const bool config_read_failed = config_usable && !config.present && !early.empty();
   report.findings = std::move(early);
   if (!config_usable || config_read_failed) {
@@ -149,6 +138,40 @@ LintReport LintModel(const std::string& path, const LintOptions& options) {
                    options.dir.reader.max_depth, &report);
   if (named) NameConfigAs(config_path, &report.findings);
   return report;
+}
+
+}  // namespace
+
+LintReport LintModel(const std::string& path, const LintOptions& options) {
+  Result<CheckpointDir> checkpoint = CheckpointDir::Open(path, options.dir);
+  if (!checkpoint.ok()) {
+    LintReport report;
+    // Out of memory while opening the checkpoint is the invalid-checkpoint finding, not a
+    // path lint could not reach.
+    if (IsIoError(checkpoint.error(), OutOfMemoryIs::kNotIoError)) {
+      report.error = checkpoint.error();
+    } else {
+      report.findings.push_back(InvalidCheckpointFinding(checkpoint.error()));
+    }
+    return report;
+  }
+  return LintModel(*checkpoint, options);
+}
+
+LintReport LintModel(const CheckpointDir& checkpoint, const LintOptions& options) {
+  std::vector<lint::ShardRef> shards;
+  for (const ShardFile& shard : checkpoint.shards()) {
+    shards.push_back(lint::ShardRef{shard.name, &shard.checkpoint});
+  }
+  return LintShardsIn(checkpoint.folder(), shards, options);
+}
+
+LintReport LintModel(const std::string& file_path, const Checkpoint& file,
+                     const LintOptions& options) {
+  std::string folder;
+  std::string name;
+  folder::SplitPath(file_path, &folder, &name);
+  return LintShardsIn(folder, {lint::ShardRef{name, &file}}, options);
 }
 
 }  // namespace stguard

@@ -5,9 +5,11 @@
 #include "stguard/folder_scan.h"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 
+#include "base/prefixed_source.h"
 #include "folder/bounded_walk.h"
 #include "stguard/mapped_file.h"
 #include "stguard/sniff.h"
@@ -16,13 +18,21 @@
 namespace stguard {
 namespace {
 
-// Sniff says what the file at `path` is. Sniffed by ranges, not mapped: the walk meets
-// every file of the folder, shards of many gigabytes included, and where mapping means
-// copying (WebAssembly) a mapping would read each one whole.
-Result<Format> Sniff(const std::string& path) {
+// Sniff says what the file at `path` is, `head` being its first bytes when the caller
+// read them already (else empty). Sniffed by ranges, not mapped: the walk meets every
+// file of the folder, shards of many gigabytes included, and where mapping means copying
+// (WebAssembly) a mapping would read each one whole.
+Result<Format> Sniff(const std::string& path, std::span<const std::byte> head) {
   Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
   if (!file.ok()) return file.error();
-  return SniffSource(**file);
+  const PrefixedSource known(**file, head);
+  return SniffSource(known);
+}
+
+// KnownHead is the first bytes of the file named `rel` that the caller read, or empty.
+std::span<const std::byte> KnownHead(const FolderScanOptions& options, const std::string& rel) {
+  const auto found = options.known_heads.find(rel);
+  return found == options.known_heads.end() ? std::span<const std::byte>() : found->second;
 }
 
 // JudgeZipByRanges judges a PyTorch ZIP by ranges (its records, data.pkl, each storage's
@@ -44,7 +54,7 @@ FolderScanReport Scan(const std::string& folder, const FolderScanOptions& option
   FolderScanReport report;
   folder::WalkVisitor visitor;
   visitor.file = [&](const std::string& rel, const std::string& path) {
-    const Result<Format> format = Sniff(path);
+    const Result<Format> format = Sniff(path, KnownHead(options, rel));
     if (!format.ok()) {
       // Unreadable here: a loader may read it; say so rather than skip it.
       FolderScanEntry entry{rel, {}};

@@ -518,6 +518,31 @@ TEST(HostileTruncationTest, DataReadersReportATruncatedFile) {
   }
 }
 
+// inspect --stats scans the data of the file whose header the check validated, against
+// the size it had then: a file that grew between the check and the scan (its header read,
+// then bytes appended) is an I/O error, not statistics of bytes no check looked at.
+TEST(HostileTruncationTest, StatsRefuseAFileChangedAfterItsCheck) {
+  TempDir dir;
+  const std::string in = SampleFile(dir, "in.safetensors", 1 << 10);
+  const std::string marker = dir.File("paused");
+  Cli cli(dir);
+  const pid_t pid = cli.Start({"inspect", "--stats", in}, PausedAt("header", marker));
+  ASSERT_TRUE(WaitForFile(marker));
+  const int fd = ::open(in.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "\0\0\0\0", 4), 4);
+  ::close(fd);
+  unlink(marker.c_str());
+  const ChildResult result = cli.Wait(pid);
+  EXPECT_EQ(result.signal, 0);
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("changed after it was checked"), std::string::npos) << result.err;
+  // Unchanged, the same file scans (the accept case of the same rule).
+  EXPECT_EQ(cli.Run({"inspect", "--stats", SampleFile(dir, "same.safetensors", 1 << 10)})
+                .exit_code,
+            0);
+}
+
 // ---- 10. Out of memory is exit 2, not a verdict ----
 
 TEST(HostileMemoryTest, OutOfMemoryIsExitTwo) {
