@@ -42,6 +42,7 @@ class DownloadSink final : public HttpSink {
     }
     for (size_t done = 0; done < chunk.size();) {
       const ssize_t n = ::write(fd_, chunk.data() + done, chunk.size() - done);
+      if (n < 0 && errno == EINTR) continue;  // a signal (a terminal resize) is not a failure
       if (n <= 0) return Fail(std::string("cannot write the download: ") + std::strerror(errno));
       done += static_cast<size_t>(n);
     }

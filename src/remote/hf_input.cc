@@ -2,6 +2,7 @@
 // Remote inputs to requests, with huggingface_hub's conventions for hf:// names, the
 // endpoint, the token and offline mode (stguard/remote.h, HUGGING FACE). Pure functions
 // of the input and the environment; RemoteEnvironmentFromProcess alone reads the process.
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "remote/range_response.h"
+#include "remote/repo_path.h"
 #include "stguard/remote.h"
 
 namespace stguard {
@@ -55,20 +57,6 @@ bool IsRepoPart(std::string_view part) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
       return false;
     }
-  }
-  return true;
-}
-
-// IsFilePath says whether a path inside a repo has no empty, "." or ".." segment (the
-// URL must not leave .../resolve/REV/).
-bool IsFilePath(std::string_view path) {
-  if (path.empty()) return false;
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t slash = std::min(path.find('/', start), path.size());
-    const std::string_view segment = path.substr(start, slash - start);
-    if (segment.empty() || segment == "." || segment == "..") return false;
-    start = slash + 1;
   }
   return true;
 }
@@ -137,7 +125,7 @@ Result<HfName> ParseHfName(std::string_view rest) {
   }
   if (rest.starts_with("/")) rest.remove_prefix(1);
   name.path = std::string(rest);
-  if (!name.path.empty() && !IsFilePath(name.path)) {
+  if (!name.path.empty() && !remote::IsRepoFilePath(name.path)) {
     return BadName("a path inside the repo has no empty, '.' or '..' part");
   }
   return name;

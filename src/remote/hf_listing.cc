@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "remote/range_response.h"
+#include "remote/repo_path.h"
 #include "stguard/json_tokenizer.h"
 #include "stguard/remote.h"
 
@@ -54,22 +55,15 @@ Error TokenError(size_t page, const JsonTokenizer& tokens) {
   return ListingError(page, tokens.error().offset, tokens.error().message);
 }
 
-// IsSafeRepoPath: a relative '/'-separated path with no empty, "." or ".." segment and no
-// backslash or control character (it becomes part of a URL and a name in reports).
+// IsSafeRepoPath: a repo file path (IsRepoFilePath) that is also fit to become part of a
+// URL and a name in reports: at most 4 KiB, no backslash, no control character.
 bool IsSafeRepoPath(std::string_view path) {
-  if (path.empty() || path.size() > 4096) return false;
+  if (path.size() > 4096) return false;
   for (char c : path) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f || c == '\\') return false;
   }
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t slash = std::min(path.find('/', start), path.size());
-    const std::string_view segment = path.substr(start, slash - start);
-    if (segment.empty() || segment == "." || segment == "..") return false;
-    start = slash + 1;
-  }
-  return true;
+  return remote::IsRepoFilePath(path);
 }
 
 // ParseSize reads a non-negative integer below 2^63 (the tokenizer checked the grammar).
