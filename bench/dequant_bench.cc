@@ -130,8 +130,8 @@ int main(int argc, char** argv) {
   const double mib = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
   void* ggml = OpenGgml();
   if (ggml == nullptr) return 1;
-  std::printf(
-      "| type | stguard MB/s | ggml MB/s | ratio | store-only ceiling |\n|---|---:|---:|---:|---:|\n");
+  std::printf("| type | stguard MB/s | ggml MB/s | ratio | store-only ceiling |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
   for (const stguard::gguf::GgmlType& type : stguard::gguf::GgmlTypes()) {
     if (!stguard::gguf::CanDequantize(type)) continue;
     const std::string name(type.name);

@@ -38,12 +38,11 @@ STGUARD_AVX2 __attribute__((always_inline)) inline void StoreScaled16(__m128i co
   StoreScaled8(_mm_srli_si128(codes, 8), is_signed, scale, out + 8);
 }
 
-// Eight unsigned codes times scale minus (or plus) `offset`, in that order.
-STGUARD_AVX2 __attribute__((always_inline)) inline void StoreAffine8(__m128i codes, __m256 scale, __m256 offset, bool subtract,
-                                      float* out) {
-  const __m256 product =
-      _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(codes)), scale);
-  _mm256_storeu_ps(out, subtract ? _mm256_sub_ps(product, offset) : _mm256_add_ps(product, offset));
+// Eight unsigned codes times scale plus `offset`, in that order.
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreAffine8(__m128i codes, __m256 scale,
+                                                                    __m256 offset, float* out) {
+  const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(codes)), scale);
+  _mm256_storeu_ps(out, _mm256_add_ps(product, offset));
 }
 
 // Load16: sixteen bytes, unaligned.
@@ -76,10 +75,10 @@ STGUARD_AVX2 void DecodeQ4_1Avx2(const uint8_t* blocks, size_t n_blocks, float* 
     const __m128i q = Load16(blocks + 4);
     const __m128i low = _mm_and_si128(q, mask);
     const __m128i high = _mm_and_si128(_mm_srli_epi16(q, 4), mask);
-    StoreAffine8(low, d, m, false, out);
-    StoreAffine8(_mm_srli_si128(low, 8), d, m, false, out + 8);
-    StoreAffine8(high, d, m, false, out + 16);
-    StoreAffine8(_mm_srli_si128(high, 8), d, m, false, out + 24);
+    StoreAffine8(low, d, m, out);
+    StoreAffine8(_mm_srli_si128(low, 8), d, m, out + 8);
+    StoreAffine8(high, d, m, out + 16);
+    StoreAffine8(_mm_srli_si128(high, 8), d, m, out + 24);
   }
 }
 
@@ -89,11 +88,10 @@ STGUARD_AVX2 __attribute__((always_inline)) inline __m256 HalfBroadcast(const ui
   return _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(LoadU16(p))));
 }
 
-// Four codes from memory as four floats: one vpmovsx (or vpmovzx) straight from the
-// bytes, one vcvtdq2ps.
-STGUARD_AVX2 __attribute__((always_inline)) inline __m128 Codes4(const uint8_t* p, bool is_signed) {
-  const __m128i bytes = _mm_cvtsi32_si128(static_cast<int>(LoadU32(p)));
-  return _mm_cvtepi32_ps(is_signed ? _mm_cvtepi8_epi32(bytes) : _mm_cvtepu8_epi32(bytes));
+// Four signed codes from memory as four floats: one vpmovsxbd straight from the bytes,
+// one vcvtdq2ps.
+STGUARD_AVX2 __attribute__((always_inline)) inline __m128 SignedCodes4(const uint8_t* p) {
+  return _mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(static_cast<int>(LoadU32(p)))));
 }
 
 // `count` signed codes (a multiple of 4) times scale, four at a time in 128-bit
@@ -102,9 +100,12 @@ STGUARD_AVX2 __attribute__((always_inline)) inline __m128 Codes4(const uint8_t* 
 // memory, convert, multiply, store: one instruction each per four floats) keeps those
 // four pipes equally busy, where the 256-bit one (widening eight bytes that had to be
 // shuffled across lanes first) ran 1.2x ggml instead of 1.5x.
-STGUARD_AVX2 __attribute__((always_inline)) inline void StoreSigned4s(const uint8_t* codes, int count,
-                                                                     __m128 scale, float* out) {
-  for (int j = 0; j < count; j += 4) _mm_storeu_ps(out + j, _mm_mul_ps(Codes4(codes + j, true), scale));
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreSigned4s(const uint8_t* codes,
+                                                                     int count, __m128 scale,
+                                                                     float* out) {
+  for (int j = 0; j < count; j += 4) {
+    _mm_storeu_ps(out + j, _mm_mul_ps(SignedCodes4(codes + j), scale));
+  }
 }
 
 // HalfBroadcast4: HalfBroadcast's four-lane form.
@@ -179,7 +180,8 @@ STGUARD_AVX2 __attribute__((always_inline)) inline Spread4 MakeSpread4() {
   }
   return s;
 }
-STGUARD_AVX2 __attribute__((always_inline)) inline void StoreKAffine16(__m128i codes, const Spread4& s,
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreKAffine16(__m128i codes,
+                                                                      const Spread4& s,
                                                                       __m128 dl, __m128 ml,
                                                                       float* out) {
   for (int k = 0; k < 4; ++k) {
