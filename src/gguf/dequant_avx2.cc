@@ -38,34 +38,16 @@ STGUARD_AVX2 __attribute__((always_inline)) inline void StoreScaled16(__m128i co
   StoreScaled8(_mm_srli_si128(codes, 8), is_signed, scale, out + 8);
 }
 
-// Eight unsigned codes times scale minus (or plus) `offset`, in that order.
-STGUARD_AVX2 __attribute__((always_inline)) inline void StoreAffine8(__m128i codes, __m256 scale, __m256 offset, bool subtract,
-                                      float* out) {
-  const __m256 product =
-      _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(codes)), scale);
-  _mm256_storeu_ps(out, subtract ? _mm256_sub_ps(product, offset) : _mm256_add_ps(product, offset));
+// Eight unsigned codes times scale plus `offset`, in that order.
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreAffine8(__m128i codes, __m256 scale,
+                                                                    __m256 offset, float* out) {
+  const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(codes)), scale);
+  _mm256_storeu_ps(out, _mm256_add_ps(product, offset));
 }
 
-// Thirty-two unsigned codes (a 256-bit register) times scale, minus or plus offset.
-STGUARD_AVX2 __attribute__((always_inline)) inline void StoreAffine32(__m256i codes, __m256 scale, __m256 offset,
-                                       bool subtract, float* out) {
-  const __m128i low = _mm256_castsi256_si128(codes);
-  const __m128i high = _mm256_extracti128_si256(codes, 1);
-  StoreAffine8(low, scale, offset, subtract, out);
-  StoreAffine8(_mm_srli_si128(low, 8), scale, offset, subtract, out + 8);
-  StoreAffine8(high, scale, offset, subtract, out + 16);
-  StoreAffine8(_mm_srli_si128(high, 8), scale, offset, subtract, out + 24);
-}
-
-// Load8: 8 bytes into the low half (the widening conversions read it straight from memory).
-STGUARD_AVX2 __attribute__((always_inline)) inline __m128i Load8(const uint8_t* p) {
-  return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-}
+// Load16: sixteen bytes, unaligned.
 STGUARD_AVX2 __attribute__((always_inline)) inline __m128i Load16(const uint8_t* p) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-}
-STGUARD_AVX2 __attribute__((always_inline)) inline __m256i Load32(const uint8_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
 // q4_0: (code - 8) * d; the low nibbles are elements 0-15, the high ones 16-31.
@@ -93,10 +75,10 @@ STGUARD_AVX2 void DecodeQ4_1Avx2(const uint8_t* blocks, size_t n_blocks, float* 
     const __m128i q = Load16(blocks + 4);
     const __m128i low = _mm_and_si128(q, mask);
     const __m128i high = _mm_and_si128(_mm_srli_epi16(q, 4), mask);
-    StoreAffine8(low, d, m, false, out);
-    StoreAffine8(_mm_srli_si128(low, 8), d, m, false, out + 8);
-    StoreAffine8(high, d, m, false, out + 16);
-    StoreAffine8(_mm_srli_si128(high, 8), d, m, false, out + 24);
+    StoreAffine8(low, d, m, out);
+    StoreAffine8(_mm_srli_si128(low, 8), d, m, out + 8);
+    StoreAffine8(high, d, m, out + 16);
+    StoreAffine8(_mm_srli_si128(high, 8), d, m, out + 24);
   }
 }
 
@@ -106,21 +88,46 @@ STGUARD_AVX2 __attribute__((always_inline)) inline __m256 HalfBroadcast(const ui
   return _mm256_cvtph_ps(_mm_set1_epi16(static_cast<short>(LoadU16(p))));
 }
 
-// q8_0: code * d over 32 signed bytes. The scale is broadcast and converted per block:
-// gathering eight blocks' scales through a stack array cost a store-forwarding stall
-// per group, which kept this loop level with ggml's.
+// Four signed codes from memory as four floats: one vpmovsxbd straight from the bytes,
+// one vcvtdq2ps.
+STGUARD_AVX2 __attribute__((always_inline)) inline __m128 SignedCodes4(const uint8_t* p) {
+  return _mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(static_cast<int>(LoadU32(p)))));
+}
+
+// `count` signed codes (a multiple of 4) times scale, four at a time in 128-bit
+// registers. Zen 1 splits every 256-bit operation in two and has one store port, one
+// convert unit and one shuffle-or-store pipe to spare; the 128-bit sequence (widen from
+// memory, convert, multiply, store: one instruction each per four floats) keeps those
+// four pipes equally busy, where the 256-bit one (widening eight bytes that had to be
+// shuffled across lanes first) ran 1.2x ggml instead of 1.5x.
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreSigned4s(const uint8_t* codes,
+                                                                     int count, __m128 scale,
+                                                                     float* out) {
+  for (int j = 0; j < count; j += 4) {
+    _mm_storeu_ps(out + j, _mm_mul_ps(SignedCodes4(codes + j), scale));
+  }
+}
+
+// HalfBroadcast4: HalfBroadcast's four-lane form.
+STGUARD_AVX2 __attribute__((always_inline)) inline __m128 HalfBroadcast4(const uint8_t* p) {
+  return _mm_cvtph_ps(_mm_set1_epi16(static_cast<short>(LoadU16(p))));
+}
+
+// q8_0: code * d over 32 signed bytes. The scale is broadcast and converted per block
+// (vpbroadcastw, vcvtph2ps): gathering eight blocks' scales through a stack array cost a
+// store-forwarding stall per group.
 STGUARD_AVX2 void DecodeQ8_0Avx2(const uint8_t* blocks, size_t n_blocks, float* out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 34, out += 32) {
-    const __m256 d = HalfBroadcast(blocks);
-    for (int j = 0; j < 32; j += 8) StoreScaled8(Load8(blocks + 2 + j), true, d, out + j);
+    StoreSigned4s(blocks + 2, 32, HalfBroadcast4(blocks), out);
   }
 }
 
 // q8_K: d (F32) * code over 256 signed bytes.
 STGUARD_AVX2 void DecodeQ8_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
   for (size_t b = 0; b < n_blocks; ++b, blocks += 292, out += 256) {
-    const __m256 d = _mm256_set1_ps(LoadF32(blocks));
-    for (int j = 0; j < 256; j += 8) StoreScaled8(Load8(blocks + 4 + j), true, d, out + j);
+    const __m128 d = _mm_set1_ps(LoadF32(blocks));
+    // 32 codes per step: a loop the compiler unrolls whole inside, not 64 steps of four.
+    for (int j = 0; j < 256; j += 32) StoreSigned4s(blocks + 4 + j, 32, d, out + j);
   }
 }
 
@@ -155,50 +162,85 @@ STGUARD_AVX2 __attribute__((always_inline)) inline KScales LoadKScales(const uin
   return k;
 }
 
+// Sixteen unsigned codes (one byte each) as dl * code - ml, four at a time in 128-bit
+// registers: a vpshufb puts bytes 4k..4k+3 in the low byte of each 32-bit lane (zeros
+// above), then convert, multiply, subtract, store. Per four floats that is one shuffle,
+// one conversion, two float operations and a store, spread over Zen 1's four 128-bit
+// pipes; widening from memory instead took a shuffle and a mask or shift per four.
+struct Spread4 {
+  __m128i lane[4];
+};
+STGUARD_AVX2 __attribute__((always_inline)) inline Spread4 MakeSpread4() {
+  Spread4 s;
+  for (int k = 0; k < 4; ++k) {
+    const char b = static_cast<char>(4 * k);
+    s.lane[k] = _mm_setr_epi8(b, -1, -1, -1, static_cast<char>(b + 1), -1, -1, -1,
+                              static_cast<char>(b + 2), -1, -1, -1, static_cast<char>(b + 3),
+                              -1, -1, -1);
+  }
+  return s;
+}
+STGUARD_AVX2 __attribute__((always_inline)) inline void StoreKAffine16(__m128i codes,
+                                                                      const Spread4& s,
+                                                                      __m128 dl, __m128 ml,
+                                                                      float* out) {
+  for (int k = 0; k < 4; ++k) {
+    const __m128 value = _mm_cvtepi32_ps(_mm_shuffle_epi8(codes, s.lane[k]));
+    _mm_storeu_ps(out + 4 * k, _mm_sub_ps(_mm_mul_ps(value, dl), ml));
+  }
+}
+
 // q4_K: per 64 elements 32 bytes, low nibbles (scale 2i) then high (2i+1);
 // value = dl * code - ml.
 STGUARD_AVX2 void DecodeQ4_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
-  const __m256i mask = _mm256_set1_epi8(0x0F);
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  const Spread4 spread = MakeSpread4();
   for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
     const KScales k = LoadKScales(blocks);
-    const float* dl = k.dl;
-    const float* ml = k.ml;
     const uint8_t* q = blocks + 16;
     for (int i = 0; i < 4; ++i, q += 32, out += 64) {
-      const __m256i codes = Load32(q);
-      StoreAffine32(_mm256_and_si256(codes, mask), _mm256_broadcast_ss(&dl[2 * i]),
-                    _mm256_broadcast_ss(&ml[2 * i]), true, out);
-      StoreAffine32(_mm256_and_si256(_mm256_srli_epi16(codes, 4), mask),
-                    _mm256_broadcast_ss(&dl[2 * i + 1]), _mm256_broadcast_ss(&ml[2 * i + 1]), true,
-                    out + 32);
+      const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
+      const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
+      const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
+      const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
+      for (int j = 0; j < 32; j += 16) {
+        const __m128i codes = Load16(q + j);
+        StoreKAffine16(_mm_and_si128(codes, mask), spread, d_low, m_low, out + j);
+        StoreKAffine16(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), spread, d_high, m_high,
+                       out + 32 + j);
+      }
     }
   }
 }
 
 // q5_K: as q4_K, bit 2i of qh[l] adding 16 to element 64i + l, bit 2i+1 to 64i + 32 + l.
 STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
-  const __m256i mask = _mm256_set1_epi8(0x0F);
-  const __m256i sixteen = _mm256_set1_epi8(16);
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  const __m128i sixteen = _mm_set1_epi8(16);
+  const Spread4 spread = MakeSpread4();
   for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
     const KScales k = LoadKScales(blocks);
-    const float* dl = k.dl;
-    const float* ml = k.ml;
-    const __m256i qh = Load32(blocks + 16);
     const uint8_t* q = blocks + 48;
     for (int i = 0; i < 4; ++i, q += 32, out += 64) {
-      const __m256i codes = Load32(q);
-      // Bit 2i (2i+1) of each qh byte, moved to bit 4 and added to the nibble.
-      const __m256i bit_low = _mm256_set1_epi8(static_cast<char>(1 << (2 * i)));
-      const __m256i bit_high = _mm256_set1_epi8(static_cast<char>(2 << (2 * i)));
-      const __m256i add_low =
-          _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_low), bit_low), sixteen);
-      const __m256i add_high = _mm256_and_si256(
-          _mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_high), bit_high), sixteen);
-      StoreAffine32(_mm256_or_si256(_mm256_and_si256(codes, mask), add_low),
-                    _mm256_broadcast_ss(&dl[2 * i]), _mm256_broadcast_ss(&ml[2 * i]), true, out);
-      StoreAffine32(
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(codes, 4), mask), add_high),
-          _mm256_broadcast_ss(&dl[2 * i + 1]), _mm256_broadcast_ss(&ml[2 * i + 1]), true, out + 32);
+      const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
+      const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
+      const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
+      const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
+      // Bit 2i (2i+1) of each qh byte, as 16 or 0, added to the nibble.
+      const __m128i bit_low = _mm_set1_epi8(static_cast<char>(1 << (2 * i)));
+      const __m128i bit_high = _mm_set1_epi8(static_cast<char>(2 << (2 * i)));
+      for (int j = 0; j < 32; j += 16) {
+        const __m128i qh = Load16(blocks + 16 + j);
+        const __m128i add_low =
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_low), bit_low), sixteen);
+        const __m128i add_high =
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_high), bit_high), sixteen);
+        const __m128i codes = Load16(q + j);
+        StoreKAffine16(_mm_or_si128(_mm_and_si128(codes, mask), add_low), spread, d_low, m_low,
+                       out + j);
+        StoreKAffine16(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), add_high),
+                       spread, d_high, m_high, out + 32 + j);
+      }
     }
   }
 }
@@ -240,8 +282,7 @@ STGUARD_AVX2 void DecodeIq1_mAvx2(const uint8_t* blocks, size_t n_blocks, float*
     const uint8_t* qh = blocks + 32;
     uint16_t sc[4];
     for (int i = 0; i < 4; ++i) sc[i] = LoadU16(blocks + 48 + 2 * i);
-    const uint16_t scale_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
-                                                      ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+    const uint16_t scale_bits = grids::Iq1mScaleBits(sc);
     const float d = HalfToFloat(scale_bits);
     for (int ib = 0; ib < 8; ++ib, qs += 4, qh += 2) {
       const int shift = 6 * (ib % 2);

@@ -19,6 +19,13 @@ extern const uint32_t kIq3sGrid[512];
 extern const uint64_t kIq1sGrid[2048];  // bytes are int8_t -1, 0 or 1
 // iq1_s and iq1_m add this to (or, when the sign bit is set, subtract it from) each grid value.
 inline constexpr float kIq1Delta = 0.125f;
+// Iq1mScaleBits: the half-precision super-block scale of an iq1_m block, whose four
+// 16-bit scale words (bytes 48-55, little-endian) each carry one nibble of it in their
+// top four bits, lowest nibble in the first word.
+inline uint16_t Iq1mScaleBits(const uint16_t sc[4]) {
+  return static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
+                               ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+}
 extern const int8_t kIq4nlLevels[16];   // the non-linear 4-bit levels of IQ4_NL/IQ4_XS
 extern const int8_t kFp4Levels[16];     // E2M1 values doubled (MXFP4, NVFP4)
 

@@ -200,8 +200,7 @@ static void DecodeIq1_mBody(const uint8_t* __restrict blocks, size_t n_blocks, f
     const uint8_t* qh = blocks + 32;
     uint16_t sc[4];
     for (int i = 0; i < 4; ++i) sc[i] = LoadU16(blocks + 48 + 2 * i);
-    const uint16_t scale_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
-                                                      ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+    const uint16_t scale_bits = grids::Iq1mScaleBits(sc);
     const float d = HalfToFloat(scale_bits);
     for (int ib = 0; ib < 8; ++ib, qs += 4, qh += 2) {
       const int shift = 6 * (ib % 2);
