@@ -14,14 +14,14 @@ namespace stguard {
 namespace {
 
 // PickleMember is the pickle-bearing file a failed conversion of `in` was reading, or ""
-// when it was reading none: IN itself, or the member of a PyTorch folder the error names
-// (Error::file; a safetensors folder's members carry no pickle).
-std::string PickleMember(const std::string& in, const PathFormat& input, const Error& error) {
+// when it was reading none: IN itself, or the shard of a PyTorch folder the error names
+// (Error::file; a safetensors folder's members carry no pickle). What each is was found
+// by the conversion: nothing is sniffed again.
+std::string PickleMember(const std::string& in, const PathFormat& input, bool pickle_folder,
+                         const Error& error) {
   if (!input.is_folder) return IsPickleBearing(input.format) ? in : "";
-  if (error.file.empty() || error.code == ErrorCode::kMissingShard) return "";
-  const std::string member = in + "/" + error.file;
-  const Result<PathFormat> format = FormatOfPath(member);
-  return format.ok() && !format->is_folder && IsPickleBearing(format->format) ? member : "";
+  if (!pickle_folder || error.file.empty() || error.code == ErrorCode::kMissingShard) return "";
+  return in + "/" + error.file;
 }
 
 // CannotProveSafe says whether the static scan of the pickle-bearing file `path` refuses
@@ -31,7 +31,8 @@ bool CannotProveSafe(const std::string& path, const ConvertOptions& options, Err
   torch.key_path = options.key_path;
   if (options.max_output_ratio) torch.max_output_ratio = *options.max_output_ratio;
   PickleFileReport judged = JudgePickleFile(path, torch);
-  if (IsIoError(judged.reason, OutOfMemoryIs::kIoError)) return false;  // unreadable now: no verdict from it
+  // Unreadable now: no verdict from it.
+  if (IsIoError(judged.reason, OutOfMemoryIs::kIoError)) return false;
   if (judged.verdict != FileVerdict::kNamesCode &&
       judged.verdict != FileVerdict::kCannotProveSafe) {
     return false;
@@ -42,8 +43,8 @@ bool CannotProveSafe(const std::string& path, const ConvertOptions& options, Err
 
 }  // namespace
 
-Error DecideConversionVerdict(const std::string& in, const ConvertOptions& options, Error error,
-                              ConvertReport* report) {
+Error DecideConversionVerdict(const std::string& in, const ConvertOptions& options,
+                              bool pickle_folder, Error error, ConvertReport* report) {
   if (error.ok()) {
     report->verdict = Verdict::kValid;
     return error;
@@ -65,7 +66,7 @@ Error DecideConversionVerdict(const std::string& in, const ConvertOptions& optio
   }
   // A pickle-bearing file is judged by its static scan, whatever the reader tripped on
   // first: a file keeps the converter's error; a folder takes the scan's, naming the shard.
-  const std::string member = PickleMember(in, report->input, error);
+  const std::string member = PickleMember(in, report->input, pickle_folder, error);
   Error reason;
   if (!member.empty() && CannotProveSafe(member, options, &reason)) {
     report->verdict = Verdict::kRefused;
