@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/prefixed_source.h"
 #include "convert/checkpoint_sources.h"
 #include "convert/conversion_verdict.h"
 #include "convert/pipeline.h"
@@ -343,16 +345,30 @@ Error ThroughTemporary(const std::string& in, const ConvertOptions& options,
 // kMaxHandedHead bounds the sniff's bytes kept for the adapter (SniffInput).
 constexpr size_t kMaxHandedHead = size_t{64} << 10;
 
+// StartsLikeZip says whether `head` starts as a ZIP archive does ("PK": a local file
+// header or, for an empty archive, the end record), the archives SniffFormat tells apart
+// by their central directory.
+bool StartsLikeZip(std::span<const std::byte> head) {
+  return head.size() >= 2 && head[0] == std::byte{'P'} && head[1] == std::byte{'K'};
+}
+
 // SniffInput tells what IN is (FormatOfPath) from the bytes the sniff rules look at, read
-// by ranges (SniffSourcePrefix: a tar block, a ZIP's tail and central directory), never by
-// a mapping, so that the adapter maps or reads IN once. *head keeps the file's first bytes
-// it read, for the adapter that starts from them (a safetensors file's prefix and header).
+// by ranges (SniffSourcePrefix), never by a mapping, so that the adapter maps or reads IN
+// once; *head keeps the file's first bytes it read, for the adapter that starts from them
+// (a safetensors file's prefix and header). A ZIP is the exception: read by ranges, its
+// tail (64 KiB) would be copied onto the heap, which keeps those pages under the whole
+// conversion's peak, so it is sniffed through a mapping as its reader maps it.
 Result<PathFormat> SniffInput(const std::string& in, std::vector<std::byte>* head) {
   struct stat info;
   if (::stat(in.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) return FormatOfPath(in);
   Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(in);
   if (!file.ok()) return file.error();
-  const Result<Format> format = SniffSourcePrefix(**file, head);
+  std::vector<std::byte> first(static_cast<size_t>(std::min<uint64_t>((*file)->size(), 512)));
+  if (Error error = (*file)->ReadAt(0, first); !error.ok()) return error;
+  if (StartsLikeZip(first)) return FormatOfPath(in);
+  // The first block is served from memory: every byte is read once.
+  const PrefixedSource prefixed(**file, first);
+  const Result<Format> format = SniffSourcePrefix(prefixed, head);
   if (!format.ok()) return format.error();
   // The sniff reads a safetensors header whole when its length spells a pickle opcode;
   // kept while the checkpoint parses its own copy, it would break the hostile-header bound

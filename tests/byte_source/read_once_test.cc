@@ -174,20 +174,20 @@ constexpr const char* kSniffBlockHoldsData = "the sniff's first block reaches in
 // kConfigTwice: lint maps config.json for its rules, and so did the folder check it runs
 // first (CheckModelFolder: JSON validity, tie_word_embeddings), which keeps no text of it.
 constexpr const char* kConfigTwice = "config.json read by lint and by the check";
-// kSniffThenZipReader: convert sniffs IN by ranges (SniffSource), and for a ZIP that is a
-// tail and the central directory; the PyTorch and npz converters, which open the path
-// themselves, read the directory again. (A safetensors file's checkpoint starts from the
+// kSniffMapsZip: convert sniffs a ZIP (PyTorch's, an npz) through a mapping, as its reader
+// maps it: read by ranges, the sniff's copy of the tail (64 KiB) would stay on the heap
+// under the conversion's peak. The converter, which opens the path itself, maps it again.
+// (Every other file is sniffed by ranges: a safetensors file's checkpoint starts from the
 // sniff's bytes; a legacy .pt, a .npy and a GGUF are mapped once by their converter.)
-constexpr const char* kSniffThenZipReader = "convert's sniff, then the ZIP reader, read the "
-                                            "central directory";
+constexpr const char* kSniffMapsZip = "convert's sniff maps a ZIP, the reader maps it again";
 
 const SecondRead kSecondReads[] = {
     {"inspect --stats", "small.safetensors", kSniffBlockHoldsData},
     {"lint", "model", kConfigTwice},
-    {"convert", "state.zip.pt", kSniffThenZipReader},
-    {"convert", "arrays.npz", kSniffThenZipReader},
-    {"convert --dtype F16", "state.zip.pt", kSniffThenZipReader},
-    {"convert --dtype F16", "arrays.npz", kSniffThenZipReader},
+    {"convert", "state.zip.pt", kSniffMapsZip},
+    {"convert", "arrays.npz", kSniffMapsZip},
+    {"convert --dtype F16", "state.zip.pt", kSniffMapsZip},
+    {"convert --dtype F16", "arrays.npz", kSniffMapsZip},
     // The sniff's block reaches into the data of these short files (the GGUF's begins at 448),
     // which the conversion then reads.
     {"convert", "model.gguf", kSniffBlockHoldsData},
