@@ -14,14 +14,18 @@ namespace stguard {
 namespace {
 
 // PickleMember is the pickle-bearing file a failed conversion of `in` was reading, or ""
-// when it was reading none: IN itself, or the shard of a PyTorch folder the error names
-// (Error::file; a safetensors folder's members carry no pickle). What each is was found
-// by the conversion: nothing is sniffed again.
+// when it was reading none: IN itself, or the member of a folder the error names
+// (Error::file). A PyTorch folder's member is a pickle-bearing shard, as the conversion
+// found; a safetensors folder's member is sniffed (one that is a pickle in disguise is
+// judged as `check` judges it), on this failure path only.
 std::string PickleMember(const std::string& in, const PathFormat& input, bool pickle_folder,
                          const Error& error) {
   if (!input.is_folder) return IsPickleBearing(input.format) ? in : "";
-  if (!pickle_folder || error.file.empty() || error.code == ErrorCode::kMissingShard) return "";
-  return in + "/" + error.file;
+  if (error.file.empty() || error.code == ErrorCode::kMissingShard) return "";
+  const std::string member = in + "/" + error.file;
+  if (pickle_folder) return member;
+  const Result<PathFormat> format = FormatOfPath(member);
+  return format.ok() && !format->is_folder && IsPickleBearing(format->format) ? member : "";
 }
 
 // CannotProveSafe says whether the static scan of the pickle-bearing file `path` refuses
