@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/out_of_memory.h"
 #include "data/conversion_target.h"
 #include "stguard/writer.h"
 #include "write/atomic_file.h"
@@ -71,13 +72,15 @@ Error ConvertToSink(StreamedSources& sources, const ConversionPlan& plan, ByteSi
 Error Convert(StreamedSources& sources, const ConversionPlan& plan, const std::string& out_path,
               ConvertedFile* done) {
   if (Error error = CheckStreamedPlan(plan); !error.ok()) return error;
-  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(out_path);
-  if (!file.ok()) return file.error();
-  if (Error error = ConvertToSink(sources, plan, **file, done); !error.ok()) {
-    (*file)->Abort();
-    return error;
-  }
-  return (*file)->Commit();
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(out_path);
+    if (!file.ok()) return file.error();
+    if (Error error = ConvertToSink(sources, plan, **file, done); !error.ok()) {
+      (*file)->Abort();
+      return error;
+    }
+    return (*file)->Commit();
+  });
 }
 
 }  // namespace stguard
