@@ -30,6 +30,7 @@
 #include "output.h"
 #include "progress.h"
 #include "stguard/conversion.h"
+#include "stguard/formats.h"
 #include "stguard/remote.h"
 #include "stguard/verdict.h"
 
@@ -56,8 +57,9 @@ void AddNotes(const ConvertReport& report, ConvertResult* result) {
 ConvertResult Failure(const CommandLine& line, const ConvertReport& report, const Error& error) {
   const std::string& in = line.operands[0];
   const std::string& out = line.operands[1];
-  if (report.usage) return ConvertUnusable(in, PrintableText(error.context));
-  ConvertResult result = ConvertFailed(in, report.about_output ? out : in, error, report.verdict);
+  if (report.usage) return ConvertUnusable(in, report.input, PrintableText(error.context));
+  ConvertResult result =
+      ConvertFailed(in, report.input, report.about_output ? out : in, error, report.verdict);
   result.input.member = error.file;
   // A checkpoint whose tensors sit under a key is not refused: the line names the keys.
   if (report.needs_key) {
@@ -73,11 +75,14 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
   const std::string& in = line.operands[0];
   const std::string& out = line.operands[1];
   if (out == "-") {
+    // Refused before the library runs: IN's format is told here, for the envelope only.
+    const PathFormat input = FormatOfPath(in).value_or(PathFormat{});
     if (line.json) {
-      return ConvertUnusable(in, "--json prints the result on standard output: OUT cannot be -");
+      return ConvertUnusable(in, input,
+                             "--json prints the result on standard output: OUT cannot be -");
     }
     if (const std::string refusal = StdoutRefusal(); !refusal.empty()) {
-      return ConvertUnusable(in, refusal);
+      return ConvertUnusable(in, input, refusal);
     }
   } else {
     PrintLeftoverNotes("convert", out);
@@ -99,7 +104,7 @@ ConvertResult RunConvertRequest(const CommandLine& line) {
   const Error error = ConvertPath(in, out, options, &report);
   progress.Clear();
   if (!error.ok()) return Failure(line, report, error);
-  ConvertResult result = Converted(in, out, report.num_tensors,
+  ConvertResult result = Converted(in, report.input, out, report.num_tensors,
                                    PrintableText(out) + ": " + PrintableText(report.summary));
   AddNotes(report, &result);
   // The summary goes to stderr when the file itself goes to standard output.
@@ -120,7 +125,8 @@ int RunConvert(const CommandLine& line) {
       DownloadedFile::Download(url, line.operands[1]);
   // A download that fails says nothing of the file: no verdict on it (exit 2).
   if (!file.ok()) {
-    return PrintConvertResult(ConvertFailed(url, url, file.error(), Verdict::kError), line.json);
+    return PrintConvertResult(ConvertFailed(url, PathFormat{}, url, file.error(), Verdict::kError),
+                              line.json);
   }
   CommandLine local = line;
   local.operands[0] = (*file)->path();

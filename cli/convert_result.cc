@@ -2,8 +2,6 @@
 // `stguard convert`'s one result, printed as text or as the JSON envelope.
 #include "convert_result.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -14,20 +12,18 @@
 
 #include "output.h"
 #include "stguard/json_escape.h"
-#include "stguard/sniff.h"
 #include "verdict_output.h"
 
 namespace stguard::cli {
 namespace {
 
-// InputEnvelope starts IN's envelope: its path and the format its bytes show (a folder is
-// "folder"; a path that cannot be read is "unknown").
-CheckResult InputEnvelope(const std::string& in) {
+// InputEnvelope starts IN's envelope: its path and the format the conversion found
+// (ConvertReport::input: a folder is "folder"; a path that cannot be read is "unknown").
+CheckResult InputEnvelope(const std::string& in, const PathFormat& format) {
   CheckResult input;
   input.file = in;
-  struct stat info;
-  input.is_folder = ::stat(in.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-  if (!input.is_folder) input.format = SniffFile(in).value_or(Format::kUnknown);
+  input.is_folder = format.is_folder;
+  if (!input.is_folder) input.format = format.format;
   return input;
 }
 
@@ -81,10 +77,10 @@ void PrintText(const ConvertResult& result) {
 
 }  // namespace
 
-ConvertResult ConvertFailed(const std::string& in, const std::string& about,
-                            const Error& error, Verdict verdict) {
+ConvertResult ConvertFailed(const std::string& in, const PathFormat& format,
+                            const std::string& about, const Error& error, Verdict verdict) {
   ConvertResult result;
-  result.input = InputEnvelope(in);
+  result.input = InputEnvelope(in, format);
   result.input.verdict = verdict;
   // An error about OUT names OUT's folder when that is what is missing, never a
   // temporary file's name.
@@ -96,9 +92,10 @@ ConvertResult ConvertFailed(const std::string& in, const std::string& about,
   return result;
 }
 
-ConvertResult ConvertUnusable(const std::string& in, const std::string& message) {
+ConvertResult ConvertUnusable(const std::string& in, const PathFormat& format,
+                              const std::string& message) {
   ConvertResult result;
-  result.input = InputEnvelope(in);
+  result.input = InputEnvelope(in, format);
   result.input.verdict = Verdict::kError;
   result.input.error =
       Error{ErrorCode::kInvalidArgument, 0, "the conversion cannot be done as asked", message};
@@ -106,10 +103,10 @@ ConvertResult ConvertUnusable(const std::string& in, const std::string& message)
   return result;
 }
 
-ConvertResult Converted(const std::string& in, const std::string& out, uint64_t tensors,
-                        std::string summary) {
+ConvertResult Converted(const std::string& in, const PathFormat& format, const std::string& out,
+                        uint64_t tensors, std::string summary) {
   ConvertResult result;
-  result.input = InputEnvelope(in);
+  result.input = InputEnvelope(in, format);
   result.input.verdict = Verdict::kValid;
   result.out = out;
   result.tensors = tensors;

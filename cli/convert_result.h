@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stguard/error.h"
+#include "stguard/formats.h"
 #include "stguard/verdict.h"
 
 namespace stguard::cli {
@@ -37,20 +38,24 @@ struct ConvertResult {
   bool summary_on_stderr = false;
 };
 
+// Each result's envelope names IN with `format`, what the conversion found IN to be
+// (ConvertReport::input, stguard/conversion.h): IN is not read again to fill it.
+
 // ConvertFailed is the result of a conversion of IN that failed with `error`, which is
 // about `about` (IN, or OUT for a write), with the verdict the library decided
-// (ConvertReport::verdict, stguard/conversion.h).
-ConvertResult ConvertFailed(const std::string& in, const std::string& about,
-                            const Error& error, Verdict verdict);
+// (ConvertReport::verdict).
+ConvertResult ConvertFailed(const std::string& in, const PathFormat& format,
+                            const std::string& about, const Error& error, Verdict verdict);
 
 // ConvertUnusable is the result of a request that cannot be carried out as asked (a flag
 // that does not apply to IN's format, an unknown --dtype): verdict error, kInvalidArgument,
 // never a verdict on IN. `message` is the sentence.
-ConvertResult ConvertUnusable(const std::string& in, const std::string& message);
+ConvertResult ConvertUnusable(const std::string& in, const PathFormat& format,
+                              const std::string& message);
 
 // Converted is the result of a conversion of IN that wrote `tensors` tensors to OUT.
-ConvertResult Converted(const std::string& in, const std::string& out, uint64_t tensors,
-                        std::string summary);
+ConvertResult Converted(const std::string& in, const PathFormat& format, const std::string& out,
+                        uint64_t tensors, std::string summary);
 
 // PrintConvertResult prints `result` (text, or with `json` one JSON object on stdout: the
 // envelope, "ok", "error" when not valid, "output": the files written, "tensors" and

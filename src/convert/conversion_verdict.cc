@@ -14,12 +14,16 @@ namespace stguard {
 namespace {
 
 // PickleMember is the pickle-bearing file a failed conversion of `in` was reading, or ""
-// when it was reading none: IN itself, or the member of a PyTorch folder the error names
-// (Error::file; a safetensors folder's members carry no pickle).
-std::string PickleMember(const std::string& in, const PathFormat& input, const Error& error) {
+// when it was reading none: IN itself, or the member of a folder the error names
+// (Error::file). A PyTorch folder's member is a pickle-bearing shard, as the conversion
+// found; a safetensors folder's member is sniffed (one that is a pickle in disguise is
+// judged as `check` judges it), on this failure path only.
+std::string PickleMember(const std::string& in, const PathFormat& input, bool pickle_folder,
+                         const Error& error) {
   if (!input.is_folder) return IsPickleBearing(input.format) ? in : "";
   if (error.file.empty() || error.code == ErrorCode::kMissingShard) return "";
   const std::string member = in + "/" + error.file;
+  if (pickle_folder) return member;
   const Result<PathFormat> format = FormatOfPath(member);
   return format.ok() && !format->is_folder && IsPickleBearing(format->format) ? member : "";
 }
@@ -31,7 +35,8 @@ bool CannotProveSafe(const std::string& path, const ConvertOptions& options, Err
   torch.key_path = options.key_path;
   if (options.max_output_ratio) torch.max_output_ratio = *options.max_output_ratio;
   PickleFileReport judged = JudgePickleFile(path, torch);
-  if (IsIoError(judged.reason, OutOfMemoryIs::kIoError)) return false;  // unreadable now: no verdict from it
+  // Unreadable now: no verdict from it.
+  if (IsIoError(judged.reason, OutOfMemoryIs::kIoError)) return false;
   if (judged.verdict != FileVerdict::kNamesCode &&
       judged.verdict != FileVerdict::kCannotProveSafe) {
     return false;
@@ -42,8 +47,8 @@ bool CannotProveSafe(const std::string& path, const ConvertOptions& options, Err
 
 }  // namespace
 
-Error DecideConversionVerdict(const std::string& in, const ConvertOptions& options, Error error,
-                              ConvertReport* report) {
+Error DecideConversionVerdict(const std::string& in, const ConvertOptions& options,
+                              bool pickle_folder, Error error, ConvertReport* report) {
   if (error.ok()) {
     report->verdict = Verdict::kValid;
     return error;
@@ -65,7 +70,7 @@ Error DecideConversionVerdict(const std::string& in, const ConvertOptions& optio
   }
   // A pickle-bearing file is judged by its static scan, whatever the reader tripped on
   // first: a file keeps the converter's error; a folder takes the scan's, naming the shard.
-  const std::string member = PickleMember(in, report->input, error);
+  const std::string member = PickleMember(in, report->input, pickle_folder, error);
   Error reason;
   if (!member.empty() && CannotProveSafe(member, options, &reason)) {
     report->verdict = Verdict::kRefused;

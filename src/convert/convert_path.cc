@@ -6,17 +6,23 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
+#include "base/prefixed_source.h"
+#include "convert/checkpoint_sources.h"
 #include "convert/conversion_verdict.h"
 #include "convert/pipeline.h"
+#include "format/open_with_head.h"
 #include "stguard/conversion.h"
 #include "stguard/file_verdict.h"
 #include "stguard/gguf.h"
@@ -25,6 +31,7 @@
 #include "stguard/npy_convert.h"
 #include "stguard/plural.h"
 #include "stguard/reader.h"
+#include "sniff/sniff_source.h"
 #include "torch/torch_sources.h"
 #include "write/gguf_sources.h"
 
@@ -40,7 +47,8 @@ Error Usage(ConvertReport* report, std::string sentence) {
 
 // Failed records whether `error` is about writing OUT: an I/O error that names it.
 Error Failed(Error error, const std::string& out, ConvertReport* report) {
-  report->about_output = IsIoError(error, OutOfMemoryIs::kIoError) && error.context.starts_with(out);
+  report->about_output =
+      IsIoError(error, OutOfMemoryIs::kIoError) && error.context.starts_with(out);
   return error;
 }
 
@@ -48,42 +56,32 @@ std::string DtypeText(const ConvertOptions& options) {
   return std::string(DtypeName(*options.dtype));
 }
 
-// SafetensorsFile is the one adapter that does not go through Convert (pipeline.cc), on
-// purpose. Convert hands TensorSources to a Writer, which keeps, per tensor, a copy of the
-// name, the shape and a producer until it writes (it must sort them and size the header
-// first). Every other input's reader already holds one such entry per tensor, so that is
-// a constant factor. A safetensors header is the exception: its entries are what a hostile
-// file makes numerous (millions of one-byte names in N header bytes), and
-// `convert --dtype` must stay within the hostile-header bound every command keeps (peak
-// memory beyond the header < 2N: tests/memory/test_hostile_memory.py). The Checkpoint
-// already holds the parsed entries; a Writer's second copy of each (a std::string and a
-// shape vector, several times the bytes of a short entry's header text) exceeds it.
-// WriteConverted* walks the checkpoint's own entries and streams the header in pieces:
-// a few bytes a tensor beyond what the Checkpoint holds (stguard/writer.h). It shares the
-// pipeline's rules: the same dtype decision (ChangesDtype), counting and crash-safe file.
-// Making it a pipeline source needs a Convert that writes sources in an order already
-// canonical without copying them: not done.
-Error SafetensorsFile(const std::string& in, const std::string& out,
-                      const ConvertOptions& options, ConvertReport* report) {
-  const Result<Checkpoint> checkpoint = Checkpoint::Open(in);
+// SafetensorsFile converts a safetensors file through the pipeline as streamed sources
+// (CheckpointSources): its header's entries are what a hostile file makes numerous, so
+// they are streamed from the checkpoint, never listed (StreamedSources says why).
+// `head` is IN's first bytes as the sniff read them: the checkpoint does not read them again.
+Error SafetensorsFile(const std::string& in, std::span<const std::byte> head,
+                      const std::string& out, const ConvertOptions& options,
+                      ConvertReport* report) {
+  const Result<Checkpoint> checkpoint = OpenCheckpointWithHead(in, head);
   if (!checkpoint.ok()) return checkpoint.error();
   // An invalid file is invalid whatever was asked; a valid one needs --dtype.
   if (!options.dtype) return Usage(report, "a safetensors IN needs --dtype BF16|F16|F32");
-  size_t converted = 0;
-  // Streamed (WriteConverted*): memory does not grow with the header's entries.
-  const Error error =
-      out == "-" ? WriteConverted(*checkpoint, *options.dtype, *options.stdout_sink, &converted)
-                 : WriteConvertedFile(*checkpoint, *options.dtype, out, &converted,
-                                      options.progress);
+  CheckpointSources sources(*checkpoint);
+  const ConversionPlan plan{options.dtype, options.progress};
+  ConvertedFile done;
+  const Error error = out == "-" ? ConvertToSink(sources, plan, *options.stdout_sink, &done)
+                                 : Convert(sources, plan, out, &done);
   // A valid checkpoint always converts: a failure is about reading IN or writing OUT.
   if (!error.ok()) {
     report->about_output = true;
     return error;
   }
-  report->num_tensors = checkpoint->num_tensors();
-  report->num_converted = converted;
-  report->summary = std::to_string(converted) + " of " + Plural(report->num_tensors, "tensor") +
-                    " converted to " + DtypeText(options);
+  report->num_tensors = done.num_tensors;
+  report->num_converted = done.num_converted;
+  report->summary = std::to_string(done.num_converted) + " of " +
+                    Plural(report->num_tensors, "tensor") + " converted to " +
+                    DtypeText(options);
   return {};
 }
 
@@ -261,22 +259,25 @@ Error GgufFile(const std::string& in, const std::string& out, const ConvertOptio
 }
 
 // ConvertTo runs IN's adapter, writing to the path OUT (for a safetensors file, "-" too).
-Error ConvertTo(const std::string& in, const std::string& out, const ConvertOptions& options,
-                ConvertReport* report) {
+// `head` is IN's first bytes, read by the sniff. *pickle_folder tells whether IN was
+// converted as a PyTorch folder (its members are pickle-bearing shards), for the verdict
+// of a failure.
+Error ConvertTo(const std::string& in, std::span<const std::byte> head, const std::string& out,
+                const ConvertOptions& options, ConvertReport* report, bool* pickle_folder) {
   const PathFormat format = report->input;
   if (format.is_folder) {
     struct stat info;
     // lstat: a link there, even dangling, is the PyTorch converter's to judge.
-    const bool torch = ::lstat((in + "/pytorch_model.bin.index.json").c_str(), &info) == 0 ||
-                       ::lstat((in + "/pytorch_model.bin").c_str(), &info) == 0;
-    return torch ? TorchFolder(in, out, options, report)
-                 : SafetensorsFolder(in, out, options, report);
+    *pickle_folder = ::lstat((in + "/pytorch_model.bin.index.json").c_str(), &info) == 0 ||
+                     ::lstat((in + "/pytorch_model.bin").c_str(), &info) == 0;
+    return *pickle_folder ? TorchFolder(in, out, options, report)
+                          : SafetensorsFolder(in, out, options, report);
   }
   if ((format.set() & FormatsOfKind(Format::kPytorchZip)) != 0) {
     return TorchFile(in, out, options, report);
   }
   switch (format.format) {
-    case Format::kSafetensors: return SafetensorsFile(in, out, options, report);
+    case Format::kSafetensors: return SafetensorsFile(in, head, out, options, report);
     case Format::kNpy: return NpyFile(in, out, options, report);
     case Format::kNpz: return NpzFile(in, out, options, report);
     case Format::kGguf: return GgufFile(in, out, options, report);
@@ -324,7 +325,9 @@ Error ThroughTemporary(const std::string& in, const ConvertOptions& options,
                  std::strerror(errno)};
   }
   const std::string temporary = folder + "/out.safetensors";
-  Error error = ConvertTo(in, temporary, options, report);
+  bool pickle_folder = false;  // a folder never converts to "-"
+  // A safetensors file streams to "-" itself: no head to hand on here.
+  Error error = ConvertTo(in, {}, temporary, options, report, &pickle_folder);
   std::error_code ignored;
   if (error.ok() && std::filesystem::is_directory(temporary, ignored)) {
     error = Usage(report, "a split GGUF model converts to a folder: OUT cannot be -");
@@ -339,16 +342,56 @@ Error ThroughTemporary(const std::string& in, const ConvertOptions& options,
   return error;
 }
 
+// kMaxHandedHead bounds the sniff's bytes kept for the adapter (SniffInput).
+constexpr size_t kMaxHandedHead = size_t{64} << 10;
+
+// StartsLikeZip says whether `head` starts as a ZIP archive does ("PK": a local file
+// header or, for an empty archive, the end record), the archives SniffFormat tells apart
+// by their central directory.
+bool StartsLikeZip(std::span<const std::byte> head) {
+  return head.size() >= 2 && head[0] == std::byte{'P'} && head[1] == std::byte{'K'};
+}
+
+// SniffInput tells what IN is (FormatOfPath) from the bytes the sniff rules look at, read
+// by ranges (SniffSourcePrefix), never by a mapping, so that the adapter maps or reads IN
+// once; *head keeps the file's first bytes it read, for the adapter that starts from them
+// (a safetensors file's prefix and header). A ZIP is the exception: read by ranges, its
+// tail (64 KiB) would be copied onto the heap, which keeps those pages under the whole
+// conversion's peak, so it is sniffed through a mapping as its reader maps it.
+Result<PathFormat> SniffInput(const std::string& in, std::vector<std::byte>* head) {
+  struct stat info;
+  if (::stat(in.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) return FormatOfPath(in);
+  Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(in);
+  if (!file.ok()) return file.error();
+  std::vector<std::byte> first(static_cast<size_t>(std::min<uint64_t>((*file)->size(), 512)));
+  if (Error error = (*file)->ReadAt(0, first); !error.ok()) return error;
+  if (StartsLikeZip(first)) return FormatOfPath(in);
+  // The first block is served from memory: every byte is read once.
+  const PrefixedSource prefixed(**file, first);
+  const Result<Format> format = SniffSourcePrefix(prefixed, head);
+  if (!format.ok()) return format.error();
+  // The sniff reads a safetensors header whole when its length spells a pickle opcode;
+  // kept while the checkpoint parses its own copy, it would break the hostile-header bound
+  // (peak beyond N < 2N). Past kMaxHandedHead the reader reads it again instead.
+  if (head->size() > kMaxHandedHead) {
+    head->resize(kMaxHandedHead);
+    head->shrink_to_fit();
+  }
+  return FormatOfPath(in, *format);
+}
+
 // ConvertAsAsked is ConvertPath before its verdict: the request checked, the format told
 // once, the adapter run.
 Error ConvertAsAsked(const std::string& in, const std::string& out,
-                     const ConvertOptions& options, ConvertReport* report) {
+                     const ConvertOptions& options, ConvertReport* report, bool* pickle_folder) {
+  // IN's format first, so that every result, a usage error's too, names it.
+  std::vector<std::byte> head;
+  const Result<PathFormat> found = SniffInput(in, &head);
+  report->input = found.ok() ? *found : PathFormat{};  // the adapter's reader says why
   if (const Error error = CheckPlan(ConversionPlan{options.dtype, {}}); !error.ok()) {
     return Usage(report, std::string(error.message) +
                              (error.context.empty() ? "" : ": " + error.context));
   }
-  const Result<PathFormat> found = FormatOfPath(in);
-  report->input = found.ok() ? *found : PathFormat{};  // the adapter's reader says why
   if (std::string inapplicable = InapplicableConvertOption(options, report->input, in);
       !inapplicable.empty()) {
     return Usage(report, std::move(inapplicable));
@@ -362,7 +405,9 @@ Error ConvertAsAsked(const std::string& in, const std::string& out,
     if (report->input.is_folder) {
       return Usage(report, "a folder converts to a folder: OUT cannot be -");
     }
-    if (safetensors_file || !found.ok()) return ConvertTo(in, out, options, report);
+    if (safetensors_file || !found.ok()) {
+      return ConvertTo(in, head, out, options, report, pickle_folder);
+    }
     return ThroughTemporary(in, options, report);
   }
   // Only a safetensors file may be converted onto itself (crash-safely, as `canon IN IN`).
@@ -371,7 +416,7 @@ Error ConvertAsAsked(const std::string& in, const std::string& out,
       return Usage(report, std::string(same.message) + ": " + same.context);
     }
   }
-  Error error = ConvertTo(in, out, options, report);
+  Error error = ConvertTo(in, head, out, options, report, pickle_folder);
   if (error.ok() && report->written.empty()) report->written = {out};
   return error;
 }
@@ -381,7 +426,9 @@ Error ConvertAsAsked(const std::string& in, const std::string& out,
 Error ConvertPath(const std::string& in, const std::string& out, const ConvertOptions& options,
                   ConvertReport* report) {
   *report = ConvertReport{};
-  return DecideConversionVerdict(in, options, ConvertAsAsked(in, out, options, report), report);
+  bool pickle_folder = false;
+  Error error = ConvertAsAsked(in, out, options, report, &pickle_folder);
+  return DecideConversionVerdict(in, options, pickle_folder, std::move(error), report);
 }
 
 }  // namespace stguard

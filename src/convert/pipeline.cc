@@ -3,12 +3,42 @@
 // writer.
 #include "convert/pipeline.h"
 
+#include <memory>
 #include <utility>
 
+#include "base/out_of_memory.h"
 #include "data/conversion_target.h"
 #include "stguard/writer.h"
+#include "write/atomic_file.h"
 
 namespace stguard {
+namespace {
+
+// ProgressSink passes bytes on and reports how many went by, as Writer::set_progress does.
+class ProgressSink final : public ByteSink {
+ public:
+  ProgressSink(ByteSink& out, const std::function<void(uint64_t)>& progress)
+      : out_(out), progress_(progress) {}
+  Error Write(std::span<const std::byte> bytes) override {
+    if (Error error = out_.Write(bytes); !error.ok()) return error;
+    if (progress_) progress_(bytes.size());
+    return {};
+  }
+
+ private:
+  ByteSink& out_;
+  const std::function<void(uint64_t)>& progress_;
+};
+
+// CheckStreamedPlan is CheckPlan for streamed sources, which are converted only to a dtype.
+Error CheckStreamedPlan(const ConversionPlan& plan) {
+  if (!plan.dtype) {
+    return Error{ErrorCode::kInvalidArgument, 0, "a safetensors input converts only to a dtype"};
+  }
+  return CheckPlan(plan);
+}
+
+}  // namespace
 
 Error CheckPlan(const ConversionPlan& plan) {
   return plan.dtype.has_value() ? CheckConversionTarget(*plan.dtype) : Error{};
@@ -27,6 +57,30 @@ Error Convert(TensorSources sources, const ConversionPlan& plan, const std::stri
   if (Error error = writer.WriteToFile(out_path); !error.ok()) return error;
   if (done != nullptr) *done = ConvertedFile{writer.num_tensors(), num_converted};
   return {};
+}
+
+Error ConvertToSink(StreamedSources& sources, const ConversionPlan& plan, ByteSink& sink,
+                    ConvertedFile* done) {
+  if (Error error = CheckStreamedPlan(plan); !error.ok()) return error;
+  ProgressSink counted(sink, plan.progress);
+  ConvertedFile written;
+  if (Error error = sources.WriteTo(*plan.dtype, counted, &written); !error.ok()) return error;
+  if (done != nullptr) *done = written;
+  return {};
+}
+
+Error Convert(StreamedSources& sources, const ConversionPlan& plan, const std::string& out_path,
+              ConvertedFile* done) {
+  if (Error error = CheckStreamedPlan(plan); !error.ok()) return error;
+  return CatchOutOfMemory("out of memory while writing", [&]() -> Error {
+    Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(out_path);
+    if (!file.ok()) return file.error();
+    if (Error error = ConvertToSink(sources, plan, **file, done); !error.ok()) {
+      (*file)->Abort();
+      return error;
+    }
+    return (*file)->Commit();
+  });
 }
 
 }  // namespace stguard

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The conversion pipeline: a format's adapter yields tensor sources (TensorSources,
-// write/converting_sink.h); Convert writes them as one safetensors file, every tensor
-// through the one dtype decorator (AddSource), through the crash-safe writer.
+// write/converting_sink.h, or StreamedSources below); Convert writes them as one
+// safetensors file, every tensor converted by the one dtype rule (ChangesDtype), through
+// the crash-safe writer, with the plan's progress.
 #ifndef STGUARD_SRC_CONVERT_PIPELINE_H_
 #define STGUARD_SRC_CONVERT_PIPELINE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,6 +43,33 @@ struct ConvertedFile {
 // mismatch, a truncated input) leaves no output. `sources` must outlive the call.
 [[nodiscard]] Error Convert(TensorSources sources, const ConversionPlan& plan,
                             const std::string& out_path, ConvertedFile* done);
+
+// StreamedSources is the yield of an adapter whose entries cannot be listed as
+// TensorSources: a safetensors file's. A hostile header makes its entries numerous
+// (millions of one-byte names, a shape of millions of dimensions, in N header bytes), and
+// every command keeps peak memory beyond the header under 2N
+// (tests/memory/test_hostile_memory.py). TensorSources, and the Writer Convert fills from
+// them, copy each name, shape and metadata entry, several times a short entry's header
+// text. StreamedSources instead streams the file from the reader's own entries: the
+// header in pieces, then each tensor's bytes in canonical order, those that change dtype
+// converted by the same rule and element conversion as AddSource's decorator
+// (ChangesDtype, ConvertElements).
+class StreamedSources {
+ public:
+  virtual ~StreamedSources() = default;
+  // WriteTo writes the whole file to `sink`, tensors converted to `target`, and fills
+  // *done. An error found before the first byte (a header past the cap) writes nothing.
+  [[nodiscard]] virtual Error WriteTo(Dtype target, ByteSink& sink, ConvertedFile* done) = 0;
+};
+
+// Convert writes streamed sources under the same rules: the plan checked first (it needs a
+// dtype: a streamed input is already safetensors), crash-safely to `out_path`, progress
+// reported as bytes are written. ConvertToSink writes the same bytes to `sink` (standard
+// output, a folder's staged file). The adapter must outlive the call.
+[[nodiscard]] Error Convert(StreamedSources& sources, const ConversionPlan& plan,
+                            const std::string& out_path, ConvertedFile* done);
+[[nodiscard]] Error ConvertToSink(StreamedSources& sources, const ConversionPlan& plan,
+                                  ByteSink& sink, ConvertedFile* done);
 
 }  // namespace stguard
 

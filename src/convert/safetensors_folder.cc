@@ -6,28 +6,13 @@
 #include <map>
 #include <utility>
 
+#include "convert/checkpoint_sources.h"
 #include "data/conversion_target.h"
 #include "stguard/writer.h"
 #include "write/output_folder.h"
 
 namespace stguard {
 namespace {
-
-// ProgressSink passes bytes on and reports how many went by.
-class ProgressSink final : public ByteSink {
- public:
-  ProgressSink(ByteSink& out, const std::function<void(uint64_t)>& progress)
-      : out_(out), progress_(progress) {}
-  Error Write(std::span<const std::byte> bytes) override {
-    if (Error error = out_.Write(bytes); !error.ok()) return error;
-    if (progress_) progress_(bytes.size());
-    return {};
-  }
-
- private:
-  ByteSink& out_;
-  const std::function<void(uint64_t)>& progress_;
-};
 
 // IndexName is the file name of the index `dir` read (the text after the last '/').
 std::string IndexName(const CheckpointDir& dir) {
@@ -51,14 +36,15 @@ Error ConvertSafetensorsFolder(const std::string& in, const std::string& out_dir
   SafetensorsFolderReport done;
   std::map<std::string, std::string> weight_map;
   for (const ShardFile& shard : dir->shards()) {
-    size_t converted = 0;
+    // Each shard through the pipeline as streamed sources (CheckpointSources).
+    CheckpointSources sources(shard.checkpoint);
+    ConvertedFile converted;
     const Error error = folder.StageStream(shard.name, [&](ByteSink& file) {
-      ProgressSink sink(file, progress);
-      return WriteConverted(shard.checkpoint, target, sink, &converted);
+      return ConvertToSink(sources, ConversionPlan{target, progress}, file, &converted);
     });
     if (!error.ok()) return error;
     done.written.push_back(shard.name);
-    done.num_converted += converted;
+    done.num_converted += converted.num_converted;
     for (const TensorView& tensor : shard.checkpoint.tensors()) {
       done.total_size += ConvertedByteLen(tensor.dtype, tensor.byte_size(), target);
       if (dir->has_index()) weight_map.emplace(std::string(tensor.name), shard.name);

@@ -7,10 +7,12 @@
 #include <new>
 
 #include "base/huge_pages.h"
+#include "base/prefixed_source.h"
 #include "base/test_pause.h"
 #include "format/alignment.h"
 #include "format/header_parser.h"
 #include "format/length_prefix.h"
+#include "format/open_with_head.h"
 #include "stguard/mapped_file.h"
 #include "stguard/reader.h"
 #include "format/tiling.h"
@@ -48,9 +50,10 @@ class CheckpointBuilder {
 
   // OpenNoThrow is Checkpoint::Open (map_data) and Checkpoint::OpenHeader (!map_data).
   static Result<Checkpoint> OpenNoThrow(const std::string& path, const Options& options,
-                                        bool map_data) {
+                                        bool map_data,
+                                        std::span<const std::byte> known_head = {}) {
     try {
-      return OpenFile(path, options, map_data);
+      return OpenFile(path, options, map_data, known_head);
     } catch (const std::bad_alloc&) {
       return OutOfMemory();
     }
@@ -77,8 +80,9 @@ class CheckpointBuilder {
     uint64_t head_len = 0;
   };
 
+  // OpenFile reads the head by ranges, the first known_head.size() bytes from known_head.
   static Result<Checkpoint> OpenFile(const std::string& path, const Options& options,
-                                     bool map_data);
+                                     bool map_data, std::span<const std::byte> known_head);
   static Result<Checkpoint> OpenSource(const ByteSource& source, const Options& options);
   // ReadHead reads the 8-byte prefix, checks it, and reads the header after it: two reads,
   // 8 + N bytes. *out holds prefix and header, *out_len their length.
@@ -93,12 +97,16 @@ class CheckpointBuilder {
 };
 
 Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Options& options,
-                                               bool map_data) {
+                                               bool map_data,
+                                               std::span<const std::byte> known_head) {
   Result<std::unique_ptr<MappedFile>> mapping =
       map_data ? MappedFile::Open(path) : MappedFile::OpenUnmapped(path);
   if (!mapping.ok()) return mapping.error();
+  // A head longer than the file is not this file's: read it all.
+  if (known_head.size() > (*mapping)->size()) known_head = {};
+  const PrefixedSource head_source(**mapping, known_head);
   Sources sources;
-  if (Error error = ReadHead(**mapping, options, &sources.head_copy, &sources.head_len);
+  if (Error error = ReadHead(head_source, options, &sources.head_copy, &sources.head_len);
       !error.ok()) {
     return error;
   }
@@ -238,6 +246,12 @@ Result<Checkpoint> Checkpoint::FromBytes(std::string_view bytes, const Options& 
 
 Result<Checkpoint> Checkpoint::Open(const std::string& path, const Options& options) {
   return CheckpointBuilder::OpenNoThrow(path, options, /*map_data=*/true);
+}
+
+Result<Checkpoint> OpenCheckpointWithHead(const std::string& path,
+                                          std::span<const std::byte> known_head,
+                                          const Options& options) {
+  return CheckpointBuilder::OpenNoThrow(path, options, /*map_data=*/true, known_head);
 }
 
 Result<Checkpoint> Checkpoint::OpenHeader(const std::string& path, const Options& options) {

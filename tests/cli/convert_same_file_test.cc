@@ -13,12 +13,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "byte_source/npz_builder.h"
 #include "stguard/checkpoint_dir.h"
 #include "stguard/conversion.h"
+#include "stguard/formats.h"
 #include "stguard/gguf_convert.h"
 #include "stguard/npy_convert.h"
 #include "stguard/reader.h"
@@ -26,6 +28,7 @@
 #include "stguard/torch_checkpoint.h"
 #include "stguard/writer.h"
 #include "data/conversion_target.h"
+#include "format/open_with_head.h"
 #include "write/string_sink.h"
 #include "support/convert_samples.h"
 #include "support/gguf_encoder.h"
@@ -36,6 +39,10 @@
 
 namespace stguard::testing {
 namespace {
+
+std::span<const std::byte> ByteSpan(const std::string& text) {
+  return std::as_bytes(std::span<const char>(text));
+}
 
 std::string Corpus(const std::string& name) { return std::string(STGUARD_CORPUS_DIR) + "/" + name; }
 
@@ -203,6 +210,58 @@ TEST(ConvertPathTest, ConvertedCountsDtypeChangesForEveryFormat) {
   ASSERT_TRUE(ConvertPath(gguf, "-", to_stream, &report).ok());
   EXPECT_EQ(streamed, ReadFileBytes(dir.File("a.safetensors")));
   EXPECT_EQ(dir.Entries().size(), 5u);  // nothing left behind by the temporary file
+}
+
+// The report names what IN was found to be for every outcome, a usage error's too: the
+// envelope's "format" is read there, IN is not sniffed again.
+TEST(ConvertPathTest, ReportNamesTheInputFormatForEveryOutcome) {
+  TempDir dir;
+  const std::string st = dir.File("f.safetensors");
+  ASSERT_TRUE(WriteFileBytes(st, MixedCheckpoint()));
+  ConvertReport report;
+  ConvertOptions integer;
+  integer.dtype = Dtype::kI8;  // no conversion target: a usage error
+  EXPECT_EQ(ConvertPath(st, dir.File("a.safetensors"), integer, &report).code,
+            ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(report.usage);
+  EXPECT_EQ(report.input.format, Format::kSafetensors);
+  EXPECT_FALSE(report.input.is_folder);
+  ConvertOptions half;
+  half.dtype = Dtype::kF16;
+  ASSERT_TRUE(ConvertPath(st, dir.File("b.safetensors"), half, &report).ok());
+  EXPECT_EQ(report.input.format, Format::kSafetensors);
+  const std::string npy = dir.File("w.npy");
+  ASSERT_TRUE(WriteFileBytes(npy, NpyBytes()));
+  ASSERT_TRUE(ConvertPath(npy, dir.File("c.safetensors"), {}, &report).ok());
+  EXPECT_EQ(report.input.format, Format::kNpy);
+  EXPECT_FALSE(ConvertPath(dir.File("missing"), dir.File("d.safetensors"), {}, &report).ok());
+  EXPECT_EQ(report.input.format, Format::kUnknown);
+  ASSERT_FALSE(ConvertPath(dir.path(), dir.File("out"), {}, &report).ok());
+  EXPECT_TRUE(report.input.is_folder);
+}
+
+// A safetensors file opened from the head the sniff read is the file Open reads: the head
+// serves the first bytes (a head that differs from the file shows it was used), and a head
+// longer than the file is not this file's and is ignored.
+TEST(ConvertPathTest, CheckpointOpensFromTheSniffedHead) {
+  TempDir dir;
+  const std::string path = dir.File("f.safetensors");
+  const std::string bytes = MixedCheckpoint();
+  ASSERT_TRUE(WriteFileBytes(path, bytes));
+  const Result<Checkpoint> opened = Checkpoint::Open(path);
+  ASSERT_TRUE(opened.ok());
+  const std::span<const std::byte> head = ByteSpan(bytes).first(20);
+  const Result<Checkpoint> from_head = OpenCheckpointWithHead(path, head);
+  ASSERT_TRUE(from_head.ok());
+  EXPECT_EQ(from_head->header_text(), opened->header_text());
+  EXPECT_EQ(from_head->num_tensors(), opened->num_tensors());
+  std::string forged = bytes.substr(0, 20);
+  forged[8] = '[';  // the header's '{' as the head says it: refused, so the head was read
+  EXPECT_FALSE(OpenCheckpointWithHead(path, ByteSpan(forged)).ok());
+  const std::string longer = bytes + "extra";
+  const Result<Checkpoint> ignored = OpenCheckpointWithHead(path, ByteSpan(longer));
+  ASSERT_TRUE(ignored.ok());
+  EXPECT_EQ(ignored->header_text(), opened->header_text());
 }
 
 TEST(ConvertEveryInputTest, OptionsFirstOrLastAndFileOrStdoutGiveTheSameBytes) {
