@@ -15,6 +15,7 @@
 #include "lint/engine.h"
 #include "stguard/json_tokenizer.h"
 #include "stguard/lint.h"
+#include "stguard/verdict.h"
 #include "support/sparse_checkpoint.h"
 #include "support/lint_models.h"
 #include "support/temp_dir.h"
@@ -189,6 +190,23 @@ TEST_F(LintTest, ConfigLinkingOutOfTheFolderIsRefused) {
   LintOptions options;
   options.dir.allow_external_symlinks = true;
   ExpectClean(LintModel(dir_.path(), options));
+}
+
+// Lint after the folder check takes config.json's text from the mapping the check made
+// (CheckResult::config), not from the file again: with the file gone since, the kept text
+// is still linted; without it, lint reads the folder and finds no config.json.
+TEST_F(LintTest, ConfigAsTheFolderCheckReadItIsLinted) {
+  ExpectClean(Lint(TinyLlama()));
+  CheckOptions check;
+  check.keep_reader = true;
+  CheckResult checked = CheckFolder(dir_.path(), check);
+  ASSERT_TRUE(checked.valid());
+  ASSERT_NE(checked.checkpoint_dir, nullptr);
+  ASSERT_NE(checked.config, nullptr);
+  ASSERT_EQ(::unlink(dir_.File("config.json").c_str()), 0);
+  ExpectClean(LintModel(*checked.checkpoint_dir, checked.config.get(), LintOptions{}));
+  ExpectOnly(LintModel(*checked.checkpoint_dir, nullptr, LintOptions{}), "config-missing", 1,
+             LintSeverity::kWarning);
 }
 
 TEST_F(LintTest, ConfigMissingIsAWarningAndOtherRulesStillRun) {

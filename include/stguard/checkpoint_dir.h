@@ -49,6 +49,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,6 +62,8 @@
 #include "stguard/reader.h"
 
 namespace stguard {
+
+class MappedFile;
 
 // DirOptions tunes CheckpointDir::Open. The defaults are the strict rules.
 struct STGUARD_API DirOptions {
@@ -175,6 +178,9 @@ struct STGUARD_API ModelFolderReport {
   // read; ok otherwise.
   Error error;
   std::vector<Warning> warnings;
+  // config: config.json as it was read for the rules (mapped), null when it is absent or
+  // was not read; kept so that what comes next (lint) reads none of it again.
+  std::shared_ptr<const MappedFile> config;
 };
 
 // CheckModelFolder looks at the files around the weights in `folder`:

@@ -99,6 +99,13 @@ STGUARD_API LintReport LintModel(const std::string& path, const LintOptions& opt
 // The checkpoint is not opened again: options.dir applies to config.json only (its cap,
 // links out of the folder) and the rules' depth.
 STGUARD_API LintReport LintModel(const CheckpointDir& checkpoint, const LintOptions& options);
+// The same with the folder's config.json as the check already read it (CheckResult::config,
+// null when it read none): lint takes its text from `config` instead of reading the file
+// again, unless options.config_path names another file or the text is over options.dir's
+// cap (then the file is read, and judged, as above). Links out of the folder are refused
+// as above whichever way the text comes.
+STGUARD_API LintReport LintModel(const CheckpointDir& checkpoint, const MappedFile* config,
+                                 const LintOptions& options);
 STGUARD_API LintReport LintModel(const std::string& file_path, const Checkpoint& file,
                                  const LintOptions& options);
 

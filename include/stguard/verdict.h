@@ -222,6 +222,9 @@ struct CheckResult {
   // checkpoint_dir: for a folder, when CheckOptions::keep_reader asked and its safetensors
   // checkpoint opened (the shards' headers, as DirOptions::headers_only); null otherwise.
   std::shared_ptr<const CheckpointDir> checkpoint_dir;
+  // config: for a folder, when CheckOptions::keep_reader asked, its config.json as the
+  // check read it (ModelFolderReport::config; null when absent), so that lint reads it once.
+  std::shared_ptr<const MappedFile> config;
   // canonical: with CheckOptions::require_canonical, the comparison of a safetensors
   // file's header with its canonical form (unset when none was made).
   std::optional<CanonicalDiff> canonical;

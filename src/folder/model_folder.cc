@@ -292,6 +292,7 @@ Error ReadFolderConfig(const std::string& folder, const Options& options,
                        std::to_string(bytes.size()) + " > " + std::to_string(cap));
   }
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  report->config = std::move(*mapping);
   return CheckConfig(text, options, tie, &report->warnings);
 }
 

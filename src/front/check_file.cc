@@ -2,8 +2,7 @@
 // CheckFile and CheckSource: one file of any recognised format, dispatched by its sniffed
 // format (never by its name), to the one verdict of stguard/verdict.h. Both read through a
 // ByteSource (CheckFile's is the file, opened without a mapping); CheckFile alone hands
-// the formats whose readers map the file (pickle-bearing files, GGUF split sets, npz) to
-// those readers by path.
+// a legacy stream, a bare pickle or a tar, GGUF and npz to the mapped readers by path.
 #include "stguard/verdict.h"
 
 #include <sys/stat.h>
@@ -138,6 +137,10 @@ void SummariseGguf(const std::string* path, const gguf::GgufFile& file,
   if (options.list_contents) ListGguf(file, result);
 }
 
+// CheckGguf maps a local file (its path given): its header is parsed in place. Read
+// through the sniff's source instead (which would spare the sniff's first block a second
+// read), the header is copied in growing prefixes first: checking a 4.8 MB header took
+// twice the user time.
 void CheckGguf(const ByteSource& source, const std::string* path, const CheckOptions& options,
                CheckResult* result) {
   Result<gguf::GgufFile> file =
@@ -180,6 +183,10 @@ void SummariseNpz(const NpzInfo& info, const CheckOptions& options, CheckResult*
   if (options.keep_reader) result->npz = std::make_shared<const NpzInfo>(info);
 }
 
+// CheckNpz maps a local file (its path given): each stored member's CRC-32 is computed
+// over the mapping in place. Read through the sniff's source instead (which would spare
+// the sniff's block, tail and directory a second read), every member is copied by pread:
+// checking a 200 MB npz took 40% longer.
 void CheckNpz(const ByteSource& source, const std::string* path, const CheckOptions& options,
               CheckResult* result) {
   if (path != nullptr) {
@@ -241,7 +248,8 @@ void RefuseOtherArchive(CheckResult* result) {
 }
 
 // Judge sniffs the file `source` reads and hands it to its format's reader. `path` is the
-// same file's path when it has one (CheckFile), for the readers that map it.
+// same file's path when it has one (CheckFile), for the readers that map it (a
+// pickle stream, GGUF, npz).
 CheckResult Judge(const ByteSource& source, const std::string* path, const std::string& name,
                   const CheckOptions& options) {
   CheckResult result;
@@ -350,8 +358,8 @@ bool IsFolderPath(const std::string& path) {
 
 CheckResult CheckFile(const std::string& path, const CheckOptions& options) {
   if (IsRemoteInput(path)) return CheckRemote(path, options);
-  // Opened without a mapping: the sniff and the header readers read by pread; the readers
-  // that map (pickle-bearing files, GGUF, npz) open the path again.
+  // Opened without a mapping: the sniff and the readers read by pread; only the readers
+  // of a pickle stream (legacy, bare pickle, tar), GGUF and npz map the path.
   Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
   if (!file.ok()) {
     CheckResult result;

@@ -117,7 +117,7 @@ uint64_t FileBytes(const std::string& path) {
 
 // LocalMembers is CheckFolder's walk over a local folder.
 FolderMembers LocalMembers(const std::string& folder, const CheckpointDir* checkpoint,
-                           const CheckOptions& options) {
+                           const MappedFile* config, const CheckOptions& options) {
   FolderScanOptions scan_options;
   scan_options.allow_external_symlinks = options.allow_external_symlinks;
   scan_options.torch = options.torch;
@@ -127,6 +127,8 @@ FolderMembers LocalMembers(const std::string& folder, const CheckpointDir* check
       scan_options.known_heads.emplace(shard.name, shard.checkpoint.head());
     }
   }
+  // So was config.json, whole, for the folder's rules.
+  if (config != nullptr) scan_options.known_heads.emplace("config.json", config->bytes());
   FolderScanReport scan = ScanFolderByContent(folder, scan_options);
   FolderMembers members;
   members.error = scan.error;
@@ -219,6 +221,7 @@ CheckResult CheckFolderWith(const std::string& path, const CheckOptions& options
   }
   // The files around the weights are judged beside a checkpoint that opened (or a folder
   // with none); an invalid checkpoint has already decided against the folder's weights.
+  std::shared_ptr<const MappedFile> config;
   if (checkpoint.ok() || NoSafetensorsInFolder(folder_error)) {
     ModelFolderReport around = CheckModelFolder(
         folder, checkpoint.ok() ? &*checkpoint : nullptr, dir_options.reader,
@@ -226,13 +229,14 @@ CheckResult CheckFolderWith(const std::string& path, const CheckOptions& options
     if (folder_error.ok() || NoSafetensorsInFolder(folder_error)) folder_error = around.error;
     result.warnings.insert(result.warnings.end(), around.warnings.begin(),
                            around.warnings.end());
+    config = std::move(around.config);
   }
 
   // Every file recognised by content, subfolders included, is examined once: pickles by
   // the static scan (nothing runs), GGUF, npy and npz by their readers. This runs even
   // when the safetensors are invalid: a pickle that would run code must be reported as
   // refused, which outranks invalid.
-  FolderMembers found = members(folder, checkpoint.ok() ? &*checkpoint : nullptr);
+  FolderMembers found = members(folder, checkpoint.ok() ? &*checkpoint : nullptr, config.get());
   if (folder_error.ok()) folder_error = found.error;
   if (folder_error.ok() && !checkpoint.ok() && found.files.empty()) {
     folder_error = checkpoint.error();
@@ -249,13 +253,15 @@ CheckResult CheckFolderWith(const std::string& path, const CheckOptions& options
   if (options.keep_reader && checkpoint.ok()) {
     result.checkpoint_dir = std::make_shared<const CheckpointDir>(std::move(*checkpoint));
   }
+  if (options.keep_reader) result.config = std::move(config);
   return result;
 }
 
 CheckResult CheckFolder(const std::string& path, const CheckOptions& options) {
   return CheckFolderWith(
-      path, options, [&options](const std::string& folder, const CheckpointDir* checkpoint) {
-        return LocalMembers(folder, checkpoint, options);
+      path, options, [&options](const std::string& folder, const CheckpointDir* checkpoint,
+                 const MappedFile* config) {
+        return LocalMembers(folder, checkpoint, config, options);
       });
 }
 

@@ -228,7 +228,9 @@ CheckResult CheckRemoteRepo(HttpTransport& transport, const std::string& url,
   for (CheckResult& other : walk.others) members.files.push_back(std::move(other));
   CheckResult result = CheckFolderWith(
       skeleton.path(), options,
-      [&members](const std::string&, const CheckpointDir*) { return std::move(members); });
+      [&members](const std::string&, const CheckpointDir*, const MappedFile*) {
+        return std::move(members);
+      });
   if (laid_out) laid_out(skeleton.path(), result);
   Rename(skeleton.path(), url, &result);
   for (const CheckResult& member : result.files) {

@@ -23,9 +23,10 @@ struct FolderMembers {
 
 // MemberCheck examines the files under `folder` (CheckFolder's walk: ScanFolderByContent,
 // each file judged by its reader); `checkpoint` is the folder's safetensors checkpoint when
-// it opened (its shards' heads are already read), else null.
-using MemberCheck =
-    std::function<FolderMembers(const std::string& folder, const CheckpointDir* checkpoint)>;
+// it opened (its shards' heads are already read), else null; `config` is config.json as
+// the folder's rules read it, else null.
+using MemberCheck = std::function<FolderMembers(
+    const std::string& folder, const CheckpointDir* checkpoint, const MappedFile* config)>;
 
 // CheckFolderWith is CheckFolder (stguard/verdict.h) with the members given by `members`:
 // the checkpoint, the index and config.json are read from `path`, the verdict is decided

@@ -45,16 +45,18 @@ LintOutcome LintRemoteRepo(const std::string& url, const CheckOptions& check,
   return outcome;
 }
 
-// LintKept lints the checkpoint the check kept (a folder's or one file's headers, taken
-// out of *checked), read again only when lint's reader options differ from the check's or
+// LintKept lints the checkpoint the check kept (a folder's or one file's headers and a
+// folder's config.json, taken out of *checked), read again only when lint's reader options differ from the check's or
 // the check kept none.
 LintReport LintKept(const std::string& path, CheckResult* checked, const LintOptions& options) {
   const std::shared_ptr<const CheckpointDir> folder = std::move(checked->checkpoint_dir);
   const std::shared_ptr<const Checkpoint> file = std::move(checked->checkpoint);
+  const std::shared_ptr<const MappedFile> config = std::move(checked->config);
   const Options& reader = options.dir.reader;
   const bool as_checked = reader.max_header_len == Options{}.max_header_len &&
                           reader.require_aligned_data == CheckOptions{}.require_aligned_data;
-  if (as_checked && folder != nullptr) return LintModel(*folder, options);
+  // config.json as the folder check read it: its rules and lint's read one mapping.
+  if (as_checked && folder != nullptr) return LintModel(*folder, config.get(), options);
   // A URL has no folder to find config.json in: LintModel(path) says so.
   if (as_checked && file != nullptr && !IsRemoteInput(path)) {
     return LintModel(path, *file, options);

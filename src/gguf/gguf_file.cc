@@ -88,7 +88,20 @@ struct GgufFileBuilder {
     file->padding_checked_ = !source.remote();
     ZeroCheck zeros;
     if (file->padding_checked_) {
-      zeros = [&source](uint64_t begin, uint64_t end, std::string_view after) -> Error {
+      zeros = [&source, &prefix](uint64_t begin, uint64_t end, std::string_view after) -> Error {
+        // The part of the run inside the prefix already read (a small file's growing read
+        // reaches its end) is checked there, not read again.
+        if (begin < prefix.size()) {
+          const uint64_t held = std::min<uint64_t>(end, prefix.size());
+          const std::span<const std::byte> bytes(prefix);
+          if (Error e = FirstNonZero(bytes.subspan(static_cast<size_t>(begin),
+                                                   static_cast<size_t>(held - begin)),
+                                     begin, after);
+              !e.ok()) {
+            return e;
+          }
+          begin = held;
+        }
         std::vector<std::byte> run;  // read in chunks: an alignment may be large
         constexpr uint64_t kChunk = 64 * 1024;
         for (uint64_t at = begin; at < end; at += std::min(kChunk, end - at)) {

@@ -25,6 +25,18 @@ struct ConfigText {
   std::string_view text;
 };
 
+// KeptConfig takes config.json's text from the mapping the check made of it, when there
+// is one within the cap: the same bytes ReadConfigFile would map again.
+bool KeptConfig(const MappedFile* kept, const Options& limits, ConfigText* out) {
+  if (kept == nullptr || kept->size() > std::min(limits.max_header_len, kMaxHeaderLen)) {
+    return false;
+  }
+  const std::span<const std::byte> bytes = kept->bytes();
+  out->present = true;
+  out->text = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return true;
+}
+
 // ReadConfigFile maps `path`. An absent file is not an error unless `required` (the user
 // named it). Returns an I/O error, or ok with *out filled.
 Error ReadConfigFile(const std::string& path, bool required, const Options& limits,
@@ -89,8 +101,9 @@ namespace {
 
 // LintShardsIn lints validated shards against the config.json of `folder_path` (or the
 // one options name): the part of lint after the checkpoint is open.
+// `kept` is config.json as the check read it beside the shards, or null.
 LintReport LintShardsIn(const std::string& folder_path, const std::vector<lint::ShardRef>& shards,
-                        const LintOptions& options) {
+                        const MappedFile* kept, const LintOptions& options) {
   LintReport report;
   std::vector<LintFinding> early;
   lint::Findings findings(&early);
@@ -109,7 +122,8 @@ LintReport LintShardsIn(const std::string& folder_path, const std::vector<lint::
                    "config.json");
     config_usable = false;
   }
-  if (config_usable) {
+  const bool from_check = config_usable && !named && KeptConfig(kept, options.dir.reader, &config);
+  if (config_usable && !from_check) {
     report.error = ReadConfigFile(config_path, named, options.dir.reader, &config, &findings);
     if (!report.error.ok()) return report;
   }
@@ -159,11 +173,16 @@ LintReport LintModel(const std::string& path, const LintOptions& options) {
 }
 
 LintReport LintModel(const CheckpointDir& checkpoint, const LintOptions& options) {
+  return LintModel(checkpoint, nullptr, options);
+}
+
+LintReport LintModel(const CheckpointDir& checkpoint, const MappedFile* config,
+                     const LintOptions& options) {
   std::vector<lint::ShardRef> shards;
   for (const ShardFile& shard : checkpoint.shards()) {
     shards.push_back(lint::ShardRef{shard.name, &shard.checkpoint});
   }
-  return LintShardsIn(checkpoint.folder(), shards, options);
+  return LintShardsIn(checkpoint.folder(), shards, config, options);
 }
 
 LintReport LintModel(const std::string& file_path, const Checkpoint& file,
@@ -171,7 +190,7 @@ LintReport LintModel(const std::string& file_path, const Checkpoint& file,
   std::string folder;
   std::string name;
   folder::SplitPath(file_path, &folder, &name);
-  return LintShardsIn(folder, {lint::ShardRef{name, &file}}, options);
+  return LintShardsIn(folder, {lint::ShardRef{name, &file}}, nullptr, options);
 }
 
 }  // namespace stguard
