@@ -14,8 +14,10 @@ Each is judged by
   - Python: stguard.check(PATH), its envelope fields;
   - the WebAssembly glue under node (tests/web/node_envelopes.js): a file through a byte
     source, a folder through the module's file system. Skipped, saying so, when node or
-    build-web/stguard.js is absent (tools/build-web.sh builds it); the path that does not
-    exist is not given to it (a page is only ever given files that exist).
+    build-web/stguard.js is absent (tools/build-web.sh builds it), unless the environment
+    sets STGUARD_REQUIRE_WEB=1 (.ci/run reruns the test so once build-web exists): then
+    their absence fails. The path that does not exist is not given to it (a page is only
+    ever given files that exist).
 
 Lint likewise: `stguard lint --json` on a model folder lint finds clean, one with findings,
 one check refuses, a GGUF file (lint does not read it) and a folder whose --config cannot be
@@ -251,7 +253,7 @@ def lint_same(repo, cli, pythonpath, build_web, tmp):
         print(f"python: {len(cases)} lint results compared")
     else:
         print("SKIPPED python lint: the Python module is not built in this tree")
-    if shutil.which("node") and os.path.isfile(os.path.join(build_web, "stguard.js")):
+    if not web_missing(build_web):
         linted = [(path, cli_object) for (path, _, page), cli_object in zip(cases, printed)
                   if page]
         answers = node_answers(repo, build_web, [path for path, _ in linted])
@@ -273,9 +275,21 @@ def lint_same(repo, cli, pythonpath, build_web, tmp):
     return failures
 
 
+def web_missing(build_web):
+    """Why the glue cannot run under node (None when it can)."""
+    if not shutil.which("node"):
+        return "node is missing"
+    if not os.path.isfile(os.path.join(build_web, "stguard.js")):
+        return f"{build_web}/stguard.js is missing (tools/build-web.sh builds it)"
+    return None
+
+
 def main():
     repo, cli_path, printer, pythonpath, build_web = sys.argv[1:6]
     failures = []
+    if os.environ.get("STGUARD_REQUIRE_WEB") == "1" and web_missing(build_web):
+        print(f"FAIL STGUARD_REQUIRE_WEB=1 but {web_missing(build_web)}")
+        return 1
     with tempfile.TemporaryDirectory() as tmp:
         paths = inputs(repo, tmp) + [os.path.join(tmp, "does-not-exist.safetensors")]
         # One sample per format and 29 more: 40 with today's 11 formats.
@@ -302,7 +316,7 @@ def main():
             print(f"python: {len(paths)} envelopes compared")
         else:
             print("SKIPPED python: the Python module is not built in this tree")
-        if shutil.which("node") and os.path.isfile(os.path.join(build_web, "stguard.js")):
+        if not web_missing(build_web):
             # The page is never given a path that does not exist: the last one is left out.
             compare("node", node_envelopes(repo, build_web, paths[:-1]), cli, paths[:-1],
                     failures)
