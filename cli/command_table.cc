@@ -25,7 +25,7 @@ constexpr FormatSet kJsonText = FormatBit(Format::kJson);
 
 constexpr CommandRow kCommandRows[] = {
     {"check", "FILE|DIR...",
-     "validate checkpoints strictly: safetensors, PyTorch, GGUF, .npy, .npz, folders",
+     "validate checkpoint files and folders strictly",
      "FILE  a .safetensors file, validated strictly; a PyTorch .bin/.pt/.pth/.ckpt (ZIP,\n"
      "      legacy or a bare pickle), read without running its pickle: valid when it holds\n"
      "      nothing outside the allowlist, refused otherwise; a GGUF, .npy or .npz file;\n"
@@ -37,7 +37,7 @@ constexpr CommandRow kCommandRows[] = {
      "      (HF_ENDPOINT, HF_TOKEN), the checks it skipped listed on its verdict",
      kEveryCheckpoint, 1, kAnyNumber, false, RunCheck},
     {"inspect", "FILE|DIR", "show metadata, tensors in file order and totals",
-     "FILE  a .safetensors, PyTorch, GGUF, .npy or .npz file (check's verdict first), or\n"
+     "FILE  a file of a format it reads (check's verdict first), or\n"
      "      its URL (http(s)://, hf://ORG/NAME[@REV]/FILE)\n"
      "DIR   with --stats: a checkpoint folder or a *.safetensors.index.json",
      kEveryCheckpoint, 1, 1, false, RunInspect},

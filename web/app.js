@@ -245,7 +245,8 @@ function showVerdict(section, result) {
   section.dataset.state = 'done';
   const line = section.querySelector(':scope > .verdict');
   line.className = `verdict verdict-${verdict}`;
-  const format = result.format && result.format !== 'unknown' ? ` · ${result.format}` : '';
+  // The format as the library named it, "unknown" included: the page does not branch on it.
+  const format = result.format ? ` · ${result.format}` : '';
   // The verdict line is the library's: "valid (remote: 3 storage checksums not read)".
   line.textContent = `${result.verdict_line || verdict}${format}`;
   // The sentence comes with the result, written by the library (stguard/verdict.h).

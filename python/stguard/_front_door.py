@@ -41,9 +41,9 @@ class Envelope:
     Attributes:
         schema_version: the envelope's version (2, ``_core.ENVELOPE_SCHEMA_VERSION``).
         file: the path given (in a folder's ``results``: the name inside the folder).
-        format: what the sniffer found by content: ``"safetensors"``, ``"pytorch-zip"``,
-            ``"pytorch-legacy"``, ``"pickle"``, ``"gguf"``, ``"npy"``, ``"npz"``, ``"json"``,
-            ``"unknown"``...
+        format: what the sniffer found by content, a word of the library's list of
+            formats (include/stguard/formats.def: ``"safetensors"``, ``"pytorch-zip"``,
+            ``"gguf"``, ``"unknown"``...), or ``"folder"``.
         verdict: ``"valid"``; ``"invalid"`` (malformed); ``"refused"`` (would run code, or
             cannot be proven safe); ``"error"`` (I/O or usage: no verdict on the file).
         code, message, offset, tensor: when not valid, the error's name, sentence, byte

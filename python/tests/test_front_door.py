@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import numpy
 import pytest
@@ -347,10 +348,20 @@ def test_offsets_only_when_they_point_into_a_file(tmp_path):
     assert str(raised.value).startswith(f"DuplicateKey at byte {raised.value.offset}: ")
 
 
+def envelope_schema():
+    """The envelope's schema as tests/support/formats.py makes it (formats from formats.def)."""
+    sys.path.insert(0, str(CORPUS.parent / "tests" / "support"))
+    try:
+        import formats
+    finally:
+        sys.path.pop(0)
+    return formats.envelope_schema(str(CORPUS.parent))
+
+
 def test_envelopes_follow_the_schema(tmp_path):
-    # tests/cli/envelope.schema.json, checked by hand (jsonschema is not installed here):
-    # the required fields, the enums, and code/message/tensor exactly when not valid.
-    schema = json.loads((CORPUS.parent / "tests" / "cli" / "envelope.schema.json").read_text())
+    # The envelope's schema, checked by hand (jsonschema is not installed here): the
+    # required fields, the enums, and code/message/tensor exactly when not valid.
+    schema = envelope_schema()
     properties = schema["properties"]
     results = [stguard.check(VALID), stguard.check(INVALID), stguard.check(OS_SYSTEM),
                stguard.check(tmp_path / "absent"), stguard.check(model_folder(tmp_path, True)),

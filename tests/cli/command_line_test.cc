@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "byte_source/npz_builder.h"
+#include "stguard/formats.h"
 #include "support/gguf_encoder.h"
 #include "support/run_cli.h"
 #include "support/temp_dir.h"
@@ -40,7 +41,23 @@ std::string NpyBytes(bool fortran = false) {
   return testing::NpyFileBytes("<f4", "(2, 2)", data, fortran);
 }
 
-// Fixtures holds one input of each format, as the help names formats.
+// SampleOfKind is corpus/formats/'s sample (WORD.EXT) of the first format of `kind` (a
+// name the help prints, formats.def's "kind"); empty if there is none.
+std::string SampleOfKind(const std::string& kind) {
+  if (kind.empty()) return "";  // unknown's: no format the help names
+  for (const FormatFacts& facts : kFormatFacts) {
+    if (facts.kind != kind) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(Corpus("formats"))) {
+      const std::string name = entry.path().filename().string();
+      if (name.substr(0, name.find('.')) == facts.name) return entry.path().string();
+    }
+  }
+  return "";
+}
+
+// Fixtures holds one input of each format, as the help names formats: its own for the
+// kinds the tests below ask particular things of, else the kind's sample in corpus/formats/
+// (so a format of a new kind is covered by the sample it adds there).
 class Fixtures {
  public:
   Fixtures() {
@@ -66,7 +83,7 @@ class Fixtures {
     if (format == ".npz") return dir_.File("w.npz");
     if (format == "JSON") return dir_.File("c.json");
     if (format == "folder") return dir_.File(command == "convert" ? "pt" : "st");
-    return "";
+    return SampleOfKind(format);
   }
   std::string File(const std::string& name) const { return dir_.File(name); }
 
@@ -156,6 +173,13 @@ CliRun RunWords(const std::vector<std::string>& words, const std::string& out) {
   std::string line;
   for (const std::string& word : words) line += ShellQuoted(word) + " ";
   return RunCli(line);
+}
+
+TEST(CommandLineTest, AKindWithoutAFixtureTakesItsSampleFromCorpusFormats) {
+  EXPECT_EQ(SampleOfKind("GGUF"), Corpus("formats/gguf.gguf"));
+  EXPECT_EQ(SampleOfKind("PyTorch"), Corpus("formats/pytorch-zip.pt"));  // its first format
+  EXPECT_EQ(SampleOfKind("no such kind"), "");
+  EXPECT_EQ(SampleOfKind(""), "");  // unknown's kind
 }
 
 TEST(CommandLineTest, EveryOptionGivesTheSameResultBeforeBetweenAndAfterTheOperands) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Every command's --json output carries the envelope (tests/cli/envelope.schema.json), the
+"""Every command's --json output carries the envelope (tests/cli/envelope.schema.json.in,
+its format list filled from formats.def by tests/support/formats.py), the
 fields every command adds ($defs.result) and its own command's ($defs.check, .inspect...),
 and its exit status follows the verdict: 0 valid, 1 invalid or refused, 2 error; over several
 paths, the worst verdict's (refused, invalid, error, valid). The envelope's fields come in
@@ -9,8 +10,10 @@ their order, and the nested "error" object has an offset exactly when the envelo
 Standard library only: the schema is checked by the small validator below, which knows
 the keywords the schema uses (type, const, enum, required, properties, minimum, if/then/
 else, not, anyOf, $defs) and fails on any other, so the schema cannot silently outgrow it.
-Every command (check, inspect, inspect --stats, scan, lint, convert) runs on a file of
-every format formats.def names and on folders (matrix_cases), besides the cases below.
+Every command (check, inspect, inspect --stats, scan, lint, convert) runs on the sample of
+every format in corpus/formats/ (WORD.EXT, whose check --json says "format": "WORD") and on
+folders (matrix_cases), besides the cases below; a format formats.def lists without a sample
+fails it.
 GGUF float metadata in inspect --json follows $defs.gguf_float and reads back as the same
 float (the sign of -0.0 included); the text output prints the same digits.
 
@@ -19,7 +22,6 @@ Usage: test_envelope.py STGUARD_CLI CORPUS_DIR
 import json
 import math
 import os
-import re
 import shutil
 import struct
 import subprocess
@@ -28,7 +30,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from input_bytes import npy_bytes, tar_bytes, zip_bytes  # noqa: E402
+import formats  # noqa: E402
+from input_bytes import npy_bytes  # noqa: E402
 TYPES = {"object": dict, "string": str, "integer": int, "array": list, "boolean": bool,
          "number": (int, float)}
 KNOWN = {"$schema", "title", "description", "type", "const", "enum", "required",
@@ -47,6 +50,8 @@ def errors(schema, value, where="$"):
             return [f"{where}: not {schema['type']}: {value!r}"]
     if "const" in schema and value != schema["const"]:
         found.append(f"{where}: {value!r} is not {schema['const']!r}")
+    if "enum" in schema and not isinstance(schema["enum"], list):
+        raise ValueError(f"{where}: enum is not a list: {schema['enum']!r}")
     if "enum" in schema and value not in schema["enum"]:
         found.append(f"{where}: {value!r} not in {schema['enum']}")
     if "minimum" in schema and isinstance(value, int) and value < schema["minimum"]:
@@ -71,19 +76,28 @@ def errors(schema, value, where="$"):
 
 def format_words():
     """formats.def's words ("unknown", "safetensors"...), then "folder"."""
-    with open(os.path.join(HERE, "..", "..", "include", "stguard", "formats.def"),
-              encoding="utf-8") as f:
-        words = re.findall(r'^STGUARD_FORMAT\(\w+,\s*\w+,\s*"([^"]+)"', f.read(), re.M)
-    return words + ["folder"]
+    return formats.words() + ["folder"]
 
 
 def format_errors(schema):
-    """The schema's "format" words are formats.def's and "folder"."""
-    expected = format_words()
+    """The schema's "format" words are formats.def's and "folder", and the template that
+    makes it holds no list of its own: a hand-written list, or one missing a word, fails."""
+    found = []
     listed = schema["properties"]["format"]["enum"]
-    if sorted(listed) != sorted(expected):
-        return [f"envelope.schema.json's formats {listed}, formats.def's {expected}"]
-    return []
+    if listed != format_words():
+        found.append(f"the schema's formats {listed}, formats.def's {format_words()}")
+    template = {"properties": {"format": {"enum": ["@formats.def@", "folder"]}}}
+    if formats.fill_formats(template, ["npy", "gguf"])["properties"]["format"]["enum"] != \
+            ["npy", "gguf", "folder"]:
+        found.append("fill_formats does not put formats.def's words in the placeholder")
+    for hand_written in (["npy", "gguf", "folder"], ["@formats.def@", "npy", "folder"]):
+        try:
+            formats.fill_formats({"properties": {"format": {"enum": hand_written}}},
+                                 ["npy", "gguf"])
+            found.append(f"fill_formats accepted the enum {hand_written}")
+        except ValueError:
+            pass
+    return found
 
 
 def self_test(schema):
@@ -142,30 +156,12 @@ EXIT_STATUS = {"valid": 0, "invalid": 1, "refused": 1, "error": 2}
 
 
 def matrix_cases(corpus, tmp):
-    """Every command on a file of every format and on folders: (arguments, None), the exit
-    status to follow the verdict printed."""
-    conformance = os.path.join(os.path.dirname(os.path.abspath(corpus)), "conformance")
+    """Every command on the sample of every format (corpus/formats/) and on folders:
+    (arguments, None), the exit status to follow the verdict printed."""
     folder = os.path.join(tmp, "matrix")
     os.mkdir(folder)
-
-    def make(name, data):
-        path = os.path.join(folder, name)
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
     torch = os.path.join(corpus, "torch")
-    inputs = [
-        os.path.join(corpus, "valid", "worked_example.safetensors"),
-        os.path.join(torch, "valid", "dtypes.zip.pt"),
-        os.path.join(torch, "valid", "dtypes.legacy.pt"),
-        os.path.join(torch, "refuse", "RawPickle__raw_clean_pickle.pt"),
-        make("archive.tar", tar_bytes()),
-        make("keras.zip", zip_bytes()),
-        os.path.join(conformance, "gguf", "y_alignment_16.gguf"),
-        os.path.join(conformance, "npy", "y_dtype_be_f4.npy"),
-        os.path.join(conformance, "npz", "y_deflated_member.npz"),
-        make("config.txt", b'{"model_type": "llama"}'),
-        make("noise.bin", b"no checkpoint at all\n"),
+    inputs = list(formats.samples(os.path.dirname(os.path.abspath(corpus))).values()) + [
         os.path.join(torch, "valid", "sharded"),
         os.path.join(tmp, "good"),
         os.path.join(tmp, "evil"),
@@ -382,8 +378,7 @@ def convert_errors(args, status, value):
 
 def main():
     cli, corpus = sys.argv[1], sys.argv[2]
-    with open(os.path.join(HERE, "envelope.schema.json"), encoding="utf-8") as f:
-        schema = json.load(f)
+    schema = formats.envelope_schema()
     self_test(schema)
     failures = format_errors(schema)
     with tempfile.TemporaryDirectory() as tmp:
@@ -420,13 +415,18 @@ def main():
             failures += convert_errors(args, got, value)
             if (args, status) in matrix and args[0] == "check":
                 checked_formats.add(value.get("format"))
+                sample = os.path.basename(args[-1]).split(".")[0]
+                if os.path.isfile(args[-1]) and value.get("format") != sample:
+                    failures.append(f"{args}: format {value.get('format')!r}: the sample "
+                                    f"of corpus/formats/ is named for {sample!r}")
             expected = {0: "valid", 2: "error"}.get(status)
             if expected and value.get("verdict") != expected:
                 failures.append(f"{args}: verdict {value.get('verdict')}, expected {expected}")
         # The matrix has an input of every format formats.def lists: a new format needs one.
         if checked_formats != set(format_words()):
             failures.append(f"the matrix checks formats {sorted(checked_formats)}, "
-                            f"formats.def lists {sorted(format_words())}: add an input")
+                            f"formats.def lists {sorted(format_words())}: add a sample of "
+                            "each to corpus/formats/")
         failures += float_errors(cli, schema, tmp)
         failures += exit_order_errors(cli, corpus, tmp)
     for failure in failures:

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """The same 40 inputs through every front end give the same envelope.
 
-The inputs cover every format (safetensors, PyTorch ZIP and legacy, bare pickle, tar, a ZIP
-that is neither, GGUF, npy, npz, JSON text, unknown bytes, an empty file), folders (valid,
-refused, a missing shard, mixed formats, empty, an index file) and a path that does not
-exist; valid, invalid, refused and error verdicts. Each is judged by
+The inputs are the sample of every format (corpus/formats/: one per word of formats.def, so
+a new format's sample joins by itself and makes 41), invalid and refused files of each
+reader, an empty file, folders (valid, refused, a missing shard, mixed formats, empty, an
+index file) and a path that does not exist; valid, invalid, refused and error verdicts.
+Each is judged by
 
   - the CLI: `stguard check --json PATH...` (one process, one line per path, in order);
   - the C API: stguard_check_path and stguard_result_json, from a C99 program
@@ -13,8 +14,10 @@ exist; valid, invalid, refused and error verdicts. Each is judged by
   - Python: stguard.check(PATH), its envelope fields;
   - the WebAssembly glue under node (tests/web/node_envelopes.js): a file through a byte
     source, a folder through the module's file system. Skipped, saying so, when node or
-    build-web/stguard.js is absent (tools/build-web.sh builds it); the path that does not
-    exist is not given to it (a page is only ever given files that exist).
+    build-web/stguard.js is absent (tools/build-web.sh builds it), unless the environment
+    sets STGUARD_REQUIRE_WEB=1 (.ci/run reruns the test so once build-web exists): then
+    their absence fails. The path that does not exist is not given to it (a page is only
+    ever given files that exist).
 
 Lint likewise: `stguard lint --json` on a model folder lint finds clean, one with findings,
 one check refuses, a GGUF file (lint does not read it) and a folder whose --config cannot be
@@ -38,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from input_bytes import tar_bytes, zip_bytes  # noqa: E402
+import formats  # noqa: E402
 
 ENVELOPE = ["schema_version", "file", "format", "verdict", "code", "message", "offset",
             "member", "tensor"]
@@ -58,64 +61,55 @@ def copy(source, target):
 
 
 def inputs(repo, tmp):
-    """The 40 paths, absolute."""
+    """The paths (40 with today's formats), absolute."""
     corpus = os.path.join(repo, "corpus")
     conf = os.path.join(repo, "conformance")
     torch = os.path.join(corpus, "torch")
-    files = [
+    samples = formats.samples(repo)
+    files = list(samples.values()) + [
         # safetensors: valid, invalid with an offset and a tensor, implementation-defined
-        os.path.join(corpus, "valid", "worked_example.safetensors"),
         os.path.join(corpus, "valid", "every_dtype.safetensors"),
         os.path.join(corpus, "invalid", "DuplicateKey__tensor_twice.safetensors"),
         os.path.join(conf, "safetensors", "n_dtype_BF16_size_plus_one.safetensors"),
         os.path.join(conf, "safetensors", "i_metadata_not_object__null.safetensors"),
-        # PyTorch ZIP and legacy, bare pickles, tar-shaped: valid, refused, invalid
-        os.path.join(torch, "valid", "dtypes.zip.pt"),
-        os.path.join(torch, "valid", "dtypes.legacy.pt"),
+        # PyTorch ZIP and legacy, bare pickles, tar-shaped: refused, invalid
         os.path.join(torch, "refuse", "PickleGlobalRefused__zip_os_system.pt"),
         os.path.join(torch, "refuse", "PickleGlobalRefused__legacy_os_system.pt"),
         os.path.join(torch, "refuse", "PickleGlobalRefused__raw_os_system.pt"),
-        os.path.join(torch, "refuse", "RawPickle__raw_clean_pickle.pt"),
         os.path.join(torch, "refuse", "TarAmbiguous__tar_shaped_legacy.pt"),
         os.path.join(torch, "refuse", "ZipChecksum__bad_crc.pt"),
         os.path.join(torch, "refuse", "UnexpectedEnd__legacy_truncated.pt"),
         os.path.join(torch, "refuse", "NotATorchCheckpoint__text.pt"),
         os.path.join(conf, "pytorch", "n_constants_pkl.pt"),
         # GGUF
-        os.path.join(conf, "gguf", "y_alignment_16.gguf"),
         os.path.join(conf, "gguf", "n_alignment_0.gguf"),
         os.path.join(corpus, "gguf", "refuse", "GgufBadMagic__bad_magic.gguf"),
         os.path.join(corpus, "gguf", "refuse", "GgufBlockMismatch__row_not_whole_blocks.gguf"),
         # npy and npz
-        os.path.join(conf, "npy", "y_dtype_be_f4.npy"),
         os.path.join(conf, "npy", "n_code_in_header.npy"),
         os.path.join(conf, "npy", "n_object_dtype.npy"),
-        os.path.join(conf, "npz", "y_deflated_member.npz"),
         os.path.join(conf, "npz", "y_empty_archive.npz"),
         os.path.join(conf, "npz", "n_bad_crc.npz"),
-        # generated: a tar, a ZIP that is neither, JSON text, unknown bytes, an empty file
-        write(os.path.join(tmp, "files", "archive.tar"), tar_bytes()),
-        write(os.path.join(tmp, "files", "keras.zip"), zip_bytes()),
-        write(os.path.join(tmp, "files", "config.txt"), b'{"model_type": "llama"}'),
-        write(os.path.join(tmp, "files", "noise.bin"), b"hello, this is no checkpoint\n"),
+        # generated: an empty file
         write(os.path.join(tmp, "files", "empty.safetensors"), b""),
     ]
-    valid_st = files[0]
+    valid_st = samples["safetensors"]
+    raw_os_system = os.path.join(torch, "refuse", "PickleGlobalRefused__raw_os_system.pt")
     good = os.path.join(tmp, "good")
     copy(valid_st, os.path.join(good, "model.safetensors"))
     evil = os.path.join(tmp, "evil")
     copy(valid_st, os.path.join(evil, "model.safetensors"))
-    copy(files[9], os.path.join(evil, "sub", "extra.pt"))
+    copy(raw_os_system, os.path.join(evil, "sub", "extra.pt"))
     no_shard = os.path.join(tmp, "no_shard")
     write(os.path.join(no_shard, "model.safetensors.index.json"),
           b'{"metadata":{},"weight_map":{"t":"model-00001-of-00001.safetensors"}}')
     mixed = os.path.join(tmp, "mixed")
-    copy(files[16], os.path.join(mixed, "model.gguf"))
-    copy(files[20], os.path.join(mixed, "array.npy"))
-    copy(files[23], os.path.join(mixed, "arrays.npz"))
+    copy(samples["gguf"], os.path.join(mixed, "model.gguf"))
+    copy(samples["npy"], os.path.join(mixed, "array.npy"))
+    copy(samples["npz"], os.path.join(mixed, "arrays.npz"))
     broken_member = os.path.join(tmp, "broken_member")
     copy(valid_st, os.path.join(broken_member, "model.safetensors"))
-    copy(files[21], os.path.join(broken_member, "bad.npy"))
+    copy(os.path.join(conf, "npy", "n_code_in_header.npy"), os.path.join(broken_member, "bad.npy"))
     empty = os.path.join(tmp, "empty")
     os.mkdir(empty)
     sharded = os.path.join(torch, "valid", "sharded")
@@ -259,7 +253,7 @@ def lint_same(repo, cli, pythonpath, build_web, tmp):
         print(f"python: {len(cases)} lint results compared")
     else:
         print("SKIPPED python lint: the Python module is not built in this tree")
-    if shutil.which("node") and os.path.isfile(os.path.join(build_web, "stguard.js")):
+    if not web_missing(build_web):
         linted = [(path, cli_object) for (path, _, page), cli_object in zip(cases, printed)
                   if page]
         answers = node_answers(repo, build_web, [path for path, _ in linted])
@@ -281,12 +275,25 @@ def lint_same(repo, cli, pythonpath, build_web, tmp):
     return failures
 
 
+def web_missing(build_web):
+    """Why the glue cannot run under node (None when it can)."""
+    if not shutil.which("node"):
+        return "node is missing"
+    if not os.path.isfile(os.path.join(build_web, "stguard.js")):
+        return f"{build_web}/stguard.js is missing (tools/build-web.sh builds it)"
+    return None
+
+
 def main():
     repo, cli_path, printer, pythonpath, build_web = sys.argv[1:6]
     failures = []
+    if os.environ.get("STGUARD_REQUIRE_WEB") == "1" and web_missing(build_web):
+        print(f"FAIL STGUARD_REQUIRE_WEB=1 but {web_missing(build_web)}")
+        return 1
     with tempfile.TemporaryDirectory() as tmp:
         paths = inputs(repo, tmp) + [os.path.join(tmp, "does-not-exist.safetensors")]
-        assert len(paths) == 40, len(paths)
+        # One sample per format and 29 more: 40 with today's 11 formats.
+        assert len(paths) == len(formats.words()) + 29, len(paths)
         missing = [p for p in paths[:-1] if not os.path.exists(p)]
         assert not missing, f"inputs missing from the tree: {missing}"
         cli = cli_envelopes(cli_path, paths)
@@ -298,18 +305,18 @@ def main():
                 failures.append(f"{path}: the CLI's line is about {fields.get('file')}")
         # The inputs must cover every verdict and every format word, or they test less
         # than they say.
-        formats = {dict(e)["format"] for e in cli}
+        seen = {dict(e)["format"] for e in cli}
+        formats_def = formats.words()
         assert set(verdicts) == {"valid", "invalid", "refused", "error"}, verdicts
-        for word in ("safetensors", "pytorch-zip", "pytorch-legacy", "pickle", "tar", "zip",
-                     "gguf", "npy", "npz", "json", "unknown", "folder"):
-            assert word in formats, f"no input of format {word}: {sorted(formats)}"
+        for word in formats_def + ["folder"]:
+            assert word in seen, f"no input of format {word}: {sorted(seen)}"
         compare("C API", capi_envelopes(printer, paths), cli, paths, failures)
         if pythonpath != "none":
             compare("Python", python_envelopes(pythonpath, paths), cli, paths, failures)
             print(f"python: {len(paths)} envelopes compared")
         else:
             print("SKIPPED python: the Python module is not built in this tree")
-        if shutil.which("node") and os.path.isfile(os.path.join(build_web, "stguard.js")):
+        if not web_missing(build_web):
             # The page is never given a path that does not exist: the last one is left out.
             compare("node", node_envelopes(repo, build_web, paths[:-1]), cli, paths[:-1],
                     failures)

@@ -112,8 +112,8 @@ FRONT_IN_SRC = 'src/capi/'
 
 
 def format_words(formats_def):
-    """The formats' words ("safetensors", "gguf"...) from formats.def's rows."""
-    return [word for word in FORMAT_ROW.findall(formats_def) if word != 'unknown']
+    """The formats' words ("unknown", "safetensors", "gguf"...) from formats.def's rows."""
+    return FORMAT_ROW.findall(formats_def)
 
 
 def word_dispatch(words):
@@ -176,10 +176,12 @@ def self_test():
     words = format_words('STGUARD_FORMAT(Unknown, UNKNOWN, "unknown", "", 0)\n'
                          'STGUARD_FORMAT(Gguf, GGUF, "gguf", "GGUF", 1)\n'
                          'STGUARD_FORMAT(Npy, NPY, "npy", ".npy", 1)\n')
-    assert words == ['gguf', 'npy'], words
+    assert words == ['unknown', 'gguf', 'npy'], words
     forwards = {'cli/a.cc': 'AppendValidEnvelope(path, Format::kGguf, &out);\n'
                             'if (facts.convertible) return FormatName(format);\n',
-                'python/stguard/a.py': 'kind = {"format": "gguf"}\nprint("npy files")\n',
+                'python/stguard/a.py': 'kind = {"format": "gguf"}\nprint("npy files")\n'
+                                       'fmt = raw.get("format", "unknown")\n',
+                'web/a.js': "const line = result.format ? ` \u00b7 ${result.format}` : '';\n",
                 'src/a.cc': 'switch (f) {\n  case Format::kGguf: return "gguf";\n}\n',
                 'src/capi/a.cc': 'return static_cast<stguard_format>(SniffFormat(bytes));\n'}
     assert dispatch_violations(forwards, words, pending={}) == []
@@ -190,6 +192,7 @@ def self_test():
                   'python/stguard/b.py': 'if name in ("gguf", "x"):\n    pass\n',
                   'python/stguard/c.py': 'TABLE = {\n    "gguf": 1,\n}\n',
                   'web/app.js': 'switch (r.format) { case "npy": break; }\n',
+                  'web/b.js': "const f = r.format !== 'unknown' ? r.format : '';\n",
                   'src/capi/b.cc': 'if (format == STGUARD_FORMAT_NPY) return 1;\n'}
     flagged = dispatch_violations(dispatches, words, pending={})
     assert len(flagged) == len(dispatches), flagged
