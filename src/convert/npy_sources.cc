@@ -256,6 +256,7 @@ Error StreamArray(std::span<const std::byte> data, const NpyArrayInfo& info, Byt
 // cache-blocked transpose; a larger slab is placed a column piece at a time.
 constexpr uint64_t kPlaceWindow = uint64_t{16} << 20;
 constexpr uint64_t kPageLen = 4096;
+constexpr uint64_t kPreparePages = 16;
 
 class FortranPlacer {
  public:
@@ -302,27 +303,40 @@ class FortranPlacer {
   }
 
   // PlaceSlabs stores the buffer's `count` slabs (last index from next_slab_) in units of
-  // rows (or, rows wider than kPlaceWindow, of runs within a row) of about kPlaceWindow.
+  // rows by runs whose output pages come to about kPlaceWindow: at least a cache line's
+  // worth of rows (each line read from the buffer is used whole), then as many runs as
+  // fit, counting each run's piece of a row as touching a page more than its bytes.
   void PlaceSlabs(uint64_t count) {
     std::vector<uint64_t> block(shape_.begin(), shape_.end());
     block.back() = count;
     const uint64_t run_bytes = shape_.back() * size_;
     const uint64_t runs = row_ / run_bytes;
-    const uint64_t rows_per = std::max<uint64_t>(kPlaceWindow / row_, 1);
-    const uint64_t runs_per = row_ <= kPlaceWindow
-                                  ? runs
-                                  : std::max<uint64_t>(kPlaceWindow / run_bytes, 1);
+    const uint64_t line_rows = std::max<uint64_t>(kCacheLine / size_, 1);
+    const uint64_t touched = count * size_ + kPageLen;  // per row and run, at most
+    const uint64_t rows_per = std::clamp<uint64_t>(
+        std::max(kPlaceWindow / (runs * touched), line_rows), 1, shape_[0]);
+    const uint64_t runs_per =
+        std::clamp<uint64_t>(kPlaceWindow / (rows_per * touched), 1, runs);
     const std::span<const std::byte> data(buffer_.get(), count * slab_);
     for (uint64_t a = 0; a < shape_[0]; a += rows_per) {
       const uint64_t n = std::min(rows_per, shape_[0] - a);
       for (uint64_t r = 0; r < runs; r += runs_per) {
         const uint64_t nr = std::min(runs_per, runs - r);
         const uint64_t at = a * row_ + r * run_bytes + next_slab_ * size_;
+        Prepare(at, n, (nr - 1) * run_bytes + count * size_, run_bytes <= touched);
         FortranBlockToC(data, block, size_, a, n, r, nr, out_ + at, row_, run_bytes);
         placing_.ReleasePlaced(at, (n - 1) * row_ + (nr - 1) * run_bytes + count * size_);
       }
     }
     next_slab_ += count;
+  }
+
+  // Prepare maps the pages `n` rows from `at` will take, a row's `span` bytes each, in
+  // a call per row where the row's pieces fill most of its pages (`dense`) and span
+  // enough of them (kPreparePages) to be worth a call.
+  void Prepare(uint64_t at, uint64_t n, uint64_t span, bool dense) {
+    if (!dense || span < kPreparePages * kPageLen) return;
+    for (uint64_t i = 0; i < n; ++i) placing_.PreparePlaced(at + i * row_, span);
   }
 
   // PlaceColumns stores the buffer's `count` elements, which continue the stream from

@@ -454,17 +454,34 @@ Error AtomicFile::BeginPlaced(uint64_t len, std::byte** at) {
 #endif
 }
 
-void AtomicFile::ReleasePlaced(uint64_t offset, uint64_t len) {
+// AdvisePlaced applies `advice` to the whole pages of the mapping that hold any of
+// [offset, offset + len) of the placed bytes. A page shared with a neighbouring range
+// is included: dropping it only costs a fault (the data is in the file's page cache).
+void AtomicFile::AdvisePlaced(uint64_t offset, uint64_t len, int advice) {
 #if !defined(__EMSCRIPTEN__)
   if (map_ == nullptr || offset >= placed_len_) return;
   len = std::min(len, placed_len_ - offset);
-  // Whole pages inside the mapping: a page shared with a neighbouring range is dropped
-  // too, which only costs a fault (the data is in the file's page cache).
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t from = (map_skip_ + offset) / page * page;
   const uint64_t to = std::min<uint64_t>((map_skip_ + offset + len + page - 1) / page * page,
                                          map_len_);
-  madvise(map_ + from, static_cast<size_t>(to - from), MADV_DONTNEED);
+  madvise(map_ + from, static_cast<size_t>(to - from), advice);
+#else
+  (void)offset;
+  (void)len;
+  (void)advice;
+#endif
+}
+
+void AtomicFile::ReleasePlaced(uint64_t offset, uint64_t len) {
+#if !defined(__EMSCRIPTEN__)
+  AdvisePlaced(offset, len, MADV_DONTNEED);
+#endif
+}
+
+void AtomicFile::PreparePlaced(uint64_t offset, uint64_t len) {
+#if defined(MADV_POPULATE_WRITE)  // Linux 5.14; older kernels refuse it (EINVAL): faults
+  AdvisePlaced(offset, len, MADV_POPULATE_WRITE);
 #else
   (void)offset;
   (void)len;

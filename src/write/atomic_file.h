@@ -86,6 +86,7 @@ class AtomicFile final : public ByteSink, public PlacingSink {
   // PlacingSink (write/placing_sink.h).
   Error BeginPlaced(uint64_t len, std::byte** at) override;
   void ReleasePlaced(uint64_t offset, uint64_t len) override;
+  void PreparePlaced(uint64_t offset, uint64_t len) override;
   Error EndPlaced() override;
 
   // Commit flushes, fsyncs and closes the temporary file, renames it over the destination
@@ -117,6 +118,7 @@ class AtomicFile final : public ByteSink, public PlacingSink {
   // RemoveTemporary unlinks the temporary file (relative to dir_fd_ when there is one).
   void RemoveTemporary();
 
+  void AdvisePlaced(uint64_t offset, uint64_t len, int advice);
   Error Flush();
   Error WriteAll(const std::byte* data, size_t len);
   // Fail records `error` as the sticky failure, aborts, and returns it.

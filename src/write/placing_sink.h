@@ -27,6 +27,10 @@ class PlacingSink {
   // ReleasePlaced hands [offset, offset + len) of the placed bytes back to the kernel:
   // the data stays in the file, the pages leave the process's resident set.
   virtual void ReleasePlaced(uint64_t offset, uint64_t len) = 0;
+  // PreparePlaced maps [offset, offset + len) of the placed bytes writable in one call,
+  // where the platform can, for a caller about to store into most of its pages: cheaper
+  // than a page fault per page.
+  virtual void PreparePlaced(uint64_t offset, uint64_t len) = 0;
   // EndPlaced unmaps the bytes and moves the output past them: every one must have been
   // stored.
   [[nodiscard]] virtual Error EndPlaced() = 0;

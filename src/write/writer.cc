@@ -49,6 +49,9 @@ class BoundedSink final : public ByteSink, public PlacingSink {
   void ReleasePlaced(uint64_t offset, uint64_t len) override {
     if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
   }
+  void PreparePlaced(uint64_t offset, uint64_t len) override {
+    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
+  }
   Error EndPlaced() override {
     return placing_ != nullptr ? placing_->EndPlaced() : TooManyBytes();
   }
@@ -84,6 +87,9 @@ class ProgressSink final : public ByteSink, public PlacingSink {
   }
   void ReleasePlaced(uint64_t offset, uint64_t len) override {
     if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
+  }
+  void PreparePlaced(uint64_t offset, uint64_t len) override {
+    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
   }
   Error EndPlaced() override {
     if (placing_ == nullptr) return TooManyBytes();
