@@ -257,6 +257,7 @@ Error StreamArray(std::span<const std::byte> data, const NpyArrayInfo& info, Byt
 constexpr uint64_t kPlaceWindow = uint64_t{16} << 20;
 constexpr uint64_t kPageLen = 4096;
 constexpr uint64_t kPreparePages = 16;
+constexpr uint64_t kTlbRows = 256;
 
 class FortranPlacer {
  public:
@@ -313,8 +314,13 @@ class FortranPlacer {
     const uint64_t runs = row_ / run_bytes;
     const uint64_t line_rows = std::max<uint64_t>(kCacheLine / size_, 1);
     const uint64_t touched = count * size_ + kPageLen;  // per row and run, at most
+    // Rows of one run are a page apart or more when rows are wide: a unit of many rows
+    // would store each column's elements to as many 4 KiB pages of the mapping, more than
+    // the TLB holds (a 23170 x 23170 |u1 member took tens of seconds). kTlbRows caps that.
+    const uint64_t fit_rows = std::max(kPlaceWindow / (runs * touched), line_rows);
     const uint64_t rows_per = std::clamp<uint64_t>(
-        std::max(kPlaceWindow / (runs * touched), line_rows), 1, shape_[0]);
+        row_ >= kPageLen ? std::min(fit_rows, std::max(kTlbRows, line_rows)) : fit_rows, 1,
+        shape_[0]);
     const uint64_t runs_per =
         std::clamp<uint64_t>(kPlaceWindow / (rows_per * touched), 1, runs);
     const std::span<const std::byte> data(buffer_.get(), count * slab_);
