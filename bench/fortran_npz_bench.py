@@ -90,7 +90,7 @@ def main():
             for name, _, _ in tools:
                 wall, cpu, peak = (statistics.median(m[k] for m in runs[name]) for k in range(3))
                 print("| %s %s | %s | %s | %.2f | %.2f | %.0f |" % (
-                    label, np.dtype(dtype).str, "x".join(map(str, shape)), name, wall, cpu, peak))
+                    label, np.dtype(dtype).name, "x".join(map(str, shape)), name, wall, cpu, peak))
                 sys.stdout.flush()
     return 0
 
