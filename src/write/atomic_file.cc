@@ -339,7 +339,7 @@ Error AtomicFile::Fail(Error error) {
 void AtomicFile::Abort() {
   if (done_) return;
   done_ = true;
-#if !defined(__EMSCRIPTEN__)
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
   if (map_ != nullptr) munmap(map_, map_len_);
   map_ = nullptr;
 #endif
@@ -413,7 +413,7 @@ Error AtomicFile::BeginPlaced(uint64_t len, std::byte** at) {
     if (!failure_.ok()) return failure_;
     return IoError("a placed write out of turn", dest_path_, 0, bytes_written());
   }
-#if defined(__EMSCRIPTEN__)
+#if !defined(__linux__) || defined(__EMSCRIPTEN__)  // fallocate and these mappings: Linux
   (void)len;
   return Error{};
 #else
@@ -458,7 +458,7 @@ Error AtomicFile::BeginPlaced(uint64_t len, std::byte** at) {
 // [offset, offset + len) of the placed bytes. A page shared with a neighbouring range
 // is included: dropping it only costs a fault (the data is in the file's page cache).
 void AtomicFile::AdvisePlaced(uint64_t offset, uint64_t len, int advice) {
-#if !defined(__EMSCRIPTEN__)
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
   if (map_ == nullptr || offset >= placed_len_) return;
   len = std::min(len, placed_len_ - offset);
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
@@ -474,7 +474,7 @@ void AtomicFile::AdvisePlaced(uint64_t offset, uint64_t len, int advice) {
 }
 
 void AtomicFile::ReleasePlaced(uint64_t offset, uint64_t len) {
-#if !defined(__EMSCRIPTEN__)
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
   AdvisePlaced(offset, len, MADV_DONTNEED);
 #endif
 }
@@ -489,7 +489,7 @@ void AtomicFile::PreparePlaced(uint64_t offset, uint64_t len) {
 }
 
 Error AtomicFile::EndPlaced() {
-#if !defined(__EMSCRIPTEN__)
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
   if (map_ == nullptr) return IoError("no placed write to end", dest_path_, 0, bytes_written());
   munmap(map_, map_len_);
   map_ = nullptr;
