@@ -276,8 +276,12 @@ class FortranPlacer {
     capacity_ = len;
   }
 
-  // Append takes the next inflated bytes (any split).
-  void Append(std::span<const std::byte> bytes) {
+  // Append takes the next inflated bytes (any split). StreamNpzMember passes exactly the
+  // member's declared data; more would be stored past the placed range, so it is refused
+  // here too.
+  Error Append(std::span<const std::byte> bytes) {
+    if (bytes.size() > info_.data_len - received_) return SizeError();
+    received_ += bytes.size();
     while (!bytes.empty()) {
       const size_t n = std::min<size_t>(bytes.size(), capacity_ - filled_);
       std::memcpy(buffer_.get() + filled_, bytes.data(), n);
@@ -285,10 +289,13 @@ class FortranPlacer {
       bytes = bytes.subspan(n);
       if (filled_ == capacity_) Place();
     }
+    return {};
   }
-  // Finish places what the buffer still holds (whole elements once the stream is whole).
-  void Finish() {
-    if (filled_ >= size_) Place();
+  // Finish places what the buffer still holds; every declared byte must have come.
+  Error Finish() {
+    if (received_ != info_.data_len) return SizeError();
+    if (filled_ > 0) Place();
+    return {};
   }
 
  private:
@@ -348,19 +355,37 @@ class FortranPlacer {
   // PlaceColumns stores the buffer's `count` elements, which continue the stream from
   // row row_at_ of the column whose C-order place is column_at_: each column piece goes
   // one output row apart, its pages handed back about every kPlaceWindow.
+  // Short columns (a small d0) add up: the pages are handed back once the pieces since
+  // the last release may have touched kPlaceWindow, over the span they covered.
   void PlaceColumns(uint64_t count) {
     const std::byte* in = buffer_.get();
     const uint64_t rows_per = std::max<uint64_t>(kPlaceWindow / std::max(row_, kPageLen), 1);
+    uint64_t touched = 0;
+    uint64_t low = UINT64_MAX;
+    uint64_t high = 0;
     while (count > 0) {
       const uint64_t n = std::min({count, shape_[0] - row_at_, rows_per});
       const uint64_t at = row_at_ * row_ + column_at_ * size_;
       CopyStridedAnySize(in, size_, out_ + at, row_, n, size_);
-      placing_.ReleasePlaced(at, (n - 1) * row_ + size_);
+      touched += row_ >= kPageLen ? n * kPageLen : n * row_ + kPageLen;
+      low = std::min(low, at);
+      high = std::max(high, at + (n - 1) * row_ + size_);
+      if (touched >= kPlaceWindow || n == count) {
+        placing_.ReleasePlaced(low, high - low);
+        touched = 0;
+        low = UINT64_MAX;
+        high = 0;
+      }
       in += n * size_;
       count -= n;
       row_at_ += n;
       if (row_at_ == shape_[0]) NextColumn();
     }
+  }
+
+  static Error SizeError() {
+    return Error{ErrorCode::kInvalidArgument, 0,
+                 "the member's data is not the size its .npy header declares", "", ""};
   }
 
   // NextColumn moves to the next column of the stream: axes 1.. in Fortran order (axis 1
@@ -386,6 +411,7 @@ class FortranPlacer {
   std::unique_ptr<std::byte[]> buffer_;
   size_t capacity_ = 0;
   size_t filled_ = 0;
+  uint64_t received_ = 0;   // bytes appended
   uint64_t next_slab_ = 0;  // slabs placed
   uint64_t row_at_ = 0;     // PlaceColumns: the stream's place
   uint64_t column_at_ = 0;
@@ -398,14 +424,12 @@ Error PlaceDeflatedFortran(std::span<const std::byte> archive, const NpzMember& 
   FortranPlacer placer(member.array, out, placing);
   if (Error e = StreamNpzMember(archive, member, member.array.data_offset,
                                 [&](std::span<const std::byte> chunk) {
-                                  placer.Append(chunk);
-                                  return Error{};
+                                  return placer.Append(chunk);
                                 });
       !e.ok()) {
     return e;
   }
-  placer.Finish();
-  return {};
+  return placer.Finish();
 }
 
 // StreamDeflatedMember writes a deflated .npz member's array, inflating it once: a C-order
