@@ -481,5 +481,47 @@ TEST(RewriteInPlaceTest, CopyingAMappedCheckpointKeepsItsPagesOutOfMemory) {
   EXPECT_GT(RssFileKiB() - before, 96 * 1024);
 }
 
+// A placed range (write/placing_sink.h) is stored in any order through a mapping of the
+// temporary file, between ordinary writes, from an offset that is not a page's.
+TEST(AtomicFileTest, PlacedBytesLandBetweenWrites) {
+  TempDir dir;
+  const std::string path = dir.File(kName);
+  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+  ASSERT_TRUE(file.ok()) << file.error().ToString();
+  ASSERT_TRUE((*file)->Write(AsBytes("head-")).ok());
+  std::byte* at = nullptr;
+  ASSERT_TRUE((*file)->BeginPlaced(10000, &at).ok());
+  ASSERT_NE(at, nullptr);  // Linux, and the test's folder takes fallocate
+  for (size_t i = 10000; i-- > 0;) at[i] = static_cast<std::byte>('a' + i % 26);
+  (*file)->ReleasePlaced(0, 10000);  // the bytes stay: they are in the file
+  ASSERT_TRUE((*file)->EndPlaced().ok());
+  ASSERT_TRUE((*file)->Write(AsBytes("-tail")).ok());
+  ASSERT_TRUE((*file)->Commit().ok());
+  std::string want = "head-";
+  for (size_t i = 0; i < 10000; ++i) want += static_cast<char>('a' + i % 26);
+  EXPECT_EQ(ReadFileBytes(path), want + "-tail");
+}
+
+// The blocks are allocated before the range is mapped: a full disk is an error there
+// (never SIGBUS on a store), the temporary file is removed and OUT keeps its content.
+TEST(AtomicFileTest, PlacingOnAFullDiskFailsBeforeMapping) {
+  TempDir dir;
+  const std::string path = dir.File(kName);
+  ASSERT_TRUE(WriteFileBytes(path, kOldContent));
+  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE((*file)->Write(AsBytes("head")).ok());
+  std::byte* at = nullptr;
+  {
+    HookGuard hook([](FileOp op) { return op == FileOp::kWrite ? ENOSPC : 0; });
+    Error error = (*file)->BeginPlaced(1 << 20, &at);
+    EXPECT_EQ(error.code, ErrorCode::kIoError);
+  }
+  EXPECT_EQ(at, nullptr);
+  EXPECT_FALSE((*file)->Commit().ok());
+  EXPECT_EQ(ReadFileBytes(path), kOldContent);
+  EXPECT_EQ(dir.Entries(), std::vector<std::string>{kName});
+}
+
 }  // namespace
 }  // namespace stguard

@@ -24,6 +24,7 @@
 #include "stguard/npz.h"
 #include "stguard/writer.h"
 #include "write/converting_sink.h"
+#include "write/placing_sink.h"
 
 namespace stguard {
 
@@ -242,15 +243,215 @@ Error StreamArray(std::span<const std::byte> data, const NpyArrayInfo& info, Byt
   return reorder ? StreamFortranOrder(data, info, sink) : StreamCOrder(data, info.type, sink);
 }
 
+// ---- A deflated Fortran-order member, placed into the output file as it inflates.
+//
+// The stream comes in Fortran order, the output wants C order: the inflated bytes are
+// gathered in a buffer and each buffer's elements stored at their C-order places in the
+// output file, mapped (write/placing_sink.h); the mapping's pages are handed back to the
+// kernel every kPlaceWindow of output, so the process holds the buffer (at most
+// kMaxBandLen, 64 MiB, less for a smaller member) and about kPlaceWindow of output pages,
+// whatever the array's size. A slab is the elements sharing the last index (d0 * ... *
+// dn-2 of them, contiguous in the stream): when one fits the buffer, the buffer holds
+// whole slabs, a Fortran-order block of the array that FortranBlockToC places with the
+// cache-blocked transpose; a larger slab is placed a column piece at a time.
+constexpr uint64_t kPlaceWindow = uint64_t{16} << 20;
+constexpr uint64_t kPageLen = 4096;
+constexpr uint64_t kPreparePages = 16;
+constexpr uint64_t kTlbRows = 256;
+
+class FortranPlacer {
+ public:
+  FortranPlacer(const NpyArrayInfo& info, std::byte* out, PlacingSink& placing)
+      : info_(info), shape_(info.shape), size_(info.type.itemsize), out_(out),
+        placing_(placing), row_(info.data_len / info.shape[0]),
+        slab_(info.data_len / info.shape.back()),
+        swap_(info.type.byte_order == NpyByteOrder::kBig ? info.type.scalar_size : 1),
+        index_(shape_.size(), 0), c_steps_(shape_.size(), 1) {
+    for (size_t k = shape_.size() - 1; k-- > 1;) c_steps_[k] = c_steps_[k + 1] * shape_[k + 1];
+    const uint64_t len = slab_ <= kMaxBandLen
+                             ? std::min(shape_.back(), kMaxBandLen / slab_) * slab_
+                             : std::min(info.data_len, kMaxBandLen / size_ * size_);
+    buffer_ = std::make_unique_for_overwrite<std::byte[]>(len);
+    AdviseHugePages(buffer_.get(), len);
+    capacity_ = len;
+  }
+
+  // Append takes the next inflated bytes (any split). StreamNpzMember passes exactly the
+  // member's declared data; more would be stored past the placed range, so it is refused
+  // here too.
+  Error Append(std::span<const std::byte> bytes) {
+    if (bytes.size() > info_.data_len - received_) return SizeError();
+    received_ += bytes.size();
+    while (!bytes.empty()) {
+      const size_t n = std::min<size_t>(bytes.size(), capacity_ - filled_);
+      std::memcpy(buffer_.get() + filled_, bytes.data(), n);
+      filled_ += n;
+      bytes = bytes.subspan(n);
+      if (filled_ == capacity_) Place();
+    }
+    return {};
+  }
+  // Finish places what the buffer still holds; every declared byte must have come.
+  Error Finish() {
+    if (received_ != info_.data_len) return SizeError();
+    if (filled_ > 0) Place();
+    return {};
+  }
+
+ private:
+  void Place() {
+    const size_t len = filled_ / size_ * size_;
+    SwapScalars(std::span<std::byte>(buffer_.get(), len), swap_);
+    if (slab_ <= kMaxBandLen) {
+      PlaceSlabs(len / slab_);
+    } else {
+      PlaceColumns(len / size_);
+    }
+    filled_ = 0;
+  }
+
+  // PlaceSlabs stores the buffer's `count` slabs (last index from next_slab_) in units of
+  // rows by runs whose output pages come to about kPlaceWindow: at least a cache line's
+  // worth of rows (each line read from the buffer is used whole), then as many runs as
+  // fit, counting each run's piece of a row as touching a page more than its bytes.
+  void PlaceSlabs(uint64_t count) {
+    std::vector<uint64_t> block(shape_.begin(), shape_.end());
+    block.back() = count;
+    const uint64_t run_bytes = shape_.back() * size_;
+    const uint64_t runs = row_ / run_bytes;
+    const uint64_t line_rows = std::max<uint64_t>(kCacheLine / size_, 1);
+    const uint64_t touched = count * size_ + kPageLen;  // per row and run, at most
+    // Rows of one run are a page apart or more when rows are wide: a unit of many rows
+    // would store each column's elements to as many 4 KiB pages of the mapping, more than
+    // the TLB holds (a 23170 x 23170 |u1 member took tens of seconds). kTlbRows caps that.
+    const uint64_t fit_rows = std::max(kPlaceWindow / (runs * touched), line_rows);
+    const uint64_t rows_per = std::clamp<uint64_t>(
+        row_ >= kPageLen ? std::min(fit_rows, std::max(kTlbRows, line_rows)) : fit_rows, 1,
+        shape_[0]);
+    const uint64_t runs_per =
+        std::clamp<uint64_t>(kPlaceWindow / (rows_per * touched), 1, runs);
+    const std::span<const std::byte> data(buffer_.get(), count * slab_);
+    for (uint64_t a = 0; a < shape_[0]; a += rows_per) {
+      const uint64_t n = std::min(rows_per, shape_[0] - a);
+      for (uint64_t r = 0; r < runs; r += runs_per) {
+        const uint64_t nr = std::min(runs_per, runs - r);
+        const uint64_t at = a * row_ + r * run_bytes + next_slab_ * size_;
+        Prepare(at, n, (nr - 1) * run_bytes + count * size_, run_bytes <= touched);
+        FortranBlockToC(data, block, size_, a, n, r, nr, out_ + at, row_, run_bytes);
+        placing_.ReleasePlaced(at, (n - 1) * row_ + (nr - 1) * run_bytes + count * size_);
+      }
+    }
+    next_slab_ += count;
+  }
+
+  // Prepare maps the pages `n` rows from `at` will take, a row's `span` bytes each, in
+  // a call per row where the row's pieces fill most of its pages (`dense`) and span
+  // enough of them (kPreparePages) to be worth a call.
+  void Prepare(uint64_t at, uint64_t n, uint64_t span, bool dense) {
+    if (!dense || span < kPreparePages * kPageLen) return;
+    for (uint64_t i = 0; i < n; ++i) placing_.PreparePlaced(at + i * row_, span);
+  }
+
+  // PlaceColumns stores the buffer's `count` elements, which continue the stream from
+  // row row_at_ of the column whose C-order place is column_at_: each column piece goes
+  // one output row apart, its pages handed back about every kPlaceWindow.
+  // Short columns (a small d0) add up: the pages are handed back once the pieces since
+  // the last release may have touched kPlaceWindow, over the span they covered.
+  void PlaceColumns(uint64_t count) {
+    const std::byte* in = buffer_.get();
+    const uint64_t rows_per = std::max<uint64_t>(kPlaceWindow / std::max(row_, kPageLen), 1);
+    uint64_t touched = 0;
+    uint64_t low = UINT64_MAX;
+    uint64_t high = 0;
+    while (count > 0) {
+      const uint64_t n = std::min({count, shape_[0] - row_at_, rows_per});
+      const uint64_t at = row_at_ * row_ + column_at_ * size_;
+      CopyStridedAnySize(in, size_, out_ + at, row_, n, size_);
+      touched += row_ >= kPageLen ? n * kPageLen : n * row_ + kPageLen;
+      low = std::min(low, at);
+      high = std::max(high, at + (n - 1) * row_ + size_);
+      if (touched >= kPlaceWindow || n == count) {
+        placing_.ReleasePlaced(low, high - low);
+        touched = 0;
+        low = UINT64_MAX;
+        high = 0;
+      }
+      in += n * size_;
+      count -= n;
+      row_at_ += n;
+      if (row_at_ == shape_[0]) NextColumn();
+    }
+  }
+
+  static Error SizeError() {
+    return Error{ErrorCode::kInvalidArgument, 0,
+                 "the member's data is not the size its .npy header declares", "", ""};
+  }
+
+  // NextColumn moves to the next column of the stream: axes 1.. in Fortran order (axis 1
+  // fastest), column_at_ its C-order place (c_steps_[k]: axis k's C-order step).
+  void NextColumn() {
+    row_at_ = 0;
+    for (size_t k = 1; k < shape_.size(); ++k) {
+      column_at_ += c_steps_[k];
+      if (++index_[k] < shape_[k]) return;
+      column_at_ -= c_steps_[k] * index_[k];
+      index_[k] = 0;
+    }
+  }
+
+  const NpyArrayInfo& info_;
+  std::span<const uint64_t> shape_;
+  size_t size_;
+  std::byte* out_;
+  PlacingSink& placing_;
+  uint64_t row_;   // bytes of an output row
+  uint64_t slab_;  // bytes of a slab
+  uint64_t swap_;
+  std::unique_ptr<std::byte[]> buffer_;
+  size_t capacity_ = 0;
+  size_t filled_ = 0;
+  uint64_t received_ = 0;   // bytes appended
+  uint64_t next_slab_ = 0;  // slabs placed
+  uint64_t row_at_ = 0;     // PlaceColumns: the stream's place
+  uint64_t column_at_ = 0;
+  std::vector<uint64_t> index_, c_steps_;
+};
+
+// PlaceDeflatedFortran inflates a Fortran-order member into the placed output `out`.
+Error PlaceDeflatedFortran(std::span<const std::byte> archive, const NpzMember& member,
+                           std::byte* out, PlacingSink& placing) {
+  FortranPlacer placer(member.array, out, placing);
+  if (Error e = StreamNpzMember(archive, member, member.array.data_offset,
+                                [&](std::span<const std::byte> chunk) {
+                                  return placer.Append(chunk);
+                                });
+      !e.ok()) {
+    return e;
+  }
+  return placer.Finish();
+}
+
 // StreamDeflatedMember writes a deflated .npz member's array, inflating it once: a C-order
-// array streams through the inflater's buffer; a Fortran-order one needs random access,
-// so it is inflated whole first (memory: that member's data, at most kDeflateMaxRatio
-// times its compressed size). StreamNpzMember checks the DEFLATE stream and the CRC-32 as
-// it goes: a member that fails them fails the tensor, and the writer publishes nothing.
+// array streams through the inflater's buffer; a Fortran-order one is placed into the
+// output file as it inflates (FortranPlacer). Where the sink cannot place (a --dtype
+// conversion rewrites the bytes; a platform without shared mappings) the Fortran-order
+// array is inflated whole first (memory: its data, at most kDeflateMaxRatio times its
+// compressed size). StreamNpzMember checks the DEFLATE stream and the CRC-32 as it goes:
+// a member that fails them fails the tensor, and the writer publishes nothing.
 Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& member,
                            ByteSink& sink) {
   const NpyArrayInfo& info = member.array;
-  if (info.fortran_order && info.shape.size() > 1) {
+  if (info.fortran_order && info.shape.size() > 1 && info.data_len > 0) {
+    if (auto* placing = dynamic_cast<PlacingSink*>(&sink); placing != nullptr) {
+      std::byte* out = nullptr;
+      if (Error e = placing->BeginPlaced(info.data_len, &out); !e.ok()) return e;
+      if (out != nullptr) {
+        Error e = PlaceDeflatedFortran(archive, member, out, *placing);
+        Error end = placing->EndPlaced();
+        return e.ok() ? end : e;
+      }
+    }
     std::vector<std::byte> whole;
     whole.reserve(info.data_len);
     if (Error e = StreamNpzMember(archive, member, info.data_offset,

@@ -205,12 +205,20 @@ TransposeFn TransposeFor(size_t size) {
 
 void FortranRowsToC(std::span<const std::byte> data, std::span<const uint64_t> shape,
                     size_t size, uint64_t first_row, uint64_t count, std::byte* out) {
+  uint64_t runs = 1;  // no overflow: the caller checked the total
+  for (const uint64_t d : shape.subspan(1, shape.size() - 2)) runs *= d;
+  FortranBlockToC(data, shape, size, first_row, count, 0, runs, out,
+                  runs * shape.back() * size, shape.back() * size);
+}
+
+void FortranBlockToC(std::span<const std::byte> data, std::span<const uint64_t> shape,
+                     size_t size, uint64_t first_row, uint64_t count, uint64_t first_run,
+                     uint64_t run_count, std::byte* out, uint64_t out_row, uint64_t out_run) {
   const uint64_t rows = shape[0];
   const uint64_t run_length = shape.back();
   const std::span<const uint64_t> middle = shape.subspan(1, shape.size() - 2);
   uint64_t stride = 1;  // S: between the columns of a run, and the number of runs
   for (const uint64_t d : middle) stride *= d;  // no overflow: the caller checked the total
-  const uint64_t row_bytes = stride * run_length * size;
   const TransposeFn transpose = TransposeFor(size);
   std::vector<std::byte> scratch(ScratchBytes(size));
   // An odometer over the middle axes in C order gives each run's first column.
@@ -219,10 +227,14 @@ void FortranRowsToC(std::span<const std::byte> data, std::span<const uint64_t> s
   std::vector<uint64_t> places(middle.size(), 1);
   for (size_t k = 1; k < middle.size(); ++k) places[k] = places[k - 1] * middle[k - 1];
   uint64_t first_column = 0;
-  for (uint64_t run = 0; run < stride; ++run) {
+  uint64_t rest = first_run;  // its digits, the last middle axis fastest
+  for (size_t k = middle.size(); k-- > 0; rest /= middle[k]) {
+    index[k] = rest % middle[k];
+    first_column += index[k] * places[k];
+  }
+  for (uint64_t run = 0; run < run_count; ++run) {
     transpose(data.data() + (first_column * rows + first_row) * size, stride * rows * size,
-              out + run * run_length * size, row_bytes, count, run_length, size,
-              scratch.data());
+              out + run * out_run, out_row, count, run_length, size, scratch.data());
     for (size_t k = middle.size(); k-- > 0;) {
       first_column += places[k];
       if (++index[k] < middle[k]) break;

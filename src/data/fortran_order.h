@@ -18,6 +18,17 @@ namespace stguard {
 void FortranRowsToC(std::span<const std::byte> data, std::span<const uint64_t> shape,
                     size_t size, uint64_t first_row, uint64_t count, std::byte* out);
 
+// FortranBlockToC is FortranRowsToC for a block placed inside a larger output: of each
+// output row in [first_row, first_row + count) it writes the runs (dn-1 elements sharing
+// i1..in-2; run r is the r-th in C order) [first_run, first_run + run_count), row i at
+// out + (i - first_row) * out_row, run r of it at + (r - first_run) * out_run. With
+// out_row = data.size() / shape[0] and out_run = shape.back() * size, and every run, it
+// is FortranRowsToC. A deflated Fortran-order array is placed this way, a block of
+// whole values of the last axis at a time, straight into the output file.
+void FortranBlockToC(std::span<const std::byte> data, std::span<const uint64_t> shape,
+                     size_t size, uint64_t first_row, uint64_t count, uint64_t first_run,
+                     uint64_t run_count, std::byte* out, uint64_t out_row, uint64_t out_run);
+
 }  // namespace stguard
 
 #endif  // STGUARD_SRC_DATA_FORTRAN_ORDER_H_

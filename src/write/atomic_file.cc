@@ -4,6 +4,7 @@
 #include "write/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -236,7 +237,7 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
       // 0600 whatever the umask: only the owner can open the file while the data goes
       // in. Commit gives it its final mode just before the rename. O_EXCL: never reuse
       // someone's file.
-      fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      fd = open(temp_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       if (fd < 0) err = errno;
     }
     if (fd < 0) {
@@ -295,7 +296,7 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::CreateInFolder(int dir_fd,
     int err = InjectedErrno(FileOp::kCreate);
     if (err == 0) {
       fd = openat(dir_fd, temp_name.c_str(),
-                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (fd < 0) err = errno;
     }
     if (fd < 0) {
@@ -338,6 +339,10 @@ Error AtomicFile::Fail(Error error) {
 void AtomicFile::Abort() {
   if (done_) return;
   done_ = true;
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  if (map_ != nullptr) munmap(map_, map_len_);
+  map_ = nullptr;
+#endif
   if (fd_ >= 0) {
     close(fd_);
     fd_ = -1;
@@ -395,6 +400,110 @@ Error AtomicFile::Write(std::span<const std::byte> bytes) {
   if (buffer_.capacity() == 0) buffer_.reserve(kAtomicFileBufferLen);
   buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
   return Error{};
+}
+
+// A placed range: the file is extended over it with its blocks allocated (fallocate), so
+// that a full disk fails here rather than as SIGBUS on a store into the mapping, then
+// mapped shared and writable (the temporary file is opened read-write for this). A file
+// system without fallocate, or a platform without such mappings, places nothing: the
+// producer writes in order instead.
+Error AtomicFile::BeginPlaced(uint64_t len, std::byte** at) {
+  *at = nullptr;
+  if (done_ || finished_ || map_ != nullptr) {
+    if (!failure_.ok()) return failure_;
+    return IoError("a placed write out of turn", dest_path_, 0, bytes_written());
+  }
+#if !defined(__linux__) || defined(__EMSCRIPTEN__)  // fallocate and these mappings: Linux
+  (void)len;
+  return Error{};
+#else
+  if (Error error = Flush(); !error.ok()) return error;
+  if (len == 0) return Error{};
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t start = bytes_written_ / page * page;
+  const uint64_t map_len = bytes_written_ - start + len;
+  if (map_len > SIZE_MAX || bytes_written_ + len > static_cast<uint64_t>(INT64_MAX)) {
+    return Error{};  // too large to map here: written in order instead
+  }
+  int err = InjectedErrno(FileOp::kWrite);
+  if (err == 0 && fallocate(fd_, 0, static_cast<off_t>(bytes_written_),
+                            static_cast<off_t>(len)) != 0) {
+    err = errno;
+    if (err == EOPNOTSUPP || err == ENOSYS) return Error{};
+  }
+  if (err != 0) {
+    return Fail(IoError("could not extend the temporary file", temp_path_, err,
+                        bytes_written_));
+  }
+  void* map = mmap(nullptr, static_cast<size_t>(map_len), PROT_READ | PROT_WRITE, MAP_SHARED,
+                   fd_, static_cast<off_t>(start));
+  if (map == MAP_FAILED) {
+    // Give the blocks back, so that writing in order continues from the same size.
+    if (ftruncate(fd_, static_cast<off_t>(bytes_written_)) != 0) {
+      return Fail(IoError("could not shrink the temporary file", temp_path_, errno,
+                          bytes_written_));
+    }
+    return Error{};
+  }
+  map_ = static_cast<std::byte*>(map);
+  map_len_ = static_cast<size_t>(map_len);
+  map_skip_ = static_cast<size_t>(bytes_written_ - start);
+  placed_len_ = len;
+  *at = map_ + map_skip_;
+  return Error{};
+#endif
+}
+
+// AdvisePlaced applies `advice` to the whole pages of the mapping that hold any of
+// [offset, offset + len) of the placed bytes. A page shared with a neighbouring range
+// is included: dropping it only costs a fault (the data is in the file's page cache).
+void AtomicFile::AdvisePlaced(uint64_t offset, uint64_t len, int advice) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  if (map_ == nullptr || offset >= placed_len_) return;
+  len = std::min(len, placed_len_ - offset);
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t from = (map_skip_ + offset) / page * page;
+  const uint64_t to = std::min<uint64_t>((map_skip_ + offset + len + page - 1) / page * page,
+                                         map_len_);
+  madvise(map_ + from, static_cast<size_t>(to - from), advice);
+#else
+  (void)offset;
+  (void)len;
+  (void)advice;
+#endif
+}
+
+void AtomicFile::ReleasePlaced(uint64_t offset, uint64_t len) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  AdvisePlaced(offset, len, MADV_DONTNEED);
+#endif
+}
+
+void AtomicFile::PreparePlaced(uint64_t offset, uint64_t len) {
+#if defined(MADV_POPULATE_WRITE)  // Linux 5.14; older kernels refuse it (EINVAL): faults
+  AdvisePlaced(offset, len, MADV_POPULATE_WRITE);
+#else
+  (void)offset;
+  (void)len;
+#endif
+}
+
+Error AtomicFile::EndPlaced() {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  if (map_ == nullptr) return IoError("no placed write to end", dest_path_, 0, bytes_written());
+  munmap(map_, map_len_);
+  map_ = nullptr;
+  bytes_written_ += placed_len_;
+  placed_len_ = 0;
+  // write(2) goes on from the file's offset, which the mapping did not move.
+  if (lseek(fd_, static_cast<off_t>(bytes_written_), SEEK_SET) < 0) {
+    return Fail(IoError("could not seek in the temporary file", temp_path_, errno,
+                        bytes_written_));
+  }
+  return Error{};
+#else
+  return IoError("no placed write to end", dest_path_, 0, bytes_written());
+#endif
 }
 
 Error AtomicFile::Commit() {

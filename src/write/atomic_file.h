@@ -17,6 +17,7 @@
 
 #include "stguard/error.h"
 #include "stguard/writer.h"
+#include "write/placing_sink.h"
 
 namespace stguard {
 
@@ -45,8 +46,9 @@ void SetFileFaultHookForTesting(FileFaultHook hook);
 // the buffer.
 inline constexpr size_t kAtomicFileBufferLen = size_t{1} << 20;
 
-// AtomicFile is a ByteSink that replaces `path` only when Commit succeeds.
-class AtomicFile final : public ByteSink {
+// AtomicFile is a ByteSink that replaces `path` only when Commit succeeds. It is also a
+// PlacingSink: a placed range is a shared mapping of the temporary file.
+class AtomicFile final : public ByteSink, public PlacingSink {
  public:
   // Create opens a new temporary file, mode 0600, in the directory of `path` (after
   // following `path` if it is a symbolic link, dangling or not). Commit gives it the
@@ -81,6 +83,12 @@ class AtomicFile final : public ByteSink {
   // and every later Write or Commit returns that failure.
   Error Write(std::span<const std::byte> bytes) override;
 
+  // PlacingSink (write/placing_sink.h).
+  Error BeginPlaced(uint64_t len, std::byte** at) override;
+  void ReleasePlaced(uint64_t offset, uint64_t len) override;
+  void PreparePlaced(uint64_t offset, uint64_t len) override;
+  Error EndPlaced() override;
+
   // Commit flushes, fsyncs and closes the temporary file, renames it over the destination
   // and fsyncs the directory. If anything before the rename fails, the destination is
   // untouched and the temporary file removed. A failure to sync the directory after the
@@ -110,6 +118,7 @@ class AtomicFile final : public ByteSink {
   // RemoveTemporary unlinks the temporary file (relative to dir_fd_ when there is one).
   void RemoveTemporary();
 
+  void AdvisePlaced(uint64_t offset, uint64_t len, int advice);
   Error Flush();
   Error WriteAll(const std::byte* data, size_t len);
   // Fail records `error` as the sticky failure, aborts, and returns it.
@@ -128,6 +137,10 @@ class AtomicFile final : public ByteSink {
   std::vector<std::byte> buffer_;
   uint64_t bytes_written_ = 0;  // bytes handed to write(2) successfully
   bool done_ = false;           // committed or aborted
+  std::byte* map_ = nullptr;    // a placed range's mapping (BeginPlaced), from a page start
+  size_t map_len_ = 0;
+  size_t map_skip_ = 0;         // from the mapping's start to the placed bytes
+  uint64_t placed_len_ = 0;
   mode_t final_mode_ = 0600;    // given at Commit: the destination's, or 0666 & ~umask
   bool keep_owner_ = false;     // the destination existed: give its owner back
   uid_t owner_ = 0;

@@ -13,29 +13,53 @@
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "write/canonical_text.h"
+#include "write/placing_sink.h"
 #include "write/string_sink.h"
 
 namespace stguard {
 namespace {
 
-// BoundedSink passes a producer's bytes on and refuses any beyond the declared count.
-class BoundedSink final : public ByteSink {
+// TooManyBytes is the refusal of bytes beyond a producer's declared count.
+Error TooManyBytes() {
+  Error error;
+  error.code = ErrorCode::kInvalidArgument;
+  error.message = "the tensor's producer wrote more bytes than declared";
+  return error;
+}
+
+// BoundedSink passes a producer's bytes on and refuses any beyond the declared count;
+// placed bytes (write/placing_sink.h) count when placed, if the inner sink can place.
+class BoundedSink final : public ByteSink, public PlacingSink {
  public:
-  BoundedSink(ByteSink* inner, uint64_t byte_len) : inner_(inner), remaining_(byte_len) {}
+  BoundedSink(ByteSink* inner, uint64_t byte_len)
+      : inner_(inner), placing_(dynamic_cast<PlacingSink*>(inner)), remaining_(byte_len) {}
   Error Write(std::span<const std::byte> bytes) override {
-    if (bytes.size() > remaining_) {
-      Error error;
-      error.code = ErrorCode::kInvalidArgument;
-      error.message = "the tensor's producer wrote more bytes than declared";
-      return error;
-    }
+    if (bytes.size() > remaining_) return TooManyBytes();
     remaining_ -= bytes.size();
     return inner_->Write(bytes);
+  }
+  Error BeginPlaced(uint64_t len, std::byte** at) override {
+    *at = nullptr;
+    if (len > remaining_) return TooManyBytes();
+    if (placing_ == nullptr) return Error{};
+    Error error = placing_->BeginPlaced(len, at);
+    if (error.ok() && *at != nullptr) remaining_ -= len;
+    return error;
+  }
+  void ReleasePlaced(uint64_t offset, uint64_t len) override {
+    if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
+  }
+  void PreparePlaced(uint64_t offset, uint64_t len) override {
+    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
+  }
+  Error EndPlaced() override {
+    return placing_ != nullptr ? placing_->EndPlaced() : TooManyBytes();
   }
   uint64_t remaining() const { return remaining_; }
 
  private:
   ByteSink* inner_;
+  PlacingSink* placing_;
   uint64_t remaining_;
 };
 
@@ -44,18 +68,40 @@ std::span<const std::byte> AsBytes(std::string_view text) {
 }
 
 // ProgressSink passes every write on to `sink` and counts it to `progress`.
-class ProgressSink final : public ByteSink {
+class ProgressSink final : public ByteSink, public PlacingSink {
  public:
   ProgressSink(ByteSink& sink, const std::function<void(uint64_t)>& progress)
-      : sink_(sink), progress_(progress) {}
+      : sink_(sink), placing_(dynamic_cast<PlacingSink*>(&sink)), progress_(progress) {}
   Error Write(std::span<const std::byte> bytes) override {
     Error error = sink_.Write(bytes);
     if (error.ok()) progress_(bytes.size());
     return error;
   }
+  // Placed bytes count once they are all stored (EndPlaced).
+  Error BeginPlaced(uint64_t len, std::byte** at) override {
+    *at = nullptr;
+    if (placing_ == nullptr) return Error{};
+    Error error = placing_->BeginPlaced(len, at);
+    placed_ = *at != nullptr ? len : 0;
+    return error;
+  }
+  void ReleasePlaced(uint64_t offset, uint64_t len) override {
+    if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
+  }
+  void PreparePlaced(uint64_t offset, uint64_t len) override {
+    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
+  }
+  Error EndPlaced() override {
+    if (placing_ == nullptr) return TooManyBytes();
+    Error error = placing_->EndPlaced();
+    if (error.ok()) progress_(placed_);
+    return error;
+  }
 
  private:
   ByteSink& sink_;
+  PlacingSink* placing_;
+  uint64_t placed_ = 0;
   const std::function<void(uint64_t)>& progress_;
 };
 

@@ -223,6 +223,84 @@ def check_late_failures(tmp):
     print("a member failing its CRC-32 or its stream after the header: no output")
 
 
+def check_fortran_failures(tmp):
+    """A deflated Fortran-order member is placed into the output file as it inflates: a
+    bad CRC-32, a damaged stream or a member cut short still leaves no output (and an
+    existing OUT untouched), and `-` as OUT gives the same bytes as a file."""
+    rng = np.random.default_rng(9)
+    members = [("f.npy", np.asfortranarray(rng.integers(0, 255, (300, 200), dtype="u1"))),
+               ("g.npy", np.asfortranarray(rng.standard_normal((40, 30, 20)).astype(">f4")))]
+    good = zip_bytes(members, zipfile.ZIP_DEFLATED)
+    bad_crc = bytearray(good)
+    for signature, offset in ((b"PK\x03\x04", 14), (b"PK\x01\x02", 16)):
+        at = good.rfind(signature) + offset  # the last member's CRC, in both headers
+        bad_crc[at] ^= 0x40
+    damaged = bytearray(good)
+    central = good.find(b"PK\x01\x02")
+    damaged[central - 40] ^= 0xFF  # near the end of the last member's stream
+    # The first member's stream cut after half its data: its compressed size and the
+    # offsets after it are rewritten, so that only the stream is short.
+    info = zipfile.ZipFile(io.BytesIO(bytes(good))).infolist()[0]
+    name_len, extra_len = struct.unpack("<HH", good[info.header_offset + 26:
+                                                    info.header_offset + 30])
+    start = info.header_offset + 30 + name_len + extra_len
+    stream = bytes(good[start:start + info.compress_size])
+    short_stream = stream[:len(stream) // 2]
+    cut = good[:start] + short_stream + good[start + info.compress_size:]
+    cut = bytearray(cut)
+    at = info.header_offset + 18  # the local header's compressed size
+    cut[at:at + 4] = struct.pack("<I", len(short_stream))
+    delta = len(stream) - len(short_stream)
+    central = cut.find(b"PK\x01\x02")
+    for entry in range(len(members)):
+        if entry == 0:
+            cut[central + 20:central + 24] = struct.pack("<I", len(short_stream))
+        else:
+            (offset,) = struct.unpack("<I", cut[central + 42:central + 46])
+            cut[central + 42:central + 46] = struct.pack("<I", offset - delta)
+        name_len, extra_len, comment_len = struct.unpack("<HHH", cut[central + 28:central + 34])
+        central += 46 + name_len + extra_len + comment_len
+    end = cut.rfind(b"PK\x05\x06")
+    (dir_offset,) = struct.unpack("<I", cut[end + 16:end + 20])
+    cut[end + 16:end + 20] = struct.pack("<I", dir_offset - delta)
+    path = os.path.join(tmp, "placed.npz")
+    out = os.path.join(tmp, "placed.safetensors")
+    with open(path, "wb") as f:
+        f.write(good)
+    got = convert(path, out)
+    if got is not None:
+        for name, array in members:
+            expect_same("placed " + name, got[name[:-4]][1], array)
+    result = subprocess.run([CLI, "convert", path, out], capture_output=True, timeout=300)
+    piped = subprocess.run([CLI, "convert", path, "-"], capture_output=True, timeout=300)
+    with open(out, "rb") as f:
+        if piped.returncode != 0 or result.returncode != 0 or piped.stdout != f.read():
+            failures.append("placed members to `-`: exit %d, bytes differ from the file's"
+                            % piped.returncode)
+    for name, data in (("bad CRC in a Fortran member", bad_crc),
+                       ("Fortran member's stream damaged", damaged),
+                       ("Fortran member's stream cut short", cut)):
+        with open(path, "wb") as f:
+            f.write(data)
+        with open(out, "wb") as f:
+            f.write(b"old")
+        result = run("convert", path, out)
+        with open(out, "rb") as f:
+            kept = f.read() == b"old"
+        piped = subprocess.run([CLI, "convert", path, "-"], capture_output=True, timeout=300)
+        if result.returncode != 1 or not kept or not result.stderr.strip():
+            failures.append("%s: convert exit %d, OUT %s" % (name, result.returncode,
+                                                             "kept" if kept else "replaced"))
+        if piped.returncode != 1 or piped.stdout:
+            failures.append("%s: convert to - exit %d, %d bytes out" % (
+                name, piped.returncode, len(piped.stdout)))
+        os.remove(out)
+    leftovers = [name for name in os.listdir(tmp) if name.endswith(".tmp")]
+    if leftovers:
+        failures.append("temporary files left: %s" % leftovers)
+    print("deflated Fortran-order members placed in the output; failures leave no output")
+
+
 def child_cpu(*args):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = run(*args)
@@ -259,6 +337,7 @@ def main():
         check_wide_rows(tmp)
         check_dtype(tmp)
         check_late_failures(tmp)
+        check_fortran_failures(tmp)
         check_single_inflate(tmp)
     for failure in failures:
         print("FAIL:", failure)

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`stguard convert IN.npz OUT` of a deflated Fortran-order member keeps a bounded memory.
+
+The member (3-D, 512 MiB of bytes, sparse: every 4099th element non-zero) deflates to
+about 2 MiB and is streamed into the archive here, never held by this process. Its
+elements come out of the inflater in Fortran order and are placed at their C-order
+places in the output file as they come: the command's peak RSS must stay under 128 MiB
+(the 64 MiB gather buffer, 16 MiB of output pages between releases, the program), where
+inflating it whole first, as before, held all 512 MiB. The output is checked against
+the array's C-order positions. The peak is GNU time's (%M), as in the GGUF memory test.
+Run by ctest in the ordinary build only."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+# The member maker is the benchmark's (bench/fortran_npz_bench.py): one generator for both.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from fortran_npz_bench import EVERY, write_sparse_npz  # noqa: E402
+
+STGUARD = os.environ.get("STGUARD_CLI", "")
+BOUND_MIB = 128
+TIME = "/usr/bin/time"
+SHAPE = (64, 2048, 4096)  # d0 * d1 = 128 Ki elements a slab (the last index fixed)
+
+
+@pytest.mark.skipif(not STGUARD, reason="STGUARD_CLI is not set (run through ctest)")
+def test_deflated_fortran_member_converts_in_bounded_memory():
+    if not os.path.exists(TIME):
+        pytest.skip("GNU time (/usr/bin/time) is absent: cannot measure the peak")
+    # /dev/shm where there is one: the disk's fsync of 512 MiB would dominate the run.
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    with tempfile.TemporaryDirectory(dir=shm) as workdir:
+        src = os.path.join(workdir, "fortran.npz")
+        write_sparse_npz(src, SHAPE, "|u1", True)
+        out = os.path.join(workdir, "out.safetensors")
+        run = subprocess.run([TIME, "-f", "peak_kib=%M", STGUARD, "convert", src, out],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        peak_mib = int(run.stderr.rsplit("peak_kib=", 1)[1]) / 1024
+        data_mib = np.prod(SHAPE) / (1 << 20)
+        print(f"convert: {os.path.getsize(src) / (1 << 20):.1f} MiB npz holding a "
+              f"{data_mib:.0f} MiB Fortran-order member, peak RSS {peak_mib:.1f} MiB")
+        raw = np.memmap(out, dtype=np.uint8, mode="r")
+        header_len = int(raw[:8].view("<u8")[0])
+        data = raw[8 + header_len:]
+        assert data.size == np.prod(SHAPE)
+        marks = np.arange(0, data.size, EVERY)
+        places = np.ravel_multi_index(np.unravel_index(marks, SHAPE, order="F"), SHAPE)
+        assert np.array_equal(data[places], ((marks // EVERY) % 251 + 1).astype(np.uint8))
+        assert np.count_nonzero(data) == marks.size
+        assert peak_mib < BOUND_MIB
