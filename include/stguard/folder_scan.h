@@ -54,8 +54,9 @@ struct FolderScanOptions {
   TorchOptions torch;
   // known_heads: files whose first bytes the caller has already read, by name as in
   // FolderScanEntry::name (CheckFolder: the safetensors shards it validated, each with
-  // Checkpoint::head, and config.json, read whole for the folder's rules). Such a file's sniff starts from those bytes and reads only what
-  // lies past them, so no byte of it is read twice. The spans outlive the scan.
+  // Checkpoint::head, and config.json, read whole for the folder's rules). Such a file's
+  // sniff starts from those bytes and reads only what lies past them, so no byte of it is
+  // read twice. The spans outlive the scan.
   std::map<std::string, std::span<const std::byte>, std::less<>> known_heads;
 };
 

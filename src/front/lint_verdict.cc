@@ -46,8 +46,8 @@ LintOutcome LintRemoteRepo(const std::string& url, const CheckOptions& check,
 }
 
 // LintKept lints the checkpoint the check kept (a folder's or one file's headers and a
-// folder's config.json, taken out of *checked), read again only when lint's reader options differ from the check's or
-// the check kept none.
+// folder's config.json, taken out of *checked), read again only when lint's reader options
+// differ from the check's or the check kept none.
 LintReport LintKept(const std::string& path, CheckResult* checked, const LintOptions& options) {
   const std::shared_ptr<const CheckpointDir> folder = std::move(checked->checkpoint_dir);
   const std::shared_ptr<const Checkpoint> file = std::move(checked->checkpoint);
