@@ -84,11 +84,13 @@ def main():
                 for name, cli, which in rotated(runs, r):
                     measured[name].append(measure([cli, "convert", paths[which], out, *options]))
                     os.remove(out)
+            converted = " --dtype " + args.dtype if options and np.dtype(dtype).kind == "f" else ""
             for name, _, _ in runs:
                 wall, cpu, peak = (statistics.median(m[k] for m in measured[name])
                                    for k in range(3))
-                print("| %s %s | %s | %s | %.2f | %.2f | %.0f |" % (
-                    label, np.dtype(dtype).name, "x".join(map(str, shape)), name, wall, cpu, peak))
+                print("| %s %s%s | %s | %s | %.2f | %.2f | %.0f |" % (
+                    label, np.dtype(dtype).name, converted, "x".join(map(str, shape)), name,
+                    wall, cpu, peak))
                 sys.stdout.flush()
     return 0
 
