@@ -12,7 +12,6 @@ round; a figure is the median over the rounds of the child's CPU time (user + sy
 which a shared machine disturbs less than wall time. The output goes to --tmpdir
 (default /dev/shm when it exists, so the disk does not hide the reordering). Prints a
 table for bench/README.md; not a timed test."""
-import argparse
 import os
 import resource
 import statistics
@@ -22,6 +21,8 @@ import tempfile
 import time
 
 import numpy as np
+
+from fortran_bench_common import parser, rotated, tools
 
 CASES = [("2-D", 2), ("3-D", 3)]
 DTYPES = ["|u1", "<i2", "<f4", "<f8"]
@@ -54,16 +55,8 @@ def memcpy_seconds(array, rounds):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("stguard")
-    parser.add_argument("--mib", type=int, default=256)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--tmpdir", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
-    parser.add_argument("--baseline")
-    args = parser.parse_args()
-    tools = [("C order", args.stguard, "c"), ("Fortran", args.stguard, "f")]
-    if args.baseline:
-        tools.append(("Fortran, baseline", args.baseline, "f"))
+    args = parser(256).parse_args()
+    runs = tools(args)
     print("| array | element | shape | C order (s) | Fortran (s) | Fortran / C |%s memcpy (s) |"
           % (" baseline Fortran (s) |" if args.baseline else ""))
     print("|---|---:|---|---:|---:|---:|%s---:|" % ("---:|" if args.baseline else ""))
@@ -78,10 +71,9 @@ def main():
                 np.save(paths["c"], np.ascontiguousarray(values))
                 np.save(paths["f"], np.asfortranarray(values))
                 out = os.path.join(tmp, "out.safetensors")
-                times = {name: [] for name, _, _ in tools}
+                times = {name: [] for name, _, _ in runs}
                 for r in range(args.rounds):
-                    order = tools[r % len(tools):] + tools[:r % len(tools)]
-                    for name, cli, which in order:
+                    for name, cli, which in rotated(runs, r):
                         times[name].append(child_cpu([cli, "convert", paths[which], out]))
                         os.remove(out)
                 med = {name: statistics.median(t) for name, t in times.items()}

@@ -5,16 +5,16 @@ the same array as a deflated C-order member (the anchor) and, with --baseline, a
 stguard on the Fortran one.
 
 Usage: bench/fortran_npz_bench.py STGUARD_CLI [--mib N] [--rounds K] [--tmpdir DIR]
-       [--baseline OLD_STGUARD_CLI]
+       [--baseline OLD_STGUARD_CLI] [--dtype BF16|F16|F32]
 (default 1024 MiB per array, 7 rounds). Arrays: 2-D |u1 (the square nearest N MiB) and
 3-D <f4 (64 planes), sparse (every 4099th element non-zero) so that they deflate to
 little and are written here a slab at a time, never held whole. Each round runs every
 tool once, the order rotating; a figure is the median over the rounds of the child's
 wall time, CPU time (user + system) and peak RSS (GNU time's %M). The output goes to
---tmpdir (default /dev/shm when it exists). Prints a table for bench/README.md; not a
+--tmpdir (default /dev/shm when it exists); --dtype converts the float32 array on the
+way (the uint8 one is kept as it is). Prints a table for bench/README.md; not a
 timed test. tests/memory/test_npz_fortran_memory.py builds its member with
 write_sparse_npz."""
-import argparse
 import os
 import statistics
 import subprocess
@@ -23,6 +23,8 @@ import tempfile
 import zipfile
 
 import numpy as np
+
+from fortran_bench_common import parser, rotated, tools
 
 EVERY = 4099
 TIME = "/usr/bin/time"
@@ -57,16 +59,11 @@ def measure(args):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("stguard")
-    parser.add_argument("--mib", type=int, default=1024)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--tmpdir", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
-    parser.add_argument("--baseline")
-    args = parser.parse_args()
-    tools = [("C order", args.stguard, "c"), ("Fortran", args.stguard, "f")]
-    if args.baseline:
-        tools.append(("Fortran, baseline", args.baseline, "f"))
+    arguments = parser(1024)
+    arguments.add_argument("--dtype", help="passed to every convert (BF16, F16 or F32)")
+    args = arguments.parse_args()
+    runs = tools(args)
+    options = ["--dtype", args.dtype] if args.dtype else []
     print("| array | shape | tool | wall (s) | CPU (s) | peak RSS (MiB) |")
     print("|---|---|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory(dir=args.tmpdir) as tmp:
@@ -82,15 +79,18 @@ def main():
             write_sparse_npz(paths["c"], shape, dtype, False)
             write_sparse_npz(paths["f"], shape, dtype, True)
             out = os.path.join(tmp, "out.safetensors")
-            runs = {name: [] for name, _, _ in tools}
+            measured = {name: [] for name, _, _ in runs}
             for r in range(args.rounds):
-                for name, cli, which in tools[r % len(tools):] + tools[:r % len(tools)]:
-                    runs[name].append(measure([cli, "convert", paths[which], out]))
+                for name, cli, which in rotated(runs, r):
+                    measured[name].append(measure([cli, "convert", paths[which], out, *options]))
                     os.remove(out)
-            for name, _, _ in tools:
-                wall, cpu, peak = (statistics.median(m[k] for m in runs[name]) for k in range(3))
-                print("| %s %s | %s | %s | %.2f | %.2f | %.0f |" % (
-                    label, np.dtype(dtype).name, "x".join(map(str, shape)), name, wall, cpu, peak))
+            converted = " --dtype " + args.dtype if options and np.dtype(dtype).kind == "f" else ""
+            for name, _, _ in runs:
+                wall, cpu, peak = (statistics.median(m[k] for m in measured[name])
+                                   for k in range(3))
+                print("| %s %s%s | %s | %s | %.2f | %.2f | %.0f |" % (
+                    label, np.dtype(dtype).name, converted, "x".join(map(str, shape)), name,
+                    wall, cpu, peak))
                 sys.stdout.flush()
     return 0
 

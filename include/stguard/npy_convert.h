@@ -39,9 +39,9 @@ namespace stguard {
 // into the crash-safe writer, so an archive that fails any rule of stguard/npz.h leaves
 // no output. Memory: fixed buffers (the inflate window, a 1 MiB chunk, a Fortran-order
 // reordering band of at most 64 MiB); a deflated Fortran-order member is gathered in a
-// buffer of at most 64 MiB and placed into the mapped temporary output, its pages
-// released every 16 MiB (about 80 MiB whatever its size), or, where the output cannot
-// be mapped (a `dtype` conversion of that member; a file system without fallocate),
+// buffer of at most 64 MiB (with `dtype`: its converted copy included) and placed into
+// the mapped temporary output, its pages released every 16 MiB (about 80 MiB whatever
+// its size), or, where the output cannot be mapped (a file system without fallocate),
 // inflated whole first (at most 1,032 times its compressed size). When the file is
 // written and `num_tensors` is given, *num_tensors is how many tensors it holds.
 // `out_path`, `progress` and `num_converted` are as for NpyArrayToSafetensors.

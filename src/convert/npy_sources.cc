@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "base/page_release.h"
 #include "convert/pipeline.h"
 #include "data/fortran_order.h"
+#include "stguard/convert.h"
 #include "stguard/mapped_file.h"
 #include "stguard/npy.h"
 #include "stguard/npz.h"
@@ -253,27 +255,43 @@ Error StreamArray(std::span<const std::byte> data, const NpyArrayInfo& info, Byt
 // whatever the array's size. A slab is the elements sharing the last index (d0 * ... *
 // dn-2 of them, contiguous in the stream): when one fits the buffer, the buffer holds
 // whole slabs, a Fortran-order block of the array that FortranBlockToC places with the
-// cache-blocked transpose; a larger slab is placed a column piece at a time.
+// cache-blocked transpose; a larger slab is placed a column piece at a time. With
+// --dtype, each buffer's elements are converted (ConvertElements, as ConvertingSink does)
+// into a second buffer before they are placed: the two share the kMaxBandLen, and the
+// placing works in output elements.
 constexpr uint64_t kPlaceWindow = uint64_t{16} << 20;
 constexpr uint64_t kPageLen = 4096;
 constexpr uint64_t kPreparePages = 16;
 constexpr uint64_t kTlbRows = 256;
 
+// ElementConversion is the --dtype conversion a ConvertingSink would apply.
+struct ElementConversion {
+  Dtype from;
+  Dtype to;
+};
+
 class FortranPlacer {
  public:
-  FortranPlacer(const NpyArrayInfo& info, std::byte* out, PlacingSink& placing)
-      : info_(info), shape_(info.shape), size_(info.type.itemsize), out_(out),
-        placing_(placing), row_(info.data_len / info.shape[0]),
-        slab_(info.data_len / info.shape.back()),
+  FortranPlacer(const NpyArrayInfo& info, std::optional<ElementConversion> conversion,
+                std::byte* out, PlacingSink& placing)
+      : info_(info), shape_(info.shape), in_size_(info.type.itemsize),
+        size_(conversion ? ElementSize(conversion->to) : in_size_), conversion_(conversion),
+        out_(out), placing_(placing), row_(info.data_len / in_size_ / shape_[0] * size_),
+        slab_elements_(info.data_len / in_size_ / shape_.back()),
         swap_(info.type.byte_order == NpyByteOrder::kBig ? info.type.scalar_size : 1),
         index_(shape_.size(), 0), c_steps_(shape_.size(), 1) {
     for (size_t k = shape_.size() - 1; k-- > 1;) c_steps_[k] = c_steps_[k + 1] * shape_[k + 1];
-    const uint64_t len = slab_ <= kMaxBandLen
-                             ? std::min(shape_.back(), kMaxBandLen / slab_) * slab_
-                             : std::min(info.data_len, kMaxBandLen / size_ * size_);
-    buffer_ = std::make_unique_for_overwrite<std::byte[]>(len);
-    AdviseHugePages(buffer_.get(), len);
-    capacity_ = len;
+    // Buffer bytes per element: the inflated one, and its converted copy.
+    const uint64_t unit = in_size_ + (conversion ? size_ : 0);
+    whole_slabs_ = slab_elements_ * unit <= kMaxBandLen;
+    const uint64_t elements =
+        whole_slabs_ ? std::min(shape_.back(), kMaxBandLen / (slab_elements_ * unit)) *
+                           slab_elements_
+                     : std::min(info.data_len / in_size_, kMaxBandLen / unit);
+    capacity_ = elements * in_size_;
+    buffer_ = std::make_unique_for_overwrite<std::byte[]>(capacity_);
+    AdviseHugePages(buffer_.get(), capacity_);
+    if (conversion) converted_ = std::make_unique_for_overwrite<std::byte[]>(elements * size_);
   }
 
   // Append takes the next inflated bytes (any split). StreamNpzMember passes exactly the
@@ -287,34 +305,47 @@ class FortranPlacer {
       std::memcpy(buffer_.get() + filled_, bytes.data(), n);
       filled_ += n;
       bytes = bytes.subspan(n);
-      if (filled_ == capacity_) Place();
+      if (filled_ == capacity_) {
+        if (Error e = Place(); !e.ok()) return e;
+      }
     }
     return {};
   }
   // Finish places what the buffer still holds; every declared byte must have come.
   Error Finish() {
     if (received_ != info_.data_len) return SizeError();
-    if (filled_ > 0) Place();
-    return {};
+    return filled_ > 0 ? Place() : Error{};
   }
 
  private:
-  void Place() {
-    const size_t len = filled_ / size_ * size_;
-    SwapScalars(std::span<std::byte>(buffer_.get(), len), swap_);
-    if (slab_ <= kMaxBandLen) {
-      PlaceSlabs(len / slab_);
+  // Place stores the buffer's elements (whole: the capacity and the data are multiples of
+  // the element size), swapped to little-endian and converted first when asked.
+  Error Place() {
+    const uint64_t count = filled_ / in_size_;
+    const std::span<std::byte> in(buffer_.get(), count * in_size_);
+    SwapScalars(in, swap_);
+    const std::byte* placed = buffer_.get();
+    if (conversion_) {
+      const std::span<std::byte> to(converted_.get(), count * size_);
+      if (Error e = ConvertElements(conversion_->from, in, conversion_->to, to); !e.ok()) {
+        return e;
+      }
+      placed = converted_.get();
+    }
+    if (whole_slabs_) {
+      PlaceSlabs(placed, count / slab_elements_);
     } else {
-      PlaceColumns(len / size_);
+      PlaceColumns(placed, count);
     }
     filled_ = 0;
+    return {};
   }
 
-  // PlaceSlabs stores the buffer's `count` slabs (last index from next_slab_) in units of
+  // PlaceSlabs stores the `count` slabs at `placed` (last index from next_slab_) in units of
   // rows by runs whose output pages come to about kPlaceWindow: at least a cache line's
   // worth of rows (each line read from the buffer is used whole), then as many runs as
   // fit, counting each run's piece of a row as touching a page more than its bytes.
-  void PlaceSlabs(uint64_t count) {
+  void PlaceSlabs(const std::byte* placed, uint64_t count) {
     std::vector<uint64_t> block(shape_.begin(), shape_.end());
     block.back() = count;
     const uint64_t run_bytes = shape_.back() * size_;
@@ -330,7 +361,7 @@ class FortranPlacer {
         shape_[0]);
     const uint64_t runs_per =
         std::clamp<uint64_t>(kPlaceWindow / (rows_per * touched), 1, runs);
-    const std::span<const std::byte> data(buffer_.get(), count * slab_);
+    const std::span<const std::byte> data(placed, count * slab_elements_ * size_);
     for (uint64_t a = 0; a < shape_[0]; a += rows_per) {
       const uint64_t n = std::min(rows_per, shape_[0] - a);
       for (uint64_t r = 0; r < runs; r += runs_per) {
@@ -352,13 +383,12 @@ class FortranPlacer {
     for (uint64_t i = 0; i < n; ++i) placing_.PreparePlaced(at + i * row_, span);
   }
 
-  // PlaceColumns stores the buffer's `count` elements, which continue the stream from
+  // PlaceColumns stores the `count` elements at `in`, which continue the stream from
   // row row_at_ of the column whose C-order place is column_at_: each column piece goes
   // one output row apart, its pages handed back about every kPlaceWindow.
   // Short columns (a small d0) add up: the pages are handed back once the pieces since
   // the last release may have touched kPlaceWindow, over the span they covered.
-  void PlaceColumns(uint64_t count) {
-    const std::byte* in = buffer_.get();
+  void PlaceColumns(const std::byte* in, uint64_t count) {
     const uint64_t rows_per = std::max<uint64_t>(kPlaceWindow / std::max(row_, kPageLen), 1);
     uint64_t touched = 0;
     uint64_t low = UINT64_MAX;
@@ -402,14 +432,18 @@ class FortranPlacer {
 
   const NpyArrayInfo& info_;
   std::span<const uint64_t> shape_;
-  size_t size_;
+  size_t in_size_;  // bytes of an element as inflated
+  size_t size_;     // as placed: converted to the --dtype target when there is one
+  std::optional<ElementConversion> conversion_;
   std::byte* out_;
   PlacingSink& placing_;
-  uint64_t row_;   // bytes of an output row
-  uint64_t slab_;  // bytes of a slab
+  uint64_t row_;            // bytes of an output row
+  uint64_t slab_elements_;  // elements of a slab
   uint64_t swap_;
-  std::unique_ptr<std::byte[]> buffer_;
-  size_t capacity_ = 0;
+  bool whole_slabs_ = true;  // the buffer holds whole slabs (else column pieces)
+  std::unique_ptr<std::byte[]> buffer_;     // inflated bytes
+  std::unique_ptr<std::byte[]> converted_;  // their conversion, with --dtype
+  size_t capacity_ = 0;                     // of buffer_, in bytes
   size_t filled_ = 0;
   uint64_t received_ = 0;   // bytes appended
   uint64_t next_slab_ = 0;  // slabs placed
@@ -420,8 +454,9 @@ class FortranPlacer {
 
 // PlaceDeflatedFortran inflates a Fortran-order member into the placed output `out`.
 Error PlaceDeflatedFortran(std::span<const std::byte> archive, const NpzMember& member,
-                           std::byte* out, PlacingSink& placing) {
-  FortranPlacer placer(member.array, out, placing);
+                           std::optional<ElementConversion> conversion, std::byte* out,
+                           PlacingSink& placing) {
+  FortranPlacer placer(member.array, conversion, out, placing);
   if (Error e = StreamNpzMember(archive, member, member.array.data_offset,
                                 [&](std::span<const std::byte> chunk) {
                                   return placer.Append(chunk);
@@ -432,37 +467,54 @@ Error PlaceDeflatedFortran(std::span<const std::byte> archive, const NpzMember& 
   return placer.Finish();
 }
 
+// StreamDeflatedFortran writes a deflated Fortran-order member: placed into the output
+// file as it inflates (FortranPlacer), converted on the way with --dtype (the sink is
+// then a ConvertingSink, which the placer stands in for: it converts with the same
+// ConvertElements and places into the sink's output). Where the output cannot place (a
+// platform without shared mappings) the array is inflated whole first (memory: its data,
+// at most kDeflateMaxRatio times its compressed size).
+Error StreamDeflatedFortran(std::span<const std::byte> archive, const NpzMember& member,
+                            ByteSink& sink) {
+  const NpyArrayInfo& info = member.array;
+  PlacingSink* placing = dynamic_cast<PlacingSink*>(&sink);
+  std::optional<ElementConversion> conversion;
+  uint64_t out_len = info.data_len;
+  if (const auto* converting = dynamic_cast<const ConvertingSink*>(&sink)) {
+    placing = dynamic_cast<PlacingSink*>(&converting->out());
+    conversion = ElementConversion{converting->from(), converting->to()};
+    out_len = info.data_len / info.type.itemsize * ElementSize(conversion->to);
+  }
+  if (placing != nullptr) {
+    std::byte* out = nullptr;
+    if (Error e = placing->BeginPlaced(out_len, &out); !e.ok()) return e;
+    if (out != nullptr) {
+      Error e = PlaceDeflatedFortran(archive, member, conversion, out, *placing);
+      Error end = placing->EndPlaced();
+      return e.ok() ? end : e;
+    }
+  }
+  std::vector<std::byte> whole;
+  whole.reserve(info.data_len);
+  if (Error e = StreamNpzMember(archive, member, info.data_offset,
+                                [&](std::span<const std::byte> chunk) {
+                                  whole.insert(whole.end(), chunk.begin(), chunk.end());
+                                  return Error{};
+                                });
+      !e.ok()) {
+    return e;
+  }
+  return StreamArray(whole, info, sink);
+}
+
 // StreamDeflatedMember writes a deflated .npz member's array, inflating it once: a C-order
-// array streams through the inflater's buffer; a Fortran-order one is placed into the
-// output file as it inflates (FortranPlacer). Where the sink cannot place (a --dtype
-// conversion rewrites the bytes; a platform without shared mappings) the Fortran-order
-// array is inflated whole first (memory: its data, at most kDeflateMaxRatio times its
-// compressed size). StreamNpzMember checks the DEFLATE stream and the CRC-32 as it goes:
-// a member that fails them fails the tensor, and the writer publishes nothing.
+// array streams through the inflater's buffer, a Fortran-order one is placed
+// (StreamDeflatedFortran). StreamNpzMember checks the DEFLATE stream and the CRC-32 as it
+// goes: a member that fails them fails the tensor, and the writer publishes nothing.
 Error StreamDeflatedMember(std::span<const std::byte> archive, const NpzMember& member,
                            ByteSink& sink) {
   const NpyArrayInfo& info = member.array;
   if (info.fortran_order && info.shape.size() > 1 && info.data_len > 0) {
-    if (auto* placing = dynamic_cast<PlacingSink*>(&sink); placing != nullptr) {
-      std::byte* out = nullptr;
-      if (Error e = placing->BeginPlaced(info.data_len, &out); !e.ok()) return e;
-      if (out != nullptr) {
-        Error e = PlaceDeflatedFortran(archive, member, out, *placing);
-        Error end = placing->EndPlaced();
-        return e.ok() ? end : e;
-      }
-    }
-    std::vector<std::byte> whole;
-    whole.reserve(info.data_len);
-    if (Error e = StreamNpzMember(archive, member, info.data_offset,
-                                  [&](std::span<const std::byte> chunk) {
-                                    whole.insert(whole.end(), chunk.begin(), chunk.end());
-                                    return Error{};
-                                  });
-        !e.ok()) {
-      return e;
-    }
-    return StreamArray(whole, info, sink);
+    return StreamDeflatedFortran(archive, member, sink);
   }
   ChunkWriter writer(sink, info.type);
   if (Error e = StreamNpzMember(archive, member, info.data_offset,

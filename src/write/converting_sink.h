@@ -34,6 +34,13 @@ class ConvertingSink final : public ByteSink {
   // wrote a byte count that is not a whole number of elements.
   Error Finish() const;
 
+  // The conversion and where it goes, for a producer that stores elements out of order
+  // (a deflated Fortran-order array placed into the output): it converts them itself,
+  // with ConvertElements as Write does, and places them into out()'s PlacingSink.
+  Dtype from() const { return from_; }
+  Dtype to() const { return to_; }
+  ByteSink& out() const { return out_; }
+
  private:
   Error ConvertWhole(std::span<const std::byte> whole);
 

@@ -14,8 +14,9 @@ namespace stguard {
 
 // A ByteSink may also be a PlacingSink (found with dynamic_cast): the crash-safe file
 // (AtomicFile) is one, and the writer's wrappers pass it through; a sink that changes the
-// bytes (ConvertingSink) or is not a file is not. Between BeginPlaced and EndPlaced the
-// sink takes no Write.
+// bytes (ConvertingSink) or is not a file is not: a producer that places through a
+// ConvertingSink converts the elements itself and places them into the sink's out().
+// Between BeginPlaced and EndPlaced the sink takes no Write.
 class PlacingSink {
  public:
   virtual ~PlacingSink() = default;

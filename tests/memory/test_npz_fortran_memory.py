@@ -7,7 +7,9 @@ elements come out of the inflater in Fortran order and are placed at their C-ord
 places in the output file as they come: the command's peak RSS must stay under 128 MiB
 (the 64 MiB gather buffer, 16 MiB of output pages between releases, the program), where
 inflating it whole first, as before, held all 512 MiB. The output is checked against
-the array's C-order positions. The peak is GNU time's (%M), as in the GGUF memory test.
+the array's C-order positions. The same holds with --dtype (a 256 MiB float32 member
+converted to F16 as it is placed), where the member used to be inflated whole too. The
+peak is GNU time's (%M), as in the GGUF memory test.
 Run by ctest in the ordinary build only."""
 import os
 import subprocess
@@ -27,29 +29,36 @@ TIME = "/usr/bin/time"
 SHAPE = (64, 2048, 4096)  # d0 * d1 = 128 Ki elements a slab (the last index fixed)
 
 
+# (shape, member dtype, --dtype, output numpy dtype): a 512 MiB |u1 member as it is, and a
+# 256 MiB <f4 member converted to F16 as it is placed (128 MiB out).
+CASES = [(SHAPE, "|u1", None, np.uint8), ((64, 1024, 1024), "<f4", "F16", np.float16)]
+
+
 @pytest.mark.skipif(not STGUARD, reason="STGUARD_CLI is not set (run through ctest)")
-def test_deflated_fortran_member_converts_in_bounded_memory():
+@pytest.mark.parametrize("shape,dtype,target,out_dtype", CASES)
+def test_deflated_fortran_member_converts_in_bounded_memory(shape, dtype, target, out_dtype):
     if not os.path.exists(TIME):
         pytest.skip("GNU time (/usr/bin/time) is absent: cannot measure the peak")
     # /dev/shm where there is one: the disk's fsync of 512 MiB would dominate the run.
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     with tempfile.TemporaryDirectory(dir=shm) as workdir:
         src = os.path.join(workdir, "fortran.npz")
-        write_sparse_npz(src, SHAPE, "|u1", True)
+        write_sparse_npz(src, shape, dtype, True)
         out = os.path.join(workdir, "out.safetensors")
-        run = subprocess.run([TIME, "-f", "peak_kib=%M", STGUARD, "convert", src, out],
+        options = ["--dtype", target] if target else []
+        run = subprocess.run([TIME, "-f", "peak_kib=%M", STGUARD, "convert", src, out, *options],
                              capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
         peak_mib = int(run.stderr.rsplit("peak_kib=", 1)[1]) / 1024
-        data_mib = np.prod(SHAPE) / (1 << 20)
-        print(f"convert: {os.path.getsize(src) / (1 << 20):.1f} MiB npz holding a "
-              f"{data_mib:.0f} MiB Fortran-order member, peak RSS {peak_mib:.1f} MiB")
+        data_mib = np.prod(shape) * np.dtype(dtype).itemsize / (1 << 20)
+        print(f"convert {' '.join(options)}: {os.path.getsize(src) / (1 << 20):.1f} MiB npz "
+              f"holding a {data_mib:.0f} MiB Fortran-order member, peak RSS {peak_mib:.1f} MiB")
         raw = np.memmap(out, dtype=np.uint8, mode="r")
         header_len = int(raw[:8].view("<u8")[0])
-        data = raw[8 + header_len:]
-        assert data.size == np.prod(SHAPE)
+        data = raw[8 + header_len:].view(out_dtype)
+        assert data.size == np.prod(shape)
         marks = np.arange(0, data.size, EVERY)
-        places = np.ravel_multi_index(np.unravel_index(marks, SHAPE, order="F"), SHAPE)
-        assert np.array_equal(data[places], ((marks // EVERY) % 251 + 1).astype(np.uint8))
+        places = np.ravel_multi_index(np.unravel_index(marks, shape, order="F"), shape)
+        assert np.array_equal(data[places], ((marks // EVERY) % 251 + 1).astype(out_dtype))
         assert np.count_nonzero(data) == marks.size
         assert peak_mib < BOUND_MIB

@@ -6,12 +6,15 @@ path's own rules:
   for several reordering bands and for rows wider than a band) convert to exactly
   np.ascontiguousarray's bytes, from a .npy, a stored .npz and a deflated .npz;
 - `convert IN.npz --dtype D` gives numpy's astype(D) for every floating member and keeps
-  the others as they are; a --dtype that is not a target is exit 2, nothing written;
+  the others as they are (a deflated Fortran-order member, converted as it is placed,
+  gives the stored member's bytes); a --dtype that is not a target is exit 2, nothing
+  written;
 - a deflated member is inflated once: its stream and CRC-32 are checked as it is written,
   a failure in any member (the last one too) leaves no output, and converting costs about
   one inflate of CPU time, not two (compared with `check`, which inflates once).
 Exits 77 (ctest: skipped) when numpy is absent."""
 import io
+import itertools
 import json
 import os
 import resource
@@ -182,6 +185,53 @@ def check_dtype(tmp):
     print("npz --dtype F16/F32/BF16 equal numpy's astype; non-targets refused (exit 2)")
 
 
+def fortran_dtype_cases():
+    """2-D and 3-D Fortran-order floating arrays of 2, 4 and 8-byte elements, both byte
+    orders, across the transpose's tiles."""
+    rng = np.random.default_rng(11)
+    for dtype in ["<f2", ">f2", "<f4", ">f4", "<f8", ">f8"]:
+        for shape in [(257, 131), (129, 3, 67), (1, 1000)]:
+            values = rng.standard_normal(int(np.prod(shape))) * 1000
+            yield np.asfortranarray(values.astype(dtype).reshape(shape))
+
+
+def check_fortran_dtype(tmp):
+    """`convert --dtype` of deflated Fortran-order members (converted as they are placed)
+    gives the bytes of the same arrays as stored members (converted as they stream) and,
+    to F16 and F32, numpy's astype. One archive holds every array both ways. Then a
+    member whose slabs (d0 elements here) do not fit the placer's buffer with their
+    conversion to F32 (6 bytes an element, 64 MiB): placed a column piece at a time."""
+    arrays = list(fortran_dtype_cases())
+    path = os.path.join(tmp, "fortran_dtype.npz")
+    with zipfile.ZipFile(path, "w") as zf:
+        for k, array in enumerate(arrays):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, array)
+            zf.writestr("s%d.npy" % k, buffer.getvalue(), compress_type=zipfile.ZIP_STORED)
+            zf.writestr("d%d.npy" % k, buffer.getvalue(), compress_type=zipfile.ZIP_DEFLATED)
+    out = os.path.join(tmp, "out.safetensors")
+    for target, numpy_target in (("F16", "<f2"), ("F32", "<f4"), ("BF16", None)):
+        got = convert(path, out, "--dtype", target)
+        if got is None:
+            continue
+        for k, array in enumerate(arrays):
+            what = "deflated Fortran %s %s --dtype %s" % (array.dtype.str, array.shape, target)
+            stored, deflated = got["s%d" % k][1], got["d%d" % k][1]
+            if deflated.shape != stored.shape or deflated.tobytes() != stored.tobytes():
+                failures.append(what + ": differs from the stored member")
+            if numpy_target:
+                expect_same(what, deflated, array.astype(numpy_target))
+    big = np.zeros(((11 << 20) + 5, 2), dtype="<f2", order="F")
+    big[::4097] = np.random.default_rng(12).standard_normal(big[::4097].shape)
+    np.savez_compressed(path, big=big)
+    got = convert(path, out, "--dtype", "F32")
+    if got is not None:
+        expect_same("deflated Fortran <f2 %s --dtype F32" % (big.shape,), got["big"][1],
+                    big.astype("<f4"))
+    print("%d deflated Fortran-order arrays with --dtype F16/F32/BF16 equal the stored "
+          "members and numpy's astype" % (len(arrays) + 1))
+
+
 def zip_bytes(members, compression):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=compression) as zf:
@@ -191,12 +241,9 @@ def zip_bytes(members, compression):
     return bytearray(buffer.getvalue())
 
 
-def check_late_failures(tmp):
-    """Failures found only by inflating a member whole leave no output: a bad CRC-32 in
-    the last member, and a DEFLATE stream damaged after the member's .npy header."""
-    first = np.arange(100_000, dtype="<f4")
-    last = np.linspace(0, 1, 200_000, dtype="<f8")
-    good = zip_bytes([("a.npy", first), ("b.npy", last)], zipfile.ZIP_DEFLATED)
+def late_failures(good):
+    """Two damaged copies of the archive `good`: the last member's CRC-32 changed (in its
+    local and central headers), and its DEFLATE stream changed near its end."""
     bad_crc = bytearray(good)
     for signature, offset in ((b"PK\x03\x04", 14), (b"PK\x01\x02", 16)):
         at = good.rfind(signature) + offset  # the last member's CRC, in both headers
@@ -204,6 +251,16 @@ def check_late_failures(tmp):
     damaged = bytearray(good)
     central = good.find(b"PK\x01\x02")
     damaged[central - 40] ^= 0xFF  # near the end of the last member's stream
+    return bad_crc, damaged
+
+
+def check_late_failures(tmp):
+    """Failures found only by inflating a member whole leave no output: a bad CRC-32 in
+    the last member, and a DEFLATE stream damaged after the member's .npy header."""
+    first = np.arange(100_000, dtype="<f4")
+    last = np.linspace(0, 1, 200_000, dtype="<f8")
+    good = zip_bytes([("a.npy", first), ("b.npy", last)], zipfile.ZIP_DEFLATED)
+    bad_crc, damaged = late_failures(good)
     out = os.path.join(tmp, "late.safetensors")
     path = os.path.join(tmp, "late.npz")
     for name, data, refused in (("valid", good, False), ("bad CRC in the last member", bad_crc,
@@ -226,18 +283,13 @@ def check_late_failures(tmp):
 def check_fortran_failures(tmp):
     """A deflated Fortran-order member is placed into the output file as it inflates: a
     bad CRC-32, a damaged stream or a member cut short still leaves no output (and an
-    existing OUT untouched), and `-` as OUT gives the same bytes as a file."""
+    existing OUT untouched, no temporary file), with --dtype too (converted as placed),
+    and `-` as OUT gives the same bytes as a file."""
     rng = np.random.default_rng(9)
     members = [("f.npy", np.asfortranarray(rng.integers(0, 255, (300, 200), dtype="u1"))),
                ("g.npy", np.asfortranarray(rng.standard_normal((40, 30, 20)).astype(">f4")))]
     good = zip_bytes(members, zipfile.ZIP_DEFLATED)
-    bad_crc = bytearray(good)
-    for signature, offset in ((b"PK\x03\x04", 14), (b"PK\x01\x02", 16)):
-        at = good.rfind(signature) + offset  # the last member's CRC, in both headers
-        bad_crc[at] ^= 0x40
-    damaged = bytearray(good)
-    central = good.find(b"PK\x01\x02")
-    damaged[central - 40] ^= 0xFF  # near the end of the last member's stream
+    bad_crc, damaged = late_failures(good)
     # The first member's stream cut after half its data: its compressed size and the
     # offsets after it are rewritten, so that only the stream is short.
     info = zipfile.ZipFile(io.BytesIO(bytes(good))).infolist()[0]
@@ -277,17 +329,20 @@ def check_fortran_failures(tmp):
         if piped.returncode != 0 or result.returncode != 0 or piped.stdout != f.read():
             failures.append("placed members to `-`: exit %d, bytes differ from the file's"
                             % piped.returncode)
-    for name, data in (("bad CRC in a Fortran member", bad_crc),
-                       ("Fortran member's stream damaged", damaged),
-                       ("Fortran member's stream cut short", cut)):
+    for (name, data), options in itertools.product(
+            (("bad CRC in a Fortran member", bad_crc),
+             ("Fortran member's stream damaged", damaged),
+             ("Fortran member's stream cut short", cut)), ((), ("--dtype", "F16"))):
+        name += " " + " ".join(options)
         with open(path, "wb") as f:
             f.write(data)
         with open(out, "wb") as f:
             f.write(b"old")
-        result = run("convert", path, out)
+        result = run("convert", path, out, *options)
         with open(out, "rb") as f:
             kept = f.read() == b"old"
-        piped = subprocess.run([CLI, "convert", path, "-"], capture_output=True, timeout=300)
+        piped = subprocess.run([CLI, "convert", path, "-", *options], capture_output=True,
+                               timeout=300)
         if result.returncode != 1 or not kept or not result.stderr.strip():
             failures.append("%s: convert exit %d, OUT %s" % (name, result.returncode,
                                                              "kept" if kept else "replaced"))
@@ -336,6 +391,7 @@ def main():
         check_fortran(tmp)
         check_wide_rows(tmp)
         check_dtype(tmp)
+        check_fortran_dtype(tmp)
         check_late_failures(tmp)
         check_fortran_failures(tmp)
         check_single_inflate(tmp)
