@@ -2,7 +2,7 @@
 // The hand-written AVX2 kernels (src/gguf/dequant_avx2.cc) against the portable decoders
 // they replace, bit for bit, on the same blocks: the third side of the comparison with
 // ggml in gguf_dequant_test.cc, which only sees the path this CPU selects. Skipped where
-// the kernels are not built or the CPU lacks AVX2 and F16C.
+// the kernels are not built or the CPU lacks AVX2, F16C or FMA.
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -60,7 +60,7 @@ void ExpectSameBits(const Peer& peer, const std::vector<uint8_t>& blocks, const 
 }
 
 TEST(GgufDequantAvx2, EveryKernelHasAPortablePeerHere) {
-  if (!KernelsRun()) GTEST_SKIP() << "no AVX2 and F16C on this CPU";
+  if (!KernelsRun()) GTEST_SKIP() << "no AVX2, F16C and FMA on this CPU";
   for (uint32_t id = 0; id < 256; ++id) {
     if (gguf::dequant::Avx2Decoder(id) == nullptr) continue;
     bool listed = false;
@@ -70,7 +70,7 @@ TEST(GgufDequantAvx2, EveryKernelHasAPortablePeerHere) {
 }
 
 TEST(GgufDequantAvx2, KernelsMatchThePortableDecodersOnRandomBlocks) {
-  if (!KernelsRun()) GTEST_SKIP() << "no AVX2 and F16C on this CPU";
+  if (!KernelsRun()) GTEST_SKIP() << "no AVX2, F16C and FMA on this CPU";
   std::mt19937_64 rng(44);
   for (const Peer& peer : kPeers) {
     const gguf::GgmlType* type = gguf::FindGgmlType(peer.type_id);
@@ -87,7 +87,7 @@ TEST(GgufDequantAvx2, KernelsMatchThePortableDecodersOnRandomBlocks) {
 // Every byte pair one half-precision pattern (NaN, signalling NaN, infinities,
 // subnormals, signed zeros, extremes), so every scale and code field takes it at once.
 TEST(GgufDequantAvx2, KernelsMatchThePortableDecodersOnSpecialScales) {
-  if (!KernelsRun()) GTEST_SKIP() << "no AVX2 and F16C on this CPU";
+  if (!KernelsRun()) GTEST_SKIP() << "no AVX2, F16C and FMA on this CPU";
   const uint16_t kPatterns[] = {0x7E00, 0x7C01, 0xFD55, 0x7C00, 0xFC00, 0x0001, 0x83FF,
                                 0x0000, 0x8000, 0x7BFF, 0xFBFF, 0x7FFF, 0xFFFF, 0x3C00};
   for (const Peer& peer : kPeers) {
@@ -100,6 +100,34 @@ TEST(GgufDequantAvx2, KernelsMatchThePortableDecodersOnSpecialScales) {
       }
       ExpectSameBits(peer, blocks, "special pattern");
     }
+  }
+}
+
+// The types whose block starts with two halves, d then a min, every pair of patterns
+// (a NaN in one and a finite value or another NaN in the other...): q4_K and q5_K fuse
+// the multiply and the subtraction only when both are finite, and a fused form given
+// two NaNs may return the other one.
+TEST(GgufDequantAvx2, KernelsMatchThePortableDecodersOnEveryScaleAndMinPair) {
+  if (!KernelsRun()) GTEST_SKIP() << "no AVX2, F16C and FMA on this CPU";
+  const uint16_t kPatterns[] = {0x7E00, 0x7E01, 0xFE02, 0x7C01, 0x7C00, 0xFC00, 0x0001,
+                                0x83FF, 0x0000, 0x8000, 0x7BFF, 0xFBFF, 0x3C00, 0xB555};
+  std::mt19937_64 rng(7);
+  for (const Peer& peer : kPeers) {
+    if (peer.type_id != 3 && peer.type_id != 12 && peer.type_id != 13) continue;
+    const gguf::GgmlType* type = gguf::FindGgmlType(peer.type_id);
+    ASSERT_NE(type, nullptr);
+    std::vector<uint8_t> blocks;
+    for (uint16_t d : kPatterns) {
+      for (uint16_t min : kPatterns) {
+        const size_t at = blocks.size();
+        blocks.resize(at + type->type_size);
+        for (size_t i = at + 4; i < blocks.size(); ++i) blocks[i] = static_cast<uint8_t>(rng());
+        const uint8_t halves[4] = {static_cast<uint8_t>(d), static_cast<uint8_t>(d >> 8),
+                                   static_cast<uint8_t>(min), static_cast<uint8_t>(min >> 8)};
+        std::memcpy(&blocks[at], halves, 4);
+      }
+    }
+    ExpectSameBits(peer, blocks, "scale and min pairs");
   }
 }
 

@@ -4,8 +4,9 @@
 // byte of codes (or iq1 grid value) is widened to 8 lanes of int32 and converted in one
 // instruction, the block scale is broadcast once. The float operations are the portable
 // decoders' own, in the same order (convert, multiply, then add or subtract; iq1: add the
-// delta, then multiply), one rounding each, so the bits are the same; the tests run
-// these on any CPU that has AVX2. Built only for x86-64 with GCC or clang; the functions
+// delta, then multiply), one rounding each, so the bits are the same (q4_K and q5_K fuse
+// a multiply that is exact with the subtraction: StoreKAffine16); the tests run these on
+// any CPU that has AVX2. Built only for x86-64 with GCC or clang; the functions
 // carry the avx2 target attribute, so the file is compiled for baseline x86-64 like
 // every other and runs only after the CPU check below.
 #include "gguf/dequant_internal.h"
@@ -21,7 +22,7 @@ namespace stguard::gguf::dequant {
 
 namespace {
 
-#define STGUARD_AVX2 __attribute__((target("avx2,f16c")))
+#define STGUARD_AVX2 __attribute__((target("avx2,f16c,fma")))
 
 // Store8: eight int8 (or uint8) codes at the low 8 bytes of `codes`, as floats times
 // `scale`, at out.
@@ -180,67 +181,102 @@ STGUARD_AVX2 __attribute__((always_inline)) inline Spread4 MakeSpread4() {
   }
   return s;
 }
+// kFused: one fused multiply-subtract instead of the two operations. Equal bits when d
+// and dmin are finite (KScalesFinite): dl = d * scale holds at most 17 significant bits
+// (11 of a half, 6 of the scale) and a code at most 5, so dl * code is exact and the one
+// rounding left is the subtraction's. With a NaN or an infinity the fused form could
+// return another NaN than the two operations do, so those blocks take the unfused form.
+template <bool kFused>
 STGUARD_AVX2 __attribute__((always_inline)) inline void StoreKAffine16(__m128i codes,
                                                                       const Spread4& s,
                                                                       __m128 dl, __m128 ml,
                                                                       float* out) {
   for (int k = 0; k < 4; ++k) {
     const __m128 value = _mm_cvtepi32_ps(_mm_shuffle_epi8(codes, s.lane[k]));
-    _mm_storeu_ps(out + 4 * k, _mm_sub_ps(_mm_mul_ps(value, dl), ml));
+    const __m128 result =
+        kFused ? _mm_fmsub_ps(value, dl, ml) : _mm_sub_ps(_mm_mul_ps(value, dl), ml);
+    _mm_storeu_ps(out + 4 * k, result);
   }
+}
+
+// KScalesFinite: neither d nor dmin (the block's first two halves) is an infinity or a
+// NaN (exponent bits all ones).
+inline bool KScalesFinite(const uint8_t* block) {
+  return (LoadU16(block) & 0x7C00) != 0x7C00 && (LoadU16(block + 2) & 0x7C00) != 0x7C00;
 }
 
 // q4_K: per 64 elements 32 bytes, low nibbles (scale 2i) then high (2i+1);
 // value = dl * code - ml.
-STGUARD_AVX2 void DecodeQ4_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+template <bool kFused>
+STGUARD_AVX2 __attribute__((always_inline)) inline void DecodeQ4_KBlock(const uint8_t* block,
+                                                                       const Spread4& spread,
+                                                                       float* out) {
   const __m128i mask = _mm_set1_epi8(0x0F);
+  const KScales k = LoadKScales(block);
+  const uint8_t* q = block + 16;
+  for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+    const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
+    const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
+    const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
+    const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
+    for (int j = 0; j < 32; j += 16) {
+      const __m128i codes = Load16(q + j);
+      StoreKAffine16<kFused>(_mm_and_si128(codes, mask), spread, d_low, m_low, out + j);
+      StoreKAffine16<kFused>(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), spread, d_high,
+                             m_high, out + 32 + j);
+    }
+  }
+}
+STGUARD_AVX2 void DecodeQ4_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
   const Spread4 spread = MakeSpread4();
-  for (size_t b = 0; b < n_blocks; ++b, blocks += 144) {
-    const KScales k = LoadKScales(blocks);
-    const uint8_t* q = blocks + 16;
-    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
-      const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
-      const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
-      const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
-      const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
-      for (int j = 0; j < 32; j += 16) {
-        const __m128i codes = Load16(q + j);
-        StoreKAffine16(_mm_and_si128(codes, mask), spread, d_low, m_low, out + j);
-        StoreKAffine16(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), spread, d_high, m_high,
-                       out + 32 + j);
-      }
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 144, out += 256) {
+    if (KScalesFinite(blocks)) {
+      DecodeQ4_KBlock<true>(blocks, spread, out);
+    } else {
+      DecodeQ4_KBlock<false>(blocks, spread, out);
     }
   }
 }
 
 // q5_K: as q4_K, bit 2i of qh[l] adding 16 to element 64i + l, bit 2i+1 to 64i + 32 + l.
-STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+template <bool kFused>
+STGUARD_AVX2 __attribute__((always_inline)) inline void DecodeQ5_KBlock(const uint8_t* block,
+                                                                       const Spread4& spread,
+                                                                       float* out) {
   const __m128i mask = _mm_set1_epi8(0x0F);
   const __m128i sixteen = _mm_set1_epi8(16);
+  const KScales k = LoadKScales(block);
+  const uint8_t* q = block + 48;
+  for (int i = 0; i < 4; ++i, q += 32, out += 64) {
+    const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
+    const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
+    const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
+    const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
+    // Bit 2i (2i+1) of each qh byte, as 16 or 0, added to the nibble.
+    const __m128i bit_low = _mm_set1_epi8(static_cast<char>(1 << (2 * i)));
+    const __m128i bit_high = _mm_set1_epi8(static_cast<char>(2 << (2 * i)));
+    for (int j = 0; j < 32; j += 16) {
+      const __m128i qh = Load16(block + 16 + j);
+      const __m128i add_low =
+          _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_low), bit_low), sixteen);
+      const __m128i add_high =
+          _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_high), bit_high), sixteen);
+      const __m128i codes = Load16(q + j);
+      StoreKAffine16<kFused>(_mm_or_si128(_mm_and_si128(codes, mask), add_low), spread, d_low,
+                             m_low, out + j);
+      StoreKAffine16<kFused>(
+          _mm_or_si128(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), add_high), spread,
+          d_high, m_high, out + 32 + j);
+    }
+  }
+}
+STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
   const Spread4 spread = MakeSpread4();
-  for (size_t b = 0; b < n_blocks; ++b, blocks += 176) {
-    const KScales k = LoadKScales(blocks);
-    const uint8_t* q = blocks + 48;
-    for (int i = 0; i < 4; ++i, q += 32, out += 64) {
-      const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
-      const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
-      const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
-      const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
-      // Bit 2i (2i+1) of each qh byte, as 16 or 0, added to the nibble.
-      const __m128i bit_low = _mm_set1_epi8(static_cast<char>(1 << (2 * i)));
-      const __m128i bit_high = _mm_set1_epi8(static_cast<char>(2 << (2 * i)));
-      for (int j = 0; j < 32; j += 16) {
-        const __m128i qh = Load16(blocks + 16 + j);
-        const __m128i add_low =
-            _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_low), bit_low), sixteen);
-        const __m128i add_high =
-            _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_high), bit_high), sixteen);
-        const __m128i codes = Load16(q + j);
-        StoreKAffine16(_mm_or_si128(_mm_and_si128(codes, mask), add_low), spread, d_low, m_low,
-                       out + j);
-        StoreKAffine16(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), add_high),
-                       spread, d_high, m_high, out + 32 + j);
-      }
+  for (size_t b = 0; b < n_blocks; ++b, blocks += 176, out += 256) {
+    if (KScalesFinite(blocks)) {
+      DecodeQ5_KBlock<true>(blocks, spread, out);
+    } else {
+      DecodeQ5_KBlock<false>(blocks, spread, out);
     }
   }
 }
@@ -311,7 +347,9 @@ bool HasF16c() {
 
 Decoder Avx2Decoder(uint32_t type_id) {
   // Asked once per row: both answers are computed once.
-  static const bool usable = __builtin_cpu_supports("avx2") && HasF16c();
+  // Every CPU with AVX2 has FMA too in practice; one check keeps one set of kernels.
+  static const bool usable =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && HasF16c();
   if (!usable) return nullptr;
   switch (type_id) {
     case 2: return DecodeQ4_0Avx2;
