@@ -14,6 +14,7 @@
 #include "write/canonical_header.h"
 #include "write/canonical_text.h"
 #include "write/placing_sink.h"
+#include "write/progress_sink.h"
 #include "write/string_sink.h"
 
 namespace stguard {
@@ -66,44 +67,6 @@ class BoundedSink final : public ByteSink, public PlacingSink {
 std::span<const std::byte> AsBytes(std::string_view text) {
   return std::as_bytes(std::span<const char>(text.data(), text.size()));
 }
-
-// ProgressSink passes every write on to `sink` and counts it to `progress`.
-class ProgressSink final : public ByteSink, public PlacingSink {
- public:
-  ProgressSink(ByteSink& sink, const std::function<void(uint64_t)>& progress)
-      : sink_(sink), placing_(dynamic_cast<PlacingSink*>(&sink)), progress_(progress) {}
-  Error Write(std::span<const std::byte> bytes) override {
-    Error error = sink_.Write(bytes);
-    if (error.ok()) progress_(bytes.size());
-    return error;
-  }
-  // Placed bytes count once they are all stored (EndPlaced).
-  Error BeginPlaced(uint64_t len, std::byte** at) override {
-    *at = nullptr;
-    if (placing_ == nullptr) return Error{};
-    Error error = placing_->BeginPlaced(len, at);
-    placed_ = *at != nullptr ? len : 0;
-    return error;
-  }
-  void ReleasePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
-  }
-  void PreparePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
-  }
-  Error EndPlaced() override {
-    if (placing_ == nullptr) return TooManyBytes();
-    Error error = placing_->EndPlaced();
-    if (error.ok()) progress_(placed_);
-    return error;
-  }
-
- private:
-  ByteSink& sink_;
-  PlacingSink* placing_;
-  uint64_t placed_ = 0;
-  const std::function<void(uint64_t)>& progress_;
-};
 
 }  // namespace
 
