@@ -30,37 +30,26 @@ Error TooManyBytes() {
 
 // BoundedSink passes a producer's bytes on and refuses any beyond the declared count;
 // placed bytes (write/placing_sink.h) count when placed, if the inner sink can place.
-class BoundedSink final : public ByteSink, public PlacingSink {
+class BoundedSink final : public PassThroughSink {
  public:
-  BoundedSink(ByteSink* inner, uint64_t byte_len)
-      : inner_(inner), placing_(dynamic_cast<PlacingSink*>(inner)), remaining_(byte_len) {}
+  BoundedSink(ByteSink& inner, uint64_t byte_len)
+      : PassThroughSink(inner), remaining_(byte_len) {}
   Error Write(std::span<const std::byte> bytes) override {
     if (bytes.size() > remaining_) return TooManyBytes();
     remaining_ -= bytes.size();
-    return inner_->Write(bytes);
+    return inner().Write(bytes);
   }
   Error BeginPlaced(uint64_t len, std::byte** at) override {
     *at = nullptr;
     if (len > remaining_) return TooManyBytes();
-    if (placing_ == nullptr) return Error{};
-    Error error = placing_->BeginPlaced(len, at);
+    Error error = BeginInner(len, at);
     if (error.ok() && *at != nullptr) remaining_ -= len;
     return error;
   }
-  void ReleasePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
-  }
-  void PreparePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
-  }
-  Error EndPlaced() override {
-    return placing_ != nullptr ? placing_->EndPlaced() : TooManyBytes();
-  }
+  Error EndPlaced() override { return EndInner(TooManyBytes()); }
   uint64_t remaining() const { return remaining_; }
 
  private:
-  ByteSink* inner_;
-  PlacingSink* placing_;
   uint64_t remaining_;
 };
 
@@ -187,7 +176,7 @@ struct Writer::Impl {
       if (!tensor.producer) {
         error = sink.Write(tensor.data);
       } else {
-        BoundedSink bounded(&sink, tensor.byte_len);
+        BoundedSink bounded(sink, tensor.byte_len);
         error = tensor.producer(bounded);
         if (error.ok() && bounded.remaining() != 0) {
           error.code = ErrorCode::kInvalidArgument;
