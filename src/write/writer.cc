@@ -8,12 +8,11 @@
 
 #include "base/out_of_memory.h"
 #include "data/conversion_target.h"
-#include "stguard/convert.h"
 #include "stguard/reader.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "write/canonical_text.h"
-#include "write/placing_sink.h"
+#include "write/converting_sink.h"
 #include "write/progress_sink.h"
 #include "write/string_sink.h"
 
@@ -406,45 +405,22 @@ class CanonicalStream {
     if (Error error = sink.Write(AsBytes(piece)); !error.ok()) return error;
 
     const std::span<const TensorView> tensors = checkpoint_.tensors();
-    const uint64_t data_start = 8 + checkpoint_.header_len();
     std::vector<std::byte> buffer;
-    std::vector<std::byte> converted;
     for (uint32_t index : text_.order()) {
       const TensorView& tensor = tensors[index];
       const Dtype out_dtype = text_.OutDtype(tensor);
       Error error;
       if (out_dtype != tensor.dtype) {
-        // Whole elements at a time, into one reused pair of buffers.
-        constexpr uint64_t kElements = uint64_t{1} << 16;
-        const size_t src_size = ElementSize(tensor.dtype);
-        const size_t dst_size = ElementSize(out_dtype);
-        const uint64_t count = tensor.byte_size() / src_size;
-        const size_t step = static_cast<size_t>(std::min<uint64_t>(kElements, count));
-        if (buffer.size() < step * src_size) buffer.resize(step * src_size);
-        if (converted.size() < step * dst_size) converted.resize(step * dst_size);
-        for (uint64_t done = 0; done < count && error.ok();) {
-          const size_t n = static_cast<size_t>(std::min<uint64_t>(step, count - done));
-          const std::span<std::byte> src(buffer.data(), n * src_size);
-          const std::span<std::byte> dst(converted.data(), n * dst_size);
-          error = checkpoint_.ReadData(data_start + tensor.begin + done * src_size, src);
-          if (error.ok()) error = ConvertElements(tensor.dtype, src, out_dtype, dst);
-          if (error.ok()) error = sink.Write(dst);
-          done += n;
-        }
+        // The one element conversion of streamed tensors (AddSource's decorator), fed
+        // kConvertChunkElements whole elements at a time.
+        ConvertingSink converting(tensor.dtype, out_dtype, sink);
+        error = CopyData(tensor, kConvertChunkElements * ElementSize(tensor.dtype), converting,
+                         &buffer);
+        if (error.ok()) error = converting.Finish();
       } else if (!copy_data_) {
         error = sink.Write(tensor.data);
       } else {
-        const uint64_t len = tensor.byte_size();
-        if (buffer.size() < std::min<uint64_t>(len, kCanonicalCopyChunkLen)) {
-          buffer.resize(static_cast<size_t>(std::min<uint64_t>(len, kCanonicalCopyChunkLen)));
-        }
-        for (uint64_t at = 0; at < len && error.ok();) {
-          const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), len - at));
-          const std::span<std::byte> chunk(buffer.data(), n);
-          error = checkpoint_.ReadData(data_start + tensor.begin + at, chunk);
-          if (error.ok()) error = sink.Write(chunk);
-          at += n;
-        }
+        error = CopyData(tensor, kCanonicalCopyChunkLen, sink, &buffer);
       }
       if (!error.ok()) {
         if (error.tensor.empty()) error.tensor = std::string(tensor.name);
@@ -455,6 +431,27 @@ class CanonicalStream {
   }
 
  private:
+  // kConvertChunkElements is how many elements of a converted tensor are read at a time.
+  static constexpr uint64_t kConvertChunkElements = uint64_t{1} << 16;
+
+  // CopyData reads `tensor`'s bytes with Checkpoint::ReadData, `chunk_len` at a time into
+  // the reused *buffer, and writes them to `sink`.
+  Error CopyData(const TensorView& tensor, uint64_t chunk_len, ByteSink& sink,
+                 std::vector<std::byte>* buffer) const {
+    const uint64_t start = 8 + checkpoint_.header_len() + tensor.begin;
+    const uint64_t len = tensor.byte_size();
+    const uint64_t step = std::min(len, chunk_len);
+    if (buffer->size() < step) buffer->resize(static_cast<size_t>(step));
+    for (uint64_t at = 0; at < len;) {
+      const size_t n = static_cast<size_t>(std::min(step, len - at));
+      const std::span<std::byte> chunk(buffer->data(), n);
+      if (Error error = checkpoint_.ReadData(start + at, chunk); !error.ok()) return error;
+      if (Error error = sink.Write(chunk); !error.ok()) return error;
+      at += n;
+    }
+    return Error{};
+  }
+
   const Checkpoint& checkpoint_;
   bool copy_data_;
   CanonicalText text_;
