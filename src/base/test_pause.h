@@ -9,7 +9,8 @@ namespace stguard {
 // PauseForTestingAt marks a point where a test may hold the process. Points: "header"
 // (a file's first bytes read, its header not yet: the sniff's growing read, or the
 // safetensors reader's header read, whichever comes first), "data" (before tensor data is
-// first read from a file), "written" (the first bytes are in a temporary output file).
+// first read from a file), "written" (the first bytes are in a temporary output file),
+// "sniffed" (convert has opened IN and told its format, its adapter has not yet run).
 //
 // In the library users get, it is an empty function inlined even without optimisation,
 // so no symbol, string or environment read remains in what is installed. Only the tests'

@@ -12,9 +12,10 @@ namespace stguard {
 
 // CheckpointSources streams `checkpoint` from its own parsed entries (WriteConverted: the
 // canonical header in pieces, the data read with Checkpoint::ReadData tensor by tensor,
-// those that change dtype (ChangesDtype) converted as they pass), so memory does not grow
-// with the header's entries. The checkpoint must outlive it. It reads the checkpoint opened before
-// the output's crash-safe rename, so OUT may be IN (as `canon IN IN`).
+// those that change dtype (ChangesDtype) converted as they pass by the pipeline's one
+// decorator, ConvertingSink), so memory does not grow with the header's entries. The
+// checkpoint must outlive it. It reads the checkpoint opened before the output's
+// crash-safe rename, so OUT may be IN (as `canon IN IN`).
 class CheckpointSources final : public StreamedSources {
  public:
   explicit CheckpointSources(const Checkpoint& checkpoint) : checkpoint_(checkpoint) {}

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/prefixed_source.h"
+#include "base/test_pause.h"
 #include "convert/checkpoint_sources.h"
 #include "convert/conversion_verdict.h"
 #include "convert/pipeline.h"
@@ -52,6 +53,13 @@ Error Failed(Error error, const std::string& out, ConvertReport* report) {
   return error;
 }
 
+// SniffedInput is IN as the sniff left it: the file it opened (unmapped; null for a folder,
+// a ZIP and a path that could not be opened) and the first bytes it read.
+struct SniffedInput {
+  std::unique_ptr<MappedFile> file;
+  std::vector<std::byte> head;
+};
+
 std::string DtypeText(const ConvertOptions& options) {
   return std::string(DtypeName(*options.dtype));
 }
@@ -59,11 +67,17 @@ std::string DtypeText(const ConvertOptions& options) {
 // SafetensorsFile converts a safetensors file through the pipeline as streamed sources
 // (CheckpointSources): its header's entries are what a hostile file makes numerous, so
 // they are streamed from the checkpoint, never listed (StreamedSources says why).
-// `head` is IN's first bytes as the sniff read them: the checkpoint does not read them again.
-Error SafetensorsFile(const std::string& in, std::span<const std::byte> head,
-                      const std::string& out, const ConvertOptions& options,
-                      ConvertReport* report) {
-  const Result<Checkpoint> checkpoint = OpenCheckpointWithHead(in, head);
+// The checkpoint reads from the file the sniff opened, after the head the sniff read
+// (SniffedInput): IN is opened once, its bytes read once, all from one file.
+Error SafetensorsFile(const std::string& in, SniffedInput& sniffed, const std::string& out,
+                      const ConvertOptions& options, ConvertReport* report) {
+  if (sniffed.file == nullptr) {
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(in);
+    if (!file.ok()) return file.error();
+    sniffed.file = std::move(*file);
+  }
+  const Result<Checkpoint> checkpoint =
+      OpenCheckpointWithHead(std::move(sniffed.file), sniffed.head);
   if (!checkpoint.ok()) return checkpoint.error();
   // An invalid file is invalid whatever was asked; a valid one needs --dtype.
   if (!options.dtype) return Usage(report, "a safetensors IN needs --dtype BF16|F16|F32");
@@ -259,10 +273,10 @@ Error GgufFile(const std::string& in, const std::string& out, const ConvertOptio
 }
 
 // ConvertTo runs IN's adapter, writing to the path OUT (for a safetensors file, "-" too).
-// `head` is IN's first bytes, read by the sniff. *pickle_folder tells whether IN was
+// `sniffed` is IN as the sniff opened and read it. *pickle_folder tells whether IN was
 // converted as a PyTorch folder (its members are pickle-bearing shards), for the verdict
 // of a failure.
-Error ConvertTo(const std::string& in, std::span<const std::byte> head, const std::string& out,
+Error ConvertTo(const std::string& in, SniffedInput& sniffed, const std::string& out,
                 const ConvertOptions& options, ConvertReport* report, bool* pickle_folder) {
   const PathFormat format = report->input;
   if (format.is_folder) {
@@ -277,7 +291,7 @@ Error ConvertTo(const std::string& in, std::span<const std::byte> head, const st
     return TorchFile(in, out, options, report);
   }
   switch (format.format) {
-    case Format::kSafetensors: return SafetensorsFile(in, head, out, options, report);
+    case Format::kSafetensors: return SafetensorsFile(in, sniffed, out, options, report);
     case Format::kNpy: return NpyFile(in, out, options, report);
     case Format::kNpz: return NpzFile(in, out, options, report);
     case Format::kGguf: return GgufFile(in, out, options, report);
@@ -326,8 +340,9 @@ Error ThroughTemporary(const std::string& in, const ConvertOptions& options,
   }
   const std::string temporary = folder + "/out.safetensors";
   bool pickle_folder = false;  // a folder never converts to "-"
-  // A safetensors file streams to "-" itself: no head to hand on here.
-  Error error = ConvertTo(in, {}, temporary, options, report, &pickle_folder);
+  // A safetensors file streams to "-" itself: nothing sniffed to hand on here.
+  SniffedInput none;
+  Error error = ConvertTo(in, none, temporary, options, report, &pickle_folder);
   std::error_code ignored;
   if (error.ok() && std::filesystem::is_directory(temporary, ignored)) {
     error = Usage(report, "a split GGUF model converts to a folder: OUT cannot be -");
@@ -354,15 +369,16 @@ bool StartsLikeZip(std::span<const std::byte> head) {
 
 // SniffInput tells what IN is (FormatOfPath) from the bytes the sniff rules look at, read
 // by ranges (SniffSourcePrefix), never by a mapping, so that the adapter maps or reads IN
-// once; *head keeps the file's first bytes it read, for the adapter that starts from them
-// (a safetensors file's prefix and header). A ZIP is the exception: read by ranges, its
-// tail (64 KiB) would be copied onto the heap, which keeps those pages under the whole
-// conversion's peak, so it is sniffed through a mapping as its reader maps it.
-Result<PathFormat> SniffInput(const std::string& in, std::vector<std::byte>* head) {
+// once; *sniffed keeps the open file and its first bytes read, for the adapter that starts
+// from them (a safetensors file's prefix and header). A ZIP is the exception: read by
+// ranges, its tail (64 KiB) would be copied onto the heap, which keeps those pages under
+// the whole conversion's peak, so it is sniffed through a mapping as its reader maps it.
+Result<PathFormat> SniffInput(const std::string& in, SniffedInput* sniffed) {
   struct stat info;
   if (::stat(in.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) return FormatOfPath(in);
   Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(in);
   if (!file.ok()) return file.error();
+  std::vector<std::byte>* head = &sniffed->head;
   std::vector<std::byte> first(static_cast<size_t>(std::min<uint64_t>((*file)->size(), 512)));
   if (Error error = (*file)->ReadAt(0, first); !error.ok()) return error;
   if (StartsLikeZip(first)) return FormatOfPath(in);
@@ -377,6 +393,7 @@ Result<PathFormat> SniffInput(const std::string& in, std::vector<std::byte>* hea
     head->resize(kMaxHandedHead);
     head->shrink_to_fit();
   }
+  sniffed->file = std::move(*file);
   return FormatOfPath(in, *format);
 }
 
@@ -385,8 +402,9 @@ Result<PathFormat> SniffInput(const std::string& in, std::vector<std::byte>* hea
 Error ConvertAsAsked(const std::string& in, const std::string& out,
                      const ConvertOptions& options, ConvertReport* report, bool* pickle_folder) {
   // IN's format first, so that every result, a usage error's too, names it.
-  std::vector<std::byte> head;
-  const Result<PathFormat> found = SniffInput(in, &head);
+  SniffedInput sniffed;
+  const Result<PathFormat> found = SniffInput(in, &sniffed);
+  PauseForTestingAt("sniffed");
   report->input = found.ok() ? *found : PathFormat{};  // the adapter's reader says why
   if (const Error error = CheckPlan(ConversionPlan{options.dtype, {}}); !error.ok()) {
     return Usage(report, std::string(error.message) +
@@ -406,7 +424,7 @@ Error ConvertAsAsked(const std::string& in, const std::string& out,
       return Usage(report, "a folder converts to a folder: OUT cannot be -");
     }
     if (safetensors_file || !found.ok()) {
-      return ConvertTo(in, head, out, options, report, pickle_folder);
+      return ConvertTo(in, sniffed, out, options, report, pickle_folder);
     }
     return ThroughTemporary(in, options, report);
   }
@@ -416,7 +434,7 @@ Error ConvertAsAsked(const std::string& in, const std::string& out,
       return Usage(report, std::string(same.message) + ": " + same.context);
     }
   }
-  Error error = ConvertTo(in, head, out, options, report, pickle_folder);
+  Error error = ConvertTo(in, sniffed, out, options, report, pickle_folder);
   if (error.ok() && report->written.empty()) report->written = {out};
   return error;
 }

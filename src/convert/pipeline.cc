@@ -10,25 +10,10 @@
 #include "data/conversion_target.h"
 #include "stguard/writer.h"
 #include "write/atomic_file.h"
+#include "write/progress_sink.h"
 
 namespace stguard {
 namespace {
-
-// ProgressSink passes bytes on and reports how many went by, as Writer::set_progress does.
-class ProgressSink final : public ByteSink {
- public:
-  ProgressSink(ByteSink& out, const std::function<void(uint64_t)>& progress)
-      : out_(out), progress_(progress) {}
-  Error Write(std::span<const std::byte> bytes) override {
-    if (Error error = out_.Write(bytes); !error.ok()) return error;
-    if (progress_) progress_(bytes.size());
-    return {};
-  }
-
- private:
-  ByteSink& out_;
-  const std::function<void(uint64_t)>& progress_;
-};
 
 // CheckStreamedPlan is CheckPlan for streamed sources, which are converted only to a dtype.
 Error CheckStreamedPlan(const ConversionPlan& plan) {

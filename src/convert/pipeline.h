@@ -52,8 +52,7 @@ struct ConvertedFile {
 // them, copy each name, shape and metadata entry, several times a short entry's header
 // text. StreamedSources instead streams the file from the reader's own entries: the
 // header in pieces, then each tensor's bytes in canonical order, those that change dtype
-// converted by the same rule and element conversion as AddSource's decorator
-// (ChangesDtype, ConvertElements).
+// (ChangesDtype) converted through AddSource's decorator (ConvertingSink).
 class StreamedSources {
  public:
   virtual ~StreamedSources() = default;

@@ -50,10 +50,23 @@ class CheckpointBuilder {
 
   // OpenNoThrow is Checkpoint::Open (map_data) and Checkpoint::OpenHeader (!map_data).
   static Result<Checkpoint> OpenNoThrow(const std::string& path, const Options& options,
-                                        bool map_data,
-                                        std::span<const std::byte> known_head = {}) {
+                                        bool map_data) {
     try {
-      return OpenFile(path, options, map_data, known_head);
+      Result<std::unique_ptr<MappedFile>> file =
+          map_data ? MappedFile::Open(path) : MappedFile::OpenUnmapped(path);
+      if (!file.ok()) return file.error();
+      return OpenFile(std::move(*file), options, map_data, {});
+    } catch (const std::bad_alloc&) {
+      return OutOfMemory();
+    }
+  }
+
+  // OpenOpenedNoThrow is OpenCheckpointWithHead: `file` is kept for the data.
+  static Result<Checkpoint> OpenOpenedNoThrow(std::unique_ptr<MappedFile> file,
+                                              std::span<const std::byte> known_head,
+                                              const Options& options) {
+    try {
+      return OpenFile(std::move(file), options, /*keep_file=*/true, known_head);
     } catch (const std::bad_alloc&) {
       return OutOfMemory();
     }
@@ -80,9 +93,10 @@ class CheckpointBuilder {
     uint64_t head_len = 0;
   };
 
-  // OpenFile reads the head by ranges, the first known_head.size() bytes from known_head.
-  static Result<Checkpoint> OpenFile(const std::string& path, const Options& options,
-                                     bool map_data, std::span<const std::byte> known_head);
+  // OpenFile reads the head of the opened `file` by ranges, the first known_head.size()
+  // bytes from known_head, and keeps `file` for the data when keep_file.
+  static Result<Checkpoint> OpenFile(std::unique_ptr<MappedFile> file, const Options& options,
+                                     bool keep_file, std::span<const std::byte> known_head);
   static Result<Checkpoint> OpenSource(const ByteSource& source, const Options& options);
   // ReadHead reads the 8-byte prefix, checks it, and reads the header after it: two reads,
   // 8 + N bytes. *out holds prefix and header, *out_len their length.
@@ -96,25 +110,22 @@ class CheckpointBuilder {
                                   bool data_follows_head = true);
 };
 
-Result<Checkpoint> CheckpointBuilder::OpenFile(const std::string& path, const Options& options,
-                                               bool map_data,
+Result<Checkpoint> CheckpointBuilder::OpenFile(std::unique_ptr<MappedFile> file,
+                                               const Options& options, bool keep_file,
                                                std::span<const std::byte> known_head) {
-  Result<std::unique_ptr<MappedFile>> mapping =
-      map_data ? MappedFile::Open(path) : MappedFile::OpenUnmapped(path);
-  if (!mapping.ok()) return mapping.error();
   // A head longer than the file is not this file's: read it all.
-  if (known_head.size() > (*mapping)->size()) known_head = {};
-  const PrefixedSource head_source(**mapping, known_head);
+  if (known_head.size() > file->size()) known_head = {};
+  const PrefixedSource head_source(*file, known_head);
   Sources sources;
   if (Error error = ReadHead(head_source, options, &sources.head_copy, &sources.head_len);
       !error.ok()) {
     return error;
   }
-  const uint64_t file_size = (*mapping)->size();
+  const uint64_t file_size = file->size();
   const std::span<const std::byte> head(sources.head_copy.get(),
                                         static_cast<size_t>(sources.head_len));
-  if (map_data) sources.mapping = std::move(*mapping);
-  // Without map_data the file (and its descriptor) closes here.
+  if (keep_file) sources.mapping = std::move(file);
+  // Otherwise the file (and its descriptor) closes here.
   return Build(head, file_size, options, std::move(sources), /*data_follows_head=*/false);
 }
 
@@ -175,12 +186,13 @@ Result<Checkpoint> CheckpointBuilder::Build(std::span<const std::byte> head, uin
   const uint64_t data_start = 8 + header_len;
   const uint64_t data_len = file_size - data_start;
   // Where the data bytes are: right after the head (FromBytes), in the mapping (Open), or
-  // nowhere (OpenHeader: tensors get empty spans).
+  // nowhere (OpenHeader, and a file kept unmapped: tensors get empty spans).
   std::span<const std::byte> bytes;
-  const bool has_data = data_follows_head || sources.mapping != nullptr;
+  const bool has_data =
+      data_follows_head || (sources.mapping != nullptr && !sources.mapping->bytes().empty());
   if (data_follows_head) {
     bytes = std::span(head.data(), static_cast<size_t>(file_size));
-  } else if (sources.mapping != nullptr) {
+  } else if (has_data) {
     bytes = sources.mapping->bytes();
   }
   const std::span<const std::byte> data =
@@ -248,10 +260,10 @@ Result<Checkpoint> Checkpoint::Open(const std::string& path, const Options& opti
   return CheckpointBuilder::OpenNoThrow(path, options, /*map_data=*/true);
 }
 
-Result<Checkpoint> OpenCheckpointWithHead(const std::string& path,
+Result<Checkpoint> OpenCheckpointWithHead(std::unique_ptr<MappedFile> file,
                                           std::span<const std::byte> known_head,
                                           const Options& options) {
-  return CheckpointBuilder::OpenNoThrow(path, options, /*map_data=*/true, known_head);
+  return CheckpointBuilder::OpenOpenedNoThrow(std::move(file), known_head, options);
 }
 
 Result<Checkpoint> Checkpoint::OpenHeader(const std::string& path, const Options& options) {

@@ -18,13 +18,14 @@ constexpr size_t kChunkElements = 16384;
 }  // namespace
 
 ConvertingSink::ConvertingSink(Dtype from, Dtype to, ByteSink& out)
-    : from_(from), to_(to), out_(out), from_size_(ElementSize(from)), to_size_(ElementSize(to)) {
-  buffer_.resize(kChunkElements * to_size_);
-}
+    : from_(from), to_(to), out_(out), from_size_(ElementSize(from)), to_size_(ElementSize(to)) {}
 
 Error ConvertingSink::ConvertWhole(std::span<const std::byte> whole) {
   while (!whole.empty()) {
     const size_t count = std::min(kChunkElements, whole.size() / from_size_);
+    // Sized by the first chunk, not ahead: a checkpoint may convert millions of tiny
+    // tensors, each through its own sink.
+    if (buffer_.size() < count * to_size_) buffer_.resize(count * to_size_);
     const std::span<std::byte> dst(buffer_.data(), count * to_size_);
     if (Error error = ConvertElements(from_, whole.first(count * from_size_), to_, dst);
         !error.ok()) {

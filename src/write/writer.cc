@@ -8,12 +8,12 @@
 
 #include "base/out_of_memory.h"
 #include "data/conversion_target.h"
-#include "stguard/convert.h"
 #include "stguard/reader.h"
 #include "write/atomic_file.h"
 #include "write/canonical_header.h"
 #include "write/canonical_text.h"
-#include "write/placing_sink.h"
+#include "write/converting_sink.h"
+#include "write/progress_sink.h"
 #include "write/string_sink.h"
 
 namespace stguard {
@@ -29,81 +29,32 @@ Error TooManyBytes() {
 
 // BoundedSink passes a producer's bytes on and refuses any beyond the declared count;
 // placed bytes (write/placing_sink.h) count when placed, if the inner sink can place.
-class BoundedSink final : public ByteSink, public PlacingSink {
+class BoundedSink final : public PassThroughSink {
  public:
-  BoundedSink(ByteSink* inner, uint64_t byte_len)
-      : inner_(inner), placing_(dynamic_cast<PlacingSink*>(inner)), remaining_(byte_len) {}
+  BoundedSink(ByteSink& inner, uint64_t byte_len)
+      : PassThroughSink(inner), remaining_(byte_len) {}
   Error Write(std::span<const std::byte> bytes) override {
     if (bytes.size() > remaining_) return TooManyBytes();
     remaining_ -= bytes.size();
-    return inner_->Write(bytes);
+    return inner().Write(bytes);
   }
   Error BeginPlaced(uint64_t len, std::byte** at) override {
     *at = nullptr;
     if (len > remaining_) return TooManyBytes();
-    if (placing_ == nullptr) return Error{};
-    Error error = placing_->BeginPlaced(len, at);
+    Error error = BeginInner(len, at);
     if (error.ok() && *at != nullptr) remaining_ -= len;
     return error;
   }
-  void ReleasePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
-  }
-  void PreparePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
-  }
-  Error EndPlaced() override {
-    return placing_ != nullptr ? placing_->EndPlaced() : TooManyBytes();
-  }
+  Error EndPlaced() override { return EndInner(TooManyBytes()); }
   uint64_t remaining() const { return remaining_; }
 
  private:
-  ByteSink* inner_;
-  PlacingSink* placing_;
   uint64_t remaining_;
 };
 
 std::span<const std::byte> AsBytes(std::string_view text) {
   return std::as_bytes(std::span<const char>(text.data(), text.size()));
 }
-
-// ProgressSink passes every write on to `sink` and counts it to `progress`.
-class ProgressSink final : public ByteSink, public PlacingSink {
- public:
-  ProgressSink(ByteSink& sink, const std::function<void(uint64_t)>& progress)
-      : sink_(sink), placing_(dynamic_cast<PlacingSink*>(&sink)), progress_(progress) {}
-  Error Write(std::span<const std::byte> bytes) override {
-    Error error = sink_.Write(bytes);
-    if (error.ok()) progress_(bytes.size());
-    return error;
-  }
-  // Placed bytes count once they are all stored (EndPlaced).
-  Error BeginPlaced(uint64_t len, std::byte** at) override {
-    *at = nullptr;
-    if (placing_ == nullptr) return Error{};
-    Error error = placing_->BeginPlaced(len, at);
-    placed_ = *at != nullptr ? len : 0;
-    return error;
-  }
-  void ReleasePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->ReleasePlaced(offset, len);
-  }
-  void PreparePlaced(uint64_t offset, uint64_t len) override {
-    if (placing_ != nullptr) placing_->PreparePlaced(offset, len);
-  }
-  Error EndPlaced() override {
-    if (placing_ == nullptr) return TooManyBytes();
-    Error error = placing_->EndPlaced();
-    if (error.ok()) progress_(placed_);
-    return error;
-  }
-
- private:
-  ByteSink& sink_;
-  PlacingSink* placing_;
-  uint64_t placed_ = 0;
-  const std::function<void(uint64_t)>& progress_;
-};
 
 }  // namespace
 
@@ -224,7 +175,7 @@ struct Writer::Impl {
       if (!tensor.producer) {
         error = sink.Write(tensor.data);
       } else {
-        BoundedSink bounded(&sink, tensor.byte_len);
+        BoundedSink bounded(sink, tensor.byte_len);
         error = tensor.producer(bounded);
         if (error.ok() && bounded.remaining() != 0) {
           error.code = ErrorCode::kInvalidArgument;
@@ -454,45 +405,22 @@ class CanonicalStream {
     if (Error error = sink.Write(AsBytes(piece)); !error.ok()) return error;
 
     const std::span<const TensorView> tensors = checkpoint_.tensors();
-    const uint64_t data_start = 8 + checkpoint_.header_len();
     std::vector<std::byte> buffer;
-    std::vector<std::byte> converted;
     for (uint32_t index : text_.order()) {
       const TensorView& tensor = tensors[index];
       const Dtype out_dtype = text_.OutDtype(tensor);
       Error error;
       if (out_dtype != tensor.dtype) {
-        // Whole elements at a time, into one reused pair of buffers.
-        constexpr uint64_t kElements = uint64_t{1} << 16;
-        const size_t src_size = ElementSize(tensor.dtype);
-        const size_t dst_size = ElementSize(out_dtype);
-        const uint64_t count = tensor.byte_size() / src_size;
-        const size_t step = static_cast<size_t>(std::min<uint64_t>(kElements, count));
-        if (buffer.size() < step * src_size) buffer.resize(step * src_size);
-        if (converted.size() < step * dst_size) converted.resize(step * dst_size);
-        for (uint64_t done = 0; done < count && error.ok();) {
-          const size_t n = static_cast<size_t>(std::min<uint64_t>(step, count - done));
-          const std::span<std::byte> src(buffer.data(), n * src_size);
-          const std::span<std::byte> dst(converted.data(), n * dst_size);
-          error = checkpoint_.ReadData(data_start + tensor.begin + done * src_size, src);
-          if (error.ok()) error = ConvertElements(tensor.dtype, src, out_dtype, dst);
-          if (error.ok()) error = sink.Write(dst);
-          done += n;
-        }
+        // The one element conversion of streamed tensors (AddSource's decorator), fed
+        // kConvertChunkElements whole elements at a time.
+        ConvertingSink converting(tensor.dtype, out_dtype, sink);
+        error = CopyData(tensor, kConvertChunkElements * ElementSize(tensor.dtype), converting,
+                         &buffer);
+        if (error.ok()) error = converting.Finish();
       } else if (!copy_data_) {
         error = sink.Write(tensor.data);
       } else {
-        const uint64_t len = tensor.byte_size();
-        if (buffer.size() < std::min<uint64_t>(len, kCanonicalCopyChunkLen)) {
-          buffer.resize(static_cast<size_t>(std::min<uint64_t>(len, kCanonicalCopyChunkLen)));
-        }
-        for (uint64_t at = 0; at < len && error.ok();) {
-          const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), len - at));
-          const std::span<std::byte> chunk(buffer.data(), n);
-          error = checkpoint_.ReadData(data_start + tensor.begin + at, chunk);
-          if (error.ok()) error = sink.Write(chunk);
-          at += n;
-        }
+        error = CopyData(tensor, kCanonicalCopyChunkLen, sink, &buffer);
       }
       if (!error.ok()) {
         if (error.tensor.empty()) error.tensor = std::string(tensor.name);
@@ -503,6 +431,27 @@ class CanonicalStream {
   }
 
  private:
+  // kConvertChunkElements is how many elements of a converted tensor are read at a time.
+  static constexpr uint64_t kConvertChunkElements = uint64_t{1} << 16;
+
+  // CopyData reads `tensor`'s bytes with Checkpoint::ReadData, `chunk_len` at a time into
+  // the reused *buffer, and writes them to `sink`.
+  Error CopyData(const TensorView& tensor, uint64_t chunk_len, ByteSink& sink,
+                 std::vector<std::byte>* buffer) const {
+    const uint64_t start = 8 + checkpoint_.header_len() + tensor.begin;
+    const uint64_t len = tensor.byte_size();
+    const uint64_t step = std::min(len, chunk_len);
+    if (buffer->size() < step) buffer->resize(static_cast<size_t>(step));
+    for (uint64_t at = 0; at < len;) {
+      const size_t n = static_cast<size_t>(std::min(step, len - at));
+      const std::span<std::byte> chunk(buffer->data(), n);
+      if (Error error = checkpoint_.ReadData(start + at, chunk); !error.ok()) return error;
+      if (Error error = sink.Write(chunk); !error.ok()) return error;
+      at += n;
+    }
+    return Error{};
+  }
+
   const Checkpoint& checkpoint_;
   bool copy_data_;
   CanonicalText text_;

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +23,7 @@
 #include "stguard/conversion.h"
 #include "stguard/formats.h"
 #include "stguard/gguf_convert.h"
+#include "stguard/mapped_file.h"
 #include "stguard/npy_convert.h"
 #include "stguard/reader.h"
 #include "stguard/stguard_torch.h"
@@ -240,9 +242,10 @@ TEST(ConvertPathTest, ReportNamesTheInputFormatForEveryOutcome) {
   EXPECT_TRUE(report.input.is_folder);
 }
 
-// A safetensors file opened from the head the sniff read is the file Open reads: the head
-// serves the first bytes (a head that differs from the file shows it was used), and a head
-// longer than the file is not this file's and is ignored.
+// A safetensors file opened from the file and head the sniff read is the file Open reads:
+// the head serves the first bytes (a head that differs from the file shows it was used), a
+// head longer than the file is not this file's and is ignored, and the data is read from
+// the handed file, unmapped (empty spans, ReadData by pread).
 TEST(ConvertPathTest, CheckpointOpensFromTheSniffedHead) {
   TempDir dir;
   const std::string path = dir.File("f.safetensors");
@@ -250,16 +253,27 @@ TEST(ConvertPathTest, CheckpointOpensFromTheSniffedHead) {
   ASSERT_TRUE(WriteFileBytes(path, bytes));
   const Result<Checkpoint> opened = Checkpoint::Open(path);
   ASSERT_TRUE(opened.ok());
+  const auto unmapped = [&] {
+    Result<std::unique_ptr<MappedFile>> file = MappedFile::OpenUnmapped(path);
+    EXPECT_TRUE(file.ok());
+    return std::move(*file);
+  };
   const std::span<const std::byte> head = ByteSpan(bytes).first(20);
-  const Result<Checkpoint> from_head = OpenCheckpointWithHead(path, head);
+  const Result<Checkpoint> from_head = OpenCheckpointWithHead(unmapped(), head);
   ASSERT_TRUE(from_head.ok());
   EXPECT_EQ(from_head->header_text(), opened->header_text());
-  EXPECT_EQ(from_head->num_tensors(), opened->num_tensors());
+  ASSERT_EQ(from_head->num_tensors(), opened->num_tensors());
+  const TensorView& last = from_head->tensors().back();
+  ASSERT_GT(last.byte_size(), 0u);
+  EXPECT_TRUE(last.data.empty());
+  std::vector<std::byte> data(static_cast<size_t>(last.byte_size()));
+  ASSERT_TRUE(from_head->ReadData(8 + from_head->header_len() + last.begin, data).ok());
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), opened->tensors().back().data.begin()));
   std::string forged = bytes.substr(0, 20);
   forged[8] = '[';  // the header's '{' as the head says it: refused, so the head was read
-  EXPECT_FALSE(OpenCheckpointWithHead(path, ByteSpan(forged)).ok());
+  EXPECT_FALSE(OpenCheckpointWithHead(unmapped(), ByteSpan(forged)).ok());
   const std::string longer = bytes + "extra";
-  const Result<Checkpoint> ignored = OpenCheckpointWithHead(path, ByteSpan(longer));
+  const Result<Checkpoint> ignored = OpenCheckpointWithHead(unmapped(), ByteSpan(longer));
   ASSERT_TRUE(ignored.ok());
   EXPECT_EQ(ignored->header_text(), opened->header_text());
 }

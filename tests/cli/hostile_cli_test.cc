@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -541,6 +542,32 @@ TEST(HostileTruncationTest, StatsRefuseAFileChangedAfterItsCheck) {
   EXPECT_EQ(cli.Run({"inspect", "--stats", SampleFile(dir, "same.safetensors", 1 << 10)})
                 .exit_code,
             0);
+}
+
+// convert reads IN from the one file it opened to tell its format: a path replaced between
+// that sniff and the conversion (renamed over) is not opened again, so the output is IN as
+// it was sniffed, never a mix of two files' bytes. (Opened again, the sniffed head of the
+// first file and the rest of the second fail to tile, or convert the second.)
+TEST(HostileTruncationTest, ConvertReadsTheFileItSniffedWhenThePathIsReplaced) {
+  TempDir dir;
+  const std::string in = SampleFile(dir, "in.safetensors");
+  Cli cli(dir);
+  const std::string expected = dir.File("expected.safetensors");
+  ASSERT_EQ(cli.Run({"convert", "--dtype", "F16", in, expected}).exit_code, 0);
+  const std::string other = SampleFile(dir, "other.safetensors", 1 << 10);
+  const std::string other_bytes = ReadFileBytes(other);
+  const std::string marker = dir.File("paused");
+  const std::string out = dir.File("out.safetensors");
+  const pid_t pid =
+      cli.Start({"convert", "--dtype", "F16", in, out}, PausedAt("sniffed", marker));
+  ASSERT_TRUE(WaitForFile(marker));
+  ASSERT_EQ(std::rename(other.c_str(), in.c_str()), 0);
+  unlink(marker.c_str());
+  const ChildResult result = cli.Wait(pid);
+  EXPECT_EQ(result.signal, 0);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(ReadFileBytes(out), ReadFileBytes(expected));
+  EXPECT_EQ(ReadFileBytes(in), other_bytes);  // the replacement is untouched
 }
 
 // ---- 10. Out of memory is exit 2, not a verdict ----
