@@ -2,7 +2,9 @@
 // stguard: validate, inspect and rewrite safetensors files. All logic lives in the
 // library; this file only picks the subcommand from the command table, and prints the
 // help, the man page and the completion script that are written from that table.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <string>
@@ -67,6 +69,20 @@ int Run(const std::vector<std::string_view>& args) {
   return stguard::cli::kExitUsage;
 }
 
+// FinishStandardOutput flushes standard output and returns the exit status. A verdict that
+// never reached standard output (a full disk, a closed descriptor) must not read as success
+// to a script that redirected it (`check --json x > report.json && ...`): status 0 becomes
+// 2, an I/O error. 1 and 2 already say the run did not pass, and a refusal stays 1.
+int FinishStandardOutput(int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return status;
+  const std::string why = flushed || errno == 0 ? "" : std::string(": ") + std::strerror(errno);
+  std::fprintf(stderr, "stguard: IoError: the standard output could not be written%s\n",
+               why.c_str());
+  return status == stguard::cli::kExitOk ? stguard::cli::kExitUsage : status;
+}
+
 }  // namespace
 
 namespace stguard::cli {
@@ -98,7 +114,7 @@ int main(int argc, char** argv) {
   // reported instead of killing the process silently (see stguard/writer.h).
   stguard::RemoveTemporaryFilesOnSignals();
   try {
-    return Run(std::vector<std::string_view>(argv + 1, argv + argc));
+    return FinishStandardOutput(Run(std::vector<std::string_view>(argv + 1, argv + argc)));
   } catch (const std::bad_alloc&) {
     // The library returns kOutOfMemory rather than throwing; this catches the CLI's own
     // allocations. Running out of memory says nothing about the file: status 2.

@@ -228,5 +228,29 @@ TEST(FolderScanTest, LinksAreNotFollowedOut) {
   EXPECT_EQ(report.files[1].report.verdict, FileVerdict::kClean);
 }
 
+// A FIFO or device is never opened by the walk (a FIFO would block it), but a loader that
+// opens it by name (torch.load("pytorch_model.bin")) reads whatever it delivers: the folder
+// cannot be shown harmless, whether the name is there or a link inside leads to it.
+TEST(FolderScanTest, FifosCannotBeProvenSafe) {
+  TempDir dir;
+  Copy(kSample, dir.File("model.safetensors"));
+  ASSERT_TRUE(WriteFileBytes(dir.File("config.json"), "{\"hidden_size\": 8}"));
+  EXPECT_EQ(FirstFolderFailure(ScanFolderByContent(dir.path())), nullptr);  // accept
+  ASSERT_EQ(::mkfifo(dir.File("pytorch_model.bin").c_str(), 0600), 0);
+  FolderScanReport report = ScanFolderByContent(dir.path());
+  ASSERT_TRUE(report.error.ok()) << report.error.ToString();
+  ASSERT_EQ(Names(report), std::vector<std::string>{"pytorch_model.bin"});
+  EXPECT_EQ(report.files[0].report.verdict, FileVerdict::kCannotProveSafe);
+  EXPECT_EQ(report.files[0].report.reason.code, ErrorCode::kUnsafeShardName);
+  EXPECT_EQ(FirstFolderFailure(report), &report.files[0]);
+  ASSERT_EQ(::rename(dir.File("pytorch_model.bin").c_str(), dir.File("pipe").c_str()), 0);
+  ASSERT_EQ(::symlink("pipe", dir.File("weights.pt").c_str()), 0);
+  report = ScanFolderForPickles(dir.path());
+  EXPECT_EQ(Names(report), (std::vector<std::string>{"pipe", "weights.pt"}));
+  for (const FolderScanEntry& entry : report.files) {
+    EXPECT_EQ(entry.report.reason.code, ErrorCode::kUnsafeShardName) << entry.name;
+  }
+}
+
 }  // namespace
 }  // namespace stguard

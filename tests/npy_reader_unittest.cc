@@ -217,6 +217,21 @@ TEST(NpyReader, HugeShapeOverFewBytesIsRefusedWithoutAllocating) {
   EXPECT_EQ(CodeOf(MakeNpy("{'descr': '<u2', 'fortran_order': False, "
                            "'shape': (0, 4611686018427387904), }", 0)),
             ErrorCode::kValidationOverflow);
+  // The element count is an intp whatever the item size: np.load refuses V0 arrays of
+  // 2**63 elements or more ("negative dimensions are not allowed", "cannot reshape").
+  for (const char* shape : {"(9223372036854775808,)", "(2, 4611686018427387904)",
+                            "(3037000500, 3037000500)", "(0, 4294967296, 4294967296)"}) {
+    EXPECT_EQ(CodeOf(MakeNpy(std::string("{'descr': '|V0', 'fortran_order': False, 'shape': ") +
+                                 shape + ", }", 0)),
+              ErrorCode::kValidationOverflow)
+        << shape;
+  }
+  for (const char* shape : {"(9223372036854775807,)", "(3037000499, 3037000499)", "(0, 7)"}) {
+    EXPECT_EQ(CodeOf(MakeNpy(std::string("{'descr': '|V0', 'fortran_order': False, 'shape': ") +
+                                 shape + ", }", 0)),
+              ErrorCode::kOk)
+        << shape;
+  }
 }
 
 TEST(NpyReader, ValidationReadsOnlyTheHeader) {

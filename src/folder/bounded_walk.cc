@@ -51,6 +51,8 @@ class BoundedWalk {
         VisitLink(rel, path);
       } else if (S_ISREG(info.st_mode)) {
         visitor_.file(rel, path);
+      } else {
+        visitor_.special(rel);
       }
     }
     return {};
@@ -63,7 +65,11 @@ class BoundedWalk {
     struct stat target;
     if (::stat(path.c_str(), &target) != 0) return;  // dangling: nothing a loader reads
     if (allow_external_ || PlaceUnderFolder(real_root_, path) == Placement::kInside) {
-      if (S_ISREG(target.st_mode)) visitor_.file(rel, path);
+      if (S_ISREG(target.st_mode)) {
+        visitor_.file(rel, path);
+      } else if (!S_ISDIR(target.st_mode)) {
+        visitor_.special(rel);
+      }
       return;
     }
     visitor_.link_out(rel, S_ISDIR(target.st_mode));

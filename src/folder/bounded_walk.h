@@ -26,10 +26,14 @@ struct WalkVisitor {
   std::function<void(const std::string& relative, const std::string& path)> file;
   // A link that leads out of the root (to a file or, `to_folder`, a folder): not read.
   std::function<void(const std::string& relative, bool to_folder)> link_out;
+  // A FIFO, socket or device, there or through a link that stays below the root: never
+  // opened (a FIFO would block the walk), but a loader that opens it by name reads whatever
+  // it delivers, so the caller cannot call it harmless.
+  std::function<void(const std::string& relative)> special;
 };
 
-// WalkFolderBounded visits `root` in byte order of names, depth first. Dangling links,
-// FIFOs, sockets and devices are skipped (nothing a loader reads as a checkpoint).
+// WalkFolderBounded visits `root` in byte order of names, depth first. Dangling links are
+// skipped (nothing a loader reads); FIFOs, sockets and devices go to `special`.
 // Returns kIoError when a folder cannot be listed and kFolderTooLarge past a bound (a
 // verdict: an unbounded walk would let a folder's author hide a file past its end); what
 // was visited until then stays visited.

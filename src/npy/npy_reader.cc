@@ -132,9 +132,12 @@ Error ApplyEntries(std::vector<npy::DictEntry>& entries, uint64_t header_offset,
 // with the bytes after the header. numpy holds sizes in a signed 64-bit intp and checks
 // the byte count of the non-zero dimensions even when one dimension is 0, so (0, 2**63)
 // is refused by numpy and is refused here too: every such product stays below 2**63.
+// The element count is an intp too (np.load multiplies the shape in int64 and reshapes),
+// so items of 0 bytes (V0) count as 1 here: (2**63,) or (2, 2**62) of V0 is refused, as
+// np.load refuses it, instead of being an empty array whatever its shape.
 Error CheckDataLength(uint64_t file_size, NpyArrayInfo* info) {
   constexpr uint64_t kMaxIntp = uint64_t{INT64_MAX};
-  uint64_t nonzero_bytes = info->type.itemsize;
+  uint64_t nonzero_bytes = std::max<uint64_t>(info->type.itemsize, 1);
   bool has_zero = false;
   for (uint64_t dim : info->shape) {
     if (dim == 0) {
@@ -150,7 +153,7 @@ Error CheckDataLength(uint64_t file_size, NpyArrayInfo* info) {
     return Error{ErrorCode::kValidationOverflow, info->data_offset,
                  "the item size does not fit in 63 bits (numpy's intp)", {}, {}};
   }
-  info->data_len = has_zero ? 0 : nonzero_bytes;
+  info->data_len = has_zero || info->type.itemsize == 0 ? 0 : nonzero_bytes;
   const uint64_t present = file_size - info->data_offset;
   if (present != info->data_len) {
     // numpy ignores bytes after the data; two readers could then disagree on what the

@@ -82,6 +82,19 @@ FolderScanReport Scan(const std::string& folder, const FolderScanOptions& option
     entry.report.scan.error = entry.report.reason;
     report.files.push_back(std::move(entry));
   };
+  visitor.special = [&](const std::string& rel) {
+    // Its bytes are whatever the FIFO's writer or the device delivers when a loader opens
+    // it: nothing here can read them, so nothing can show them harmless. A name the
+    // folder's author made, as a link out is: a verdict on the folder, not an I/O error.
+    FolderScanEntry entry{rel, {}};
+    entry.report.verdict = FileVerdict::kCannotProveSafe;
+    entry.report.reason = Error{ErrorCode::kUnsafeShardName, 0,
+                                "not a regular file (a FIFO, socket or device), not read: a "
+                                "loader opening it reads whatever it delivers",
+                                "file '" + rel + "'"};
+    entry.report.scan.error = entry.report.reason;
+    report.files.push_back(std::move(entry));
+  };
   report.error = folder::WalkFolderBounded(folder, {options.max_depth, options.max_entries},
                                            options.allow_external_symlinks, visitor);
   return report;

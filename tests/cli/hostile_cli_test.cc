@@ -58,6 +58,7 @@ struct ChildOptions {
   rlim_t max_address_space = RLIM_INFINITY;
   std::string stdout_path;         // empty: a file in the test's folder
   bool append_stdout = false;
+  bool read_stdout = true;         // false for a device that reads forever (/dev/full)
 };
 
 struct ChildResult {
@@ -73,6 +74,7 @@ class Cli {
 
   pid_t Start(const std::vector<std::string>& args, const ChildOptions& options = {}) {
     stdout_path_ = options.stdout_path.empty() ? out_ : options.stdout_path;
+    read_stdout_ = options.read_stdout;
     const pid_t pid = fork();
     if (pid == 0) {
       const int out_fd = open(stdout_path_.c_str(),
@@ -105,7 +107,7 @@ class Cli {
     waitpid(pid, &status, 0);
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-    result.out = ReadFileBytes(stdout_path_);
+    if (read_stdout_) result.out = ReadFileBytes(stdout_path_);
     result.err = ReadFileBytes(err_);
     return result;
   }
@@ -118,6 +120,7 @@ class Cli {
   std::string out_;
   std::string err_;
   std::string stdout_path_;
+  bool read_stdout_ = true;
 };
 
 // WaitForFile polls for `path` for up to 20 seconds (ASan builds start slowly).
@@ -199,6 +202,33 @@ TEST(HostileOutputTest, DashStreamsTheCanonicalFileToStdout) {
   const Result<Checkpoint> converted = Checkpoint::FromBytes(std::string_view(result.out));
   ASSERT_TRUE(converted.ok());
   EXPECT_EQ(converted->tensors()[0].dtype, Dtype::kBF16);
+}
+
+// A verdict that never reached standard output is not a success: a script that runs
+// `stguard check --json x > report.json && use x` must not go on with no report.
+TEST(HostileOutputTest, AVerdictStandardOutputCannotTakeIsNotSuccess) {
+  TempDir dir;
+  const std::string in = SampleFile(dir, "in.safetensors");
+  const std::string bad = dir.File("bad.safetensors");
+  ASSERT_TRUE(WriteFileBytes(bad, FileWithHeader(R"({"w":{"dtype":"F32","shape":[1]}})")));
+  Cli cli(dir);
+  ChildOptions full;
+  full.stdout_path = "/dev/full";  // every write fails with ENOSPC
+  full.read_stdout = false;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"check", in}, {"check", "--json", in}, {"check", in, in},
+        {"inspect", "--json", in}, {"--version"}}) {
+    const ChildResult result = cli.Run(args, full);
+    EXPECT_EQ(result.exit_code, 2) << args[0] << " " << args.back();
+    EXPECT_NE(result.err.find("IoError: the standard output could not be written"),
+              std::string::npos) << result.err;
+  }
+  // An invalid file stays 1 (worse than an error); -q writes nothing, so nothing is lost.
+  EXPECT_EQ(cli.Run({"check", bad}, full).exit_code, 1);
+  EXPECT_EQ(cli.Run({"check", "-q", in}, full).exit_code, 0);
+  const ChildResult written = cli.Run({"check", "--json", in});
+  EXPECT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_TRUE(written.err.empty()) << written.err;
 }
 
 // ---- 2. Temporary file mode ----

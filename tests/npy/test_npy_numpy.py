@@ -147,6 +147,12 @@ def hostile(folder):
         # numpy 1.x: "maximum supported dimension for an ndarray is 32" (numpy 2: 64).
         "dims_33": npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (" +
                              "1, " * 33 + "), }", b"\0" * 4),
+        # Items of 0 bytes: np.load still multiplies the shape in int64 and reshapes, so
+        # 2**63 elements or more are refused ("negative dimensions are not allowed").
+        "v0_dim_over_intp": npy_bytes("{'descr': '|V0', 'fortran_order': False, "
+                                      "'shape': (9223372036854775808,), }"),
+        "v0_count_over_intp": npy_bytes("{'descr': '|V0', 'fortran_order': False, "
+                                        "'shape': (3037000500, 3037000500), }"),
         "structured": npy_bytes("{'descr': [('a', '<f4')], 'fortran_order': False, "
                                 "'shape': (2,), }", b"\0" * 8),
     }
@@ -155,6 +161,18 @@ def hostile(folder):
         failures.append("numpy loaded a 33-dimension array: the rule names numpy 1.x")
     except ValueError:
         pass
+    for name in ("v0_dim_over_intp", "v0_count_over_intp"):
+        try:
+            np.load(io.BytesIO(cases[name]))
+            failures.append("numpy loaded %s: the rule names what np.load refuses" % name)
+        except ValueError:
+            pass
+    # The largest V0 array np.load reads stays valid (3037000499**2 < 2**63).
+    v0 = os.path.join(folder, "v0_largest.npy")
+    with open(v0, "wb") as f:
+        f.write(npy_bytes("{'descr': '|V0', 'fortran_order': False, "
+                          "'shape': (3037000499, 3037000499), }"))
+    expect_accepted(v0, np.load(v0), None)
     # 32 dimensions, as np.save writes them, stay valid.
     thirty_two = os.path.join(folder, "dims_32.npy")
     np.save(thirty_two, np.zeros((1,) * 32, dtype="<f4"))
