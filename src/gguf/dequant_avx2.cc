@@ -205,78 +205,54 @@ inline bool KScalesFinite(const uint8_t* block) {
   return (LoadU16(block) & 0x7C00) != 0x7C00 && (LoadU16(block + 2) & 0x7C00) != 0x7C00;
 }
 
-// q4_K: per 64 elements 32 bytes, low nibbles (scale 2i) then high (2i+1);
-// value = dl * code - ml.
-template <bool kFused>
-STGUARD_AVX2 __attribute__((always_inline)) inline void DecodeQ4_KBlock(const uint8_t* block,
-                                                                       const Spread4& spread,
-                                                                       float* out) {
+// One q4_K or q5_K block (kFifthBit): per 64 elements 32 bytes of codes, low nibbles
+// (sub-block 2i) then high (2i+1), value = dl * code - ml. q5_K's codes follow 32 bytes
+// qh whose bit 2i of qh[l] adds 16 to element 64i + l, bit 2i+1 to element 64i + 32 + l.
+template <bool kFused, bool kFifthBit>
+STGUARD_AVX2 __attribute__((always_inline)) inline void DecodeKBlock(const uint8_t* block,
+                                                                    const Spread4& spread,
+                                                                    float* out) {
   const __m128i mask = _mm_set1_epi8(0x0F);
+  const __m128i sixteen = _mm_set1_epi8(16);
   const KScales k = LoadKScales(block);
-  const uint8_t* q = block + 16;
+  const uint8_t* qh = block + 16;
+  const uint8_t* q = block + (kFifthBit ? 48 : 16);
   for (int i = 0; i < 4; ++i, q += 32, out += 64) {
     const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
     const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
     const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
     const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
+    const __m128i bit_low = _mm_set1_epi8(static_cast<char>(1 << (2 * i)));
+    const __m128i bit_high = _mm_set1_epi8(static_cast<char>(2 << (2 * i)));
     for (int j = 0; j < 32; j += 16) {
       const __m128i codes = Load16(q + j);
-      StoreKAffine16<kFused>(_mm_and_si128(codes, mask), spread, d_low, m_low, out + j);
-      StoreKAffine16<kFused>(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), spread, d_high,
-                             m_high, out + 32 + j);
-    }
-  }
-}
-STGUARD_AVX2 void DecodeQ4_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
-  const Spread4 spread = MakeSpread4();
-  for (size_t b = 0; b < n_blocks; ++b, blocks += 144, out += 256) {
-    if (KScalesFinite(blocks)) {
-      DecodeQ4_KBlock<true>(blocks, spread, out);
-    } else {
-      DecodeQ4_KBlock<false>(blocks, spread, out);
+      __m128i low = _mm_and_si128(codes, mask);
+      __m128i high = _mm_and_si128(_mm_srli_epi16(codes, 4), mask);
+      if constexpr (kFifthBit) {
+        // The qh bit, as 16 or 0, added to the nibble.
+        const __m128i bits = Load16(qh + j);
+        low = _mm_or_si128(
+            low, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(bits, bit_low), bit_low), sixteen));
+        high = _mm_or_si128(
+            high,
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(bits, bit_high), bit_high), sixteen));
+      }
+      StoreKAffine16<kFused>(low, spread, d_low, m_low, out + j);
+      StoreKAffine16<kFused>(high, spread, d_high, m_high, out + 32 + j);
     }
   }
 }
 
-// q5_K: as q4_K, bit 2i of qh[l] adding 16 to element 64i + l, bit 2i+1 to 64i + 32 + l.
-template <bool kFused>
-STGUARD_AVX2 __attribute__((always_inline)) inline void DecodeQ5_KBlock(const uint8_t* block,
-                                                                       const Spread4& spread,
-                                                                       float* out) {
-  const __m128i mask = _mm_set1_epi8(0x0F);
-  const __m128i sixteen = _mm_set1_epi8(16);
-  const KScales k = LoadKScales(block);
-  const uint8_t* q = block + 48;
-  for (int i = 0; i < 4; ++i, q += 32, out += 64) {
-    const __m128 d_low = _mm_broadcast_ss(&k.dl[2 * i]);
-    const __m128 m_low = _mm_broadcast_ss(&k.ml[2 * i]);
-    const __m128 d_high = _mm_broadcast_ss(&k.dl[2 * i + 1]);
-    const __m128 m_high = _mm_broadcast_ss(&k.ml[2 * i + 1]);
-    // Bit 2i (2i+1) of each qh byte, as 16 or 0, added to the nibble.
-    const __m128i bit_low = _mm_set1_epi8(static_cast<char>(1 << (2 * i)));
-    const __m128i bit_high = _mm_set1_epi8(static_cast<char>(2 << (2 * i)));
-    for (int j = 0; j < 32; j += 16) {
-      const __m128i qh = Load16(block + 16 + j);
-      const __m128i add_low =
-          _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_low), bit_low), sixteen);
-      const __m128i add_high =
-          _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh, bit_high), bit_high), sixteen);
-      const __m128i codes = Load16(q + j);
-      StoreKAffine16<kFused>(_mm_or_si128(_mm_and_si128(codes, mask), add_low), spread, d_low,
-                             m_low, out + j);
-      StoreKAffine16<kFused>(
-          _mm_or_si128(_mm_and_si128(_mm_srli_epi16(codes, 4), mask), add_high), spread,
-          d_high, m_high, out + 32 + j);
-    }
-  }
-}
-STGUARD_AVX2 void DecodeQ5_KAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+// q4_K (144-byte blocks) and q5_K (176): each block fused when its d and dmin allow.
+template <bool kFifthBit>
+STGUARD_AVX2 void DecodeKAvx2(const uint8_t* blocks, size_t n_blocks, float* out) {
+  constexpr size_t kBlockBytes = kFifthBit ? 176 : 144;
   const Spread4 spread = MakeSpread4();
-  for (size_t b = 0; b < n_blocks; ++b, blocks += 176, out += 256) {
+  for (size_t b = 0; b < n_blocks; ++b, blocks += kBlockBytes, out += 256) {
     if (KScalesFinite(blocks)) {
-      DecodeQ5_KBlock<true>(blocks, spread, out);
+      DecodeKBlock<true, kFifthBit>(blocks, spread, out);
     } else {
-      DecodeQ5_KBlock<false>(blocks, spread, out);
+      DecodeKBlock<false, kFifthBit>(blocks, spread, out);
     }
   }
 }
@@ -355,8 +331,8 @@ Decoder Avx2Decoder(uint32_t type_id) {
     case 2: return DecodeQ4_0Avx2;
     case 3: return DecodeQ4_1Avx2;
     case 8: return DecodeQ8_0Avx2;
-    case 12: return DecodeQ4_KAvx2;
-    case 13: return DecodeQ5_KAvx2;
+    case 12: return DecodeKAvx2<false>;
+    case 13: return DecodeKAvx2<true>;
     case 15: return DecodeQ8_KAvx2;
     case 19: return DecodeIq1_sAvx2;
     case 29: return DecodeIq1_mAvx2;
